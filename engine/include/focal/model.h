@@ -67,6 +67,7 @@ class Model {
   const char* producer() const;
 
   const uint8_t* bytes() const { return bytes_; }
+  const uint8_t* data_segment() const;  // where constant buffers' offsets start
   size_t size() const { return size_; }
   const fb::Model& schema() const { return *root_; }  // for the engine's own use
 

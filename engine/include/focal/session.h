@@ -44,7 +44,8 @@ class Session {
   // from 1 to the session's limit; every input must agree on each symbol's value.
   Status set_input(int input_index, const Shape& shape, const void* data, size_t bytes);
 
-  // Runs every op in order. Fails only if an input was never set.
+  // Runs every op in order. Every input must have been set since the previous run
+  // (so one run never mixes fresh and stale inputs); that is the only failure.
   Status run();
 
   // The output's value from the last run, at its actual shape.
@@ -60,8 +61,9 @@ class Session {
   const Model* model_;
   uint8_t* arena_;
   int64_t symbol_limit_[kMaxSymbols] = {};
-  int64_t symbol_value_[kMaxSymbols] = {};  // 0 = not bound yet
-  uint64_t inputs_set_ = 0;                 // bit i: input i has been set
+  int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
+  int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound
+  uint64_t inputs_set_ = 0;                   // bit i: input i set since the last run
 
   friend struct SessionAccess;
 };

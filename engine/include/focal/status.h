@@ -64,6 +64,8 @@ class Result {
   // Only valid when ok().
   T& value() { return *reinterpret_cast<T*>(&storage_); }
   const T& value() const { return *reinterpret_cast<const T*>(&storage_); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 

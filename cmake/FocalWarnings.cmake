@@ -1,0 +1,10 @@
+# Warnings are errors in everything of ours, on every target.
+add_library(focal_warnings INTERFACE)
+target_compile_options(focal_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Werror)
+
+# The engine itself: no exceptions, no RTTI, in any build (errors are Status values).
+add_library(focal_engine_flags INTERFACE)
+target_compile_options(focal_engine_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
+target_link_libraries(focal_engine_flags INTERFACE focal_warnings)

@@ -1,0 +1,260 @@
+#include "model_writer.h"
+
+#include <cstring>
+
+#include "checksum.h"
+#include "graph.h"
+#include "planner.h"
+
+namespace focal {
+
+// Where every constant and self-test value landed in the data segment.
+struct ModelWriter::Layout {
+  std::vector<fb::BufferRef> tensor_refs;                 // per tensor (constants only used)
+  std::vector<std::vector<fb::BufferRef>> test_input_refs;   // per self-test, per value
+  std::vector<std::vector<fb::BufferRef>> test_output_refs;
+  std::vector<uint8_t> data;
+};
+
+namespace {
+
+fb::BufferRef append_aligned(std::vector<uint8_t>& data, const std::vector<uint8_t>& bytes) {
+  const uint64_t offset = align_up(data.size(), kBufferAlignment);
+  data.resize(static_cast<size_t>(offset), 0);
+  data.insert(data.end(), bytes.begin(), bytes.end());
+  return fb::BufferRef(offset, bytes.size());
+}
+
+flatbuffers::Offset<fb::Metadata> build_metadata(
+    flatbuffers::FlatBufferBuilder& fbb, const std::string& architecture,
+    const std::string& producer, const std::string& source,
+    const std::vector<std::pair<std::string, std::string>>& hyperparameters) {
+  std::vector<flatbuffers::Offset<fb::KeyValue>> pairs;
+  for (const auto& kv : hyperparameters) {
+    pairs.push_back(fb::CreateKeyValueDirect(fbb, kv.first.c_str(), kv.second.c_str()));
+  }
+  return fb::CreateMetadataDirect(fbb, architecture.c_str(), producer.c_str(), source.c_str(),
+                                  &pairs);
+}
+
+}  // namespace
+
+int ModelWriter::add_symbol(const std::string& name, int64_t max) {
+  symbols_.emplace_back(name, max);
+  return static_cast<int>(symbols_.size()) - 1;
+}
+
+int ModelWriter::add_tensor(TensorSpec spec) {
+  tensors_.push_back(std::move(spec));
+  return static_cast<int>(tensors_.size()) - 1;
+}
+
+int ModelWriter::add_input(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                           std::vector<int32_t> dim_symbols) {
+  return add_tensor({name, dtype, TensorRole::kInput, std::move(shape), std::move(dim_symbols), {}});
+}
+
+int ModelWriter::add_output(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                            std::vector<int32_t> dim_symbols) {
+  return add_tensor({name, dtype, TensorRole::kOutput, std::move(shape), std::move(dim_symbols), {}});
+}
+
+int ModelWriter::add_activation(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                                std::vector<int32_t> dim_symbols) {
+  return add_tensor(
+      {name, dtype, TensorRole::kActivation, std::move(shape), std::move(dim_symbols), {}});
+}
+
+int ModelWriter::add_constant(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                              std::vector<uint8_t> bytes) {
+  return add_tensor({name, dtype, TensorRole::kConstant, std::move(shape), {}, std::move(bytes)});
+}
+
+int ModelWriter::add_constant_f32(const std::string& name, std::vector<int64_t> shape,
+                                  const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return add_constant(name, DType::kF32, std::move(shape), std::move(bytes));
+}
+
+void ModelWriter::add_dense(const std::string& name, int x, int weight, int bias, int y,
+                            fb::Activation activation) {
+  OpSpec op{name, fb::OpOptions_DenseOptions, {x, weight}, {y}};
+  if (bias >= 0) op.inputs.push_back(bias);
+  op.activation = activation;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_add(const std::string& name, int a, int b, int y) {
+  ops_.push_back({name, fb::OpOptions_AddOptions, {a, b}, {y}});
+}
+
+void ModelWriter::add_layernorm(const std::string& name, int x, int gamma, int beta, int y,
+                                float epsilon) {
+  OpSpec op{name, fb::OpOptions_LayerNormOptions, {x, gamma, beta}, {y}};
+  op.epsilon = epsilon;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_softmax(const std::string& name, int x, int y) {
+  ops_.push_back({name, fb::OpOptions_SoftmaxOptions, {x}, {y}});
+}
+
+void ModelWriter::add_attention(const std::string& name, int q, int k, int v, int out,
+                                int num_heads, int num_kv_heads, int head_dim, bool causal,
+                                float scale) {
+  OpSpec op{name, fb::OpOptions_AttentionOptions, {q, k, v}, {out}};
+  op.num_heads = num_heads;
+  op.num_kv_heads = num_kv_heads;
+  op.head_dim = head_dim;
+  op.causal = causal;
+  op.scale = scale;
+  ops_.push_back(op);
+}
+
+void ModelWriter::set_metadata(const std::string& architecture, const std::string& producer,
+                               const std::string& source) {
+  architecture_ = architecture;
+  producer_ = producer;
+  source_ = source;
+}
+
+void ModelWriter::add_hyperparameter(const std::string& key, const std::string& value) {
+  hyperparameters_.emplace_back(key, value);
+}
+
+void ModelWriter::add_self_test(SelfTestSpec test) { self_tests_.push_back(std::move(test)); }
+
+ModelWriter::Layout ModelWriter::lay_out_data(const WriteOptions& options) const {
+  Layout layout;
+  layout.tensor_refs.resize(tensors_.size());
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (tensors_[t].role == TensorRole::kConstant) {
+      layout.tensor_refs[t] = append_aligned(layout.data, tensors_[t].bytes);
+    }
+  }
+  for (const SelfTestSpec& test : self_tests_) {
+    layout.test_input_refs.emplace_back();
+    layout.test_output_refs.emplace_back();
+    for (const auto& v : test.inputs) {
+      layout.test_input_refs.back().push_back(append_aligned(layout.data, v.bytes));
+    }
+    for (const auto& v : test.expected_outputs) {
+      layout.test_output_refs.back().push_back(append_aligned(layout.data, v.bytes));
+    }
+  }
+  for (const auto& o : options.data_ref_overrides) layout.tensor_refs[o.first] = o.second;
+  return layout;
+}
+
+std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
+                                            const std::vector<uint64_t>& arena_offsets,
+                                            uint64_t arena_bytes, uint32_t version) const {
+  flatbuffers::FlatBufferBuilder fbb(4096);
+  std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
+  for (const auto& s : symbols_) symbols.push_back(fb::CreateSymbolDirect(fbb, s.first.c_str(), s.second));
+
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    const TensorSpec& spec = tensors_[t];
+    const bool constant = spec.role == TensorRole::kConstant;
+    tensors.push_back(fb::CreateTensorDirect(
+        fbb, spec.name.c_str(), static_cast<fb::DType>(spec.dtype),
+        static_cast<fb::TensorRole>(spec.role), &spec.shape,
+        spec.dim_symbols.empty() ? nullptr : &spec.dim_symbols,
+        constant ? &layout.tensor_refs[t] : nullptr, 0, constant ? 0 : arena_offsets[t]));
+  }
+
+  std::vector<flatbuffers::Offset<fb::Op>> ops;
+  std::vector<int32_t> inputs, outputs;
+  for (const OpSpec& op : ops_) {
+    flatbuffers::Offset<void> options;
+    switch (op.type) {
+      case fb::OpOptions_DenseOptions: options = fb::CreateDenseOptions(fbb, op.activation).Union(); break;
+      case fb::OpOptions_AddOptions: options = fb::CreateAddOptions(fbb).Union(); break;
+      case fb::OpOptions_LayerNormOptions: options = fb::CreateLayerNormOptions(fbb, op.epsilon).Union(); break;
+      case fb::OpOptions_SoftmaxOptions: options = fb::CreateSoftmaxOptions(fbb).Union(); break;
+      case fb::OpOptions_AttentionOptions:
+        options = fb::CreateAttentionOptions(fbb, op.num_heads, op.num_kv_heads, op.head_dim,
+                                             op.causal, op.scale).Union();
+        break;
+      default: break;
+    }
+    ops.push_back(fb::CreateOpDirect(fbb, op.name.c_str(), op.type, options, &op.inputs, &op.outputs));
+  }
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (tensors_[t].role == TensorRole::kInput) inputs.push_back(static_cast<int32_t>(t));
+    if (tensors_[t].role == TensorRole::kOutput) outputs.push_back(static_cast<int32_t>(t));
+  }
+
+  std::vector<flatbuffers::Offset<fb::SelfTestCase>> tests;
+  for (size_t i = 0; i < self_tests_.size(); ++i) {
+    const auto values = [&](const std::vector<TensorValueSpec>& specs,
+                            const std::vector<fb::BufferRef>& refs) {
+      std::vector<flatbuffers::Offset<fb::TensorValue>> out;
+      for (size_t v = 0; v < specs.size(); ++v) {
+        out.push_back(fb::CreateTensorValueDirect(fbb, specs[v].tensor, &specs[v].shape, &refs[v]));
+      }
+      return out;
+    };
+    const auto test_inputs = values(self_tests_[i].inputs, layout.test_input_refs[i]);
+    const auto test_outputs = values(self_tests_[i].expected_outputs, layout.test_output_refs[i]);
+    tests.push_back(fb::CreateSelfTestCaseDirect(fbb, &test_inputs, &test_outputs,
+                                                 self_tests_[i].atol, self_tests_[i].rtol));
+  }
+
+  const fb::Checksum checksum(0);  // stamped after the whole file is assembled
+  const auto plan = fb::CreateMemoryPlan(fbb, arena_bytes, static_cast<uint32_t>(kBufferAlignment));
+  const auto metadata = build_metadata(fbb, architecture_, producer_, source_, hyperparameters_);
+  const auto root = fb::CreateModelDirect(fbb, version, &checksum, &symbols, &tensors, &ops,
+                                          &inputs, &outputs, plan, metadata, 0, &tests);
+  fb::FinishSizePrefixedModelBuffer(fbb, root);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+bool ModelWriter::operands_in_range() const {
+  for (const OpSpec& op : ops_) {
+    for (int32_t t : op.inputs) if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
+    for (int32_t t : op.outputs) if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
+  }
+  return true;
+}
+
+Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
+  const Layout layout = lay_out_data(options);
+  std::vector<uint64_t> offsets(tensors_.size(), 0);
+  uint64_t arena_bytes = 0;
+
+  // Plan on a first serialization, so lifetimes come from the engine's own reading of
+  // the graph. A graph with dangling operands cannot be planned; it is written
+  // unplanned and the loader will name the problem.
+  if (operands_in_range()) {
+    const std::vector<uint8_t> draft = serialize(layout, offsets, 0, options.version);
+    const fb::Model& model = *fb::GetSizePrefixedModel(draft.data());
+    std::vector<Lifetime> lifetimes(tensors_.size());
+    compute_lifetimes(model, lifetimes.data());
+    std::vector<PlanItem> items(tensors_.size());
+    for (size_t t = 0; t < tensors_.size(); ++t) {
+      uint64_t bytes = 0;
+      const bool planned = tensors_[t].role != TensorRole::kConstant &&
+                           tensor_max_bytes(*model.tensors()->Get(static_cast<uint32_t>(t)), &bytes);
+      items[t] = {planned ? bytes : 0, lifetimes[t]};
+    }
+    std::vector<int32_t> order(tensors_.size());
+    arena_bytes = plan_arena(items.data(), static_cast<int32_t>(items.size()), kBufferAlignment,
+                             offsets.data(), order.data());
+  }
+  for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
+
+  std::vector<uint8_t> file = serialize(layout, offsets, arena_bytes, options.version);
+  const size_t checksum_at = static_cast<size_t>(
+      reinterpret_cast<const uint8_t*>(fb::GetSizePrefixedModel(file.data())->checksum()) -
+      file.data());
+  file.resize(static_cast<size_t>(data_segment_offset(file.size())), 0);
+  file.insert(file.end(), layout.data.begin(), layout.data.end());
+  const uint32_t crc = crc32_skipping(file.data(), file.size(), checksum_at);
+  std::memcpy(file.data() + checksum_at, &crc, sizeof(crc));  // little-endian, as FlatBuffers
+  return file;
+}
+
+}  // namespace focal

@@ -1,0 +1,115 @@
+// Writes .focal files: the one writer that the converter, the test helpers and the
+// benchmarks all use, so every model on disk is laid out by the same code. It plans
+// the arena with the engine's own planner and stamps the checksum the loader checks.
+//
+// The writer records what it is told; it does not judge it. Meaning is checked by
+// loading the result with focal::Model::from_bytes (the converter always does), which
+// lets tests write deliberately broken files through the normal path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "focal/model.h"
+#include "focal/status.h"
+#include "focal/tensor.h"
+#include "focal_generated.h"
+
+namespace focal {
+
+struct TensorValueSpec {
+  int tensor;
+  std::vector<int64_t> shape;  // actual shape, <= planned
+  std::vector<uint8_t> bytes;
+};
+
+struct SelfTestSpec {
+  std::vector<TensorValueSpec> inputs;
+  std::vector<TensorValueSpec> expected_outputs;
+  float atol = 0.0f;
+  float rtol = 0.0f;
+};
+
+// Ways to bend the output, for tests of the loader's defences.
+struct WriteOptions {
+  uint32_t version = kFormatVersion;
+  // Replace a constant's data reference after layout: {tensor index, {offset, size}}.
+  std::vector<std::pair<int, fb::BufferRef>> data_ref_overrides;
+  // Replace a planned tensor's arena offset after planning.
+  std::vector<std::pair<int, uint64_t>> arena_offset_overrides;
+};
+
+class ModelWriter {
+ public:
+  int add_symbol(const std::string& name, int64_t max);
+
+  // `dim_symbols`: empty for all-fixed dims, else one entry per dim, -1 or a symbol.
+  int add_input(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                std::vector<int32_t> dim_symbols = {});
+  int add_output(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                 std::vector<int32_t> dim_symbols = {});
+  int add_activation(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                     std::vector<int32_t> dim_symbols = {});
+  int add_constant(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                   std::vector<uint8_t> bytes);
+  int add_constant_f32(const std::string& name, std::vector<int64_t> shape,
+                       const std::vector<float>& values);
+
+  // Ops, in execution order. Tensor arguments are indices from the add_* calls; `bias`
+  // may be -1 for none.
+  void add_dense(const std::string& name, int x, int weight, int bias, int y,
+                 fb::Activation activation = fb::Activation_None);
+  void add_add(const std::string& name, int a, int b, int y);
+  void add_layernorm(const std::string& name, int x, int gamma, int beta, int y,
+                     float epsilon = 1e-5f);
+  void add_softmax(const std::string& name, int x, int y);
+  void add_attention(const std::string& name, int q, int k, int v, int out, int num_heads,
+                     int num_kv_heads, int head_dim, bool causal, float scale = 0.0f);
+
+  void set_metadata(const std::string& architecture, const std::string& producer,
+                    const std::string& source);
+  void add_hyperparameter(const std::string& key, const std::string& value);
+  void add_self_test(SelfTestSpec test);
+
+  // Lays out the data segment, plans the arena, serializes and checksums.
+  Result<std::vector<uint8_t>> finish(const WriteOptions& options = WriteOptions()) const;
+
+ private:
+  struct TensorSpec {
+    std::string name;
+    DType dtype;
+    TensorRole role;
+    std::vector<int64_t> shape;
+    std::vector<int32_t> dim_symbols;
+    std::vector<uint8_t> bytes;  // constants only
+  };
+  struct OpSpec {
+    std::string name;
+    fb::OpOptions type;
+    std::vector<int32_t> inputs;
+    std::vector<int32_t> outputs;
+    fb::Activation activation = fb::Activation_None;
+    float epsilon = 0.0f;
+    int num_heads = 0, num_kv_heads = 0, head_dim = 0;
+    bool causal = false;
+    float scale = 0.0f;
+  };
+  struct Layout;
+
+  int add_tensor(TensorSpec spec);
+  Layout lay_out_data(const WriteOptions& options) const;
+  std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
+                                 uint64_t arena_bytes, uint32_t version) const;
+  bool operands_in_range() const;
+
+  std::vector<std::pair<std::string, int64_t>> symbols_;
+  std::vector<TensorSpec> tensors_;
+  std::vector<OpSpec> ops_;
+  std::vector<SelfTestSpec> self_tests_;
+  std::string architecture_, producer_, source_;
+  std::vector<std::pair<std::string, std::string>> hyperparameters_;
+};
+
+}  // namespace focal

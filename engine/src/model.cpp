@@ -1,0 +1,170 @@
+// Loading: the checks run in the order that lets each one trust the previous.
+#include "focal/model.h"
+
+#include <cstring>
+
+#include "checksum.h"
+#include "graph.h"
+#include "model_verifier.h"
+#include "ops/op.h"
+
+namespace focal {
+namespace {
+
+constexpr size_t kPrefixBytes = sizeof(flatbuffers::uoffset_t);
+
+Status check_envelope(const uint8_t* bytes, size_t size, uint64_t* prefixed_size) {
+  if (bytes == nullptr) return Status::error(StatusCode::kInvalidArgument, "model bytes are null");
+  if (reinterpret_cast<uintptr_t>(bytes) % kBufferAlignment != 0) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "model bytes must be %zu-byte aligned for in-place weights",
+                         kBufferAlignment);
+  }
+  if (size < 16) {
+    return Status::error(StatusCode::kInvalidModel, "file of %zu bytes is too small", size);
+  }
+  if (!fb::SizePrefixedModelBufferHasIdentifier(bytes)) {
+    char found[5] = {};
+    std::memcpy(found, bytes + kPrefixBytes + 4, 4);
+    for (char& c : found) c = (c >= 32 && c < 127) ? c : '?';
+    return Status::error(StatusCode::kInvalidModel,
+                         "not a focal model: file identifier '%s', expected '%s'", found,
+                         fb::ModelIdentifier());
+  }
+  const uint64_t flatbuffer_size = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(bytes);
+  if (flatbuffer_size > size - kPrefixBytes) {
+    return Status::error(StatusCode::kInvalidModel,
+                         "header says %llu bytes of model structure, the file has %zu",
+                         static_cast<unsigned long long>(flatbuffer_size), size);
+  }
+  *prefixed_size = flatbuffer_size + kPrefixBytes;
+  return Status();
+}
+
+Status check_checksum(const fb::Model& root, const uint8_t* bytes, size_t size) {
+  if (root.checksum() == nullptr) {
+    return Status::error(StatusCode::kInvalidModel, "the file carries no checksum");
+  }
+  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.checksum()) - bytes);
+  const uint32_t actual = crc32_skipping(bytes, size, at);
+  if (actual != root.checksum()->crc32()) {
+    return Status::error(StatusCode::kInvalidModel,
+                         "checksum mismatch: file says %08x, contents give %08x (corrupt or "
+                         "truncated file)",
+                         root.checksum()->crc32(), actual);
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<Model> Model::from_bytes(const void* data, size_t size, const LoadOptions& options) {
+  const uint8_t* bytes = static_cast<const uint8_t*>(data);
+  uint64_t prefixed_size = 0;
+  FOCAL_RETURN_IF_ERROR(check_envelope(bytes, size, &prefixed_size));
+
+  flatbuffers::Verifier verifier(bytes, static_cast<size_t>(prefixed_size));
+  if (!fb::VerifySizePrefixedModelBuffer(verifier)) {
+    return Status::error(StatusCode::kInvalidModel,
+                         "model structure failed FlatBuffers verification (corrupt file)");
+  }
+  const fb::Model* root = fb::GetSizePrefixedModel(bytes);
+  if (root->version() != kFormatVersion) {
+    return Status::error(StatusCode::kUnsupported,
+                         "model format version %u, this engine reads version %u%s",
+                         root->version(), kFormatVersion,
+                         root->version() > kFormatVersion ? ": upgrade focal" : "");
+  }
+  if (options.verify_checksum) FOCAL_RETURN_IF_ERROR(check_checksum(*root, bytes, size));
+  FOCAL_RETURN_IF_ERROR(
+      verify_model_meaning(*root, bytes, size, data_segment_offset(prefixed_size)));
+  return Model(bytes, size, root);
+}
+
+const uint8_t* Model::data_segment() const {
+  const uint64_t prefixed = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(bytes_) + kPrefixBytes;
+  return bytes_ + data_segment_offset(prefixed);
+}
+
+uint32_t Model::version() const { return root_->version(); }
+int Model::tensor_count() const { return static_cast<int>(root_->tensors()->size()); }
+int Model::op_count() const { return static_cast<int>(root_->ops()->size()); }
+int Model::input_count() const { return static_cast<int>(root_->inputs()->size()); }
+int Model::output_count() const { return static_cast<int>(root_->outputs()->size()); }
+int Model::input_tensor(int i) const { return root_->inputs()->Get(i); }
+int Model::output_tensor(int i) const { return root_->outputs()->Get(i); }
+int Model::op_input(int op_index, int i) const { return root_->ops()->Get(op_index)->inputs()->Get(i); }
+int Model::op_output(int op_index, int i) const {
+  return root_->ops()->Get(op_index)->outputs()->Get(i);
+}
+uint64_t Model::arena_bytes() const { return root_->plan()->arena_bytes(); }
+int Model::self_test_count() const {
+  return root_->self_tests() ? static_cast<int>(root_->self_tests()->size()) : 0;
+}
+int Model::symbol_count() const {
+  return root_->symbols() ? static_cast<int>(root_->symbols()->size()) : 0;
+}
+
+SymbolInfo Model::symbol(int index) const {
+  const fb::Symbol* s = root_->symbols()->Get(index);
+  return {s->name()->c_str(), s->max()};
+}
+
+TensorInfo Model::tensor(int index) const {
+  const fb::Tensor& t = *root_->tensors()->Get(index);
+  TensorInfo info;
+  info.name = t.name()->c_str();
+  info.dtype = to_dtype(t.dtype());
+  info.role = to_role(t.role());
+  info.shape = max_shape(t);
+  uint64_t bytes = 0;
+  tensor_max_bytes(t, &bytes);
+  info.max_bytes = static_cast<size_t>(bytes);
+  info.arena_offset = t.arena_offset();
+  return info;
+}
+
+int Model::find_tensor(const char* name) const {
+  for (int i = 0; i < tensor_count(); ++i) {
+    if (std::strcmp(root_->tensors()->Get(i)->name()->c_str(), name) == 0) return i;
+  }
+  return -1;
+}
+
+OpInfo Model::op(int index) const {
+  const fb::Op& op = *root_->ops()->Get(index);
+  OpInfo info;
+  info.name = op.name() ? op.name()->c_str() : "";
+  info.kind = find_op_def(op.options_type())->kind;
+  info.input_count = static_cast<int>(op.inputs()->size());
+  info.output_count = static_cast<int>(op.outputs()->size());
+  return info;
+}
+
+uint64_t Model::parameter_count() const {
+  uint64_t count = 0;
+  for (const fb::Tensor* t : *root_->tensors()) {
+    if (t->role() == fb::TensorRole_Constant) count += static_cast<uint64_t>(max_shape(*t).element_count());
+  }
+  return count;
+}
+
+uint64_t Model::parameter_bytes() const {
+  uint64_t total = 0;
+  for (const fb::Tensor* t : *root_->tensors()) {
+    if (t->role() == fb::TensorRole_Constant) total += t->data()->size();
+  }
+  return total;
+}
+
+const char* Model::architecture() const {
+  const fb::Metadata* m = root_->metadata();
+  return m && m->architecture() ? m->architecture()->c_str() : "";
+}
+
+const char* Model::producer() const {
+  const fb::Metadata* m = root_->metadata();
+  return m && m->producer() ? m->producer()->c_str() : "";
+}
+
+}  // namespace focal

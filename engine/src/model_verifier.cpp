@@ -1,0 +1,395 @@
+#include "model_verifier.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+#include "focal/model.h"
+#include "focal/session.h"
+#include "graph.h"
+#include "ops/op.h"
+
+namespace focal {
+namespace {
+
+const char* name_of(const fb::Tensor& t) { return t.name()->c_str(); }
+
+Status invalid(const char* format, ...) __attribute__((format(printf, 1, 2)));
+Status invalid(const char* format, ...) {
+  char message[Status::kMaxMessage];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  return Status::error(StatusCode::kInvalidModel, "%s", message);
+}
+
+struct FileLayout {
+  size_t size;
+  uint64_t data_offset;
+};
+
+// A buffer must be 64-byte aligned, exactly `expected` bytes long and inside the file.
+Status check_buffer(const FileLayout& file, const fb::BufferRef* ref, uint64_t expected,
+                    const char* what, const char* name) {
+  if (ref == nullptr) return invalid("%s '%s' has no data", what, name);
+  if (ref->offset() % kBufferAlignment != 0) {
+    return invalid("%s '%s': data offset %llu is not a multiple of %zu", what, name,
+                   static_cast<unsigned long long>(ref->offset()), kBufferAlignment);
+  }
+  if (ref->size() != expected) {
+    return invalid("%s '%s': data is %llu bytes, its shape and dtype need %llu", what, name,
+                   static_cast<unsigned long long>(ref->size()),
+                   static_cast<unsigned long long>(expected));
+  }
+  const uint64_t available = file.size > file.data_offset ? file.size - file.data_offset : 0;
+  if (ref->offset() > available || ref->size() > available - ref->offset()) {
+    return invalid("%s '%s': data [%llu, +%llu) lies outside the file's %llu data bytes", what,
+                   name, static_cast<unsigned long long>(ref->offset()),
+                   static_cast<unsigned long long>(ref->size()),
+                   static_cast<unsigned long long>(available));
+  }
+  return Status();
+}
+
+Status check_symbols(const fb::Model& model) {
+  const auto* symbols = model.symbols();
+  if (symbols == nullptr) return Status();
+  if (symbols->size() > static_cast<uint32_t>(Session::kMaxSymbols)) {
+    return invalid("%u symbols, at most %d supported", symbols->size(), Session::kMaxSymbols);
+  }
+  for (const fb::Symbol* s : *symbols) {
+    if (s->max() < 1 || s->max() > (int64_t(1) << 31)) {
+      return invalid("symbol '%s' has maximum %lld, expected 1 to 2^31", s->name()->c_str(),
+                     static_cast<long long>(s->max()));
+    }
+  }
+  return Status();
+}
+
+Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t* bytes) {
+  const uint32_t rank = t.shape()->size();
+  if (rank < 1 || rank > static_cast<uint32_t>(kMaxRank)) {
+    return invalid("tensor '%s' has rank %u, expected 1 to %d", name_of(t), rank, kMaxRank);
+  }
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (t.shape()->Get(i) < 1) {
+      return invalid("tensor '%s' dim %u is %lld, every dim must be >= 1", name_of(t), i,
+                     static_cast<long long>(t.shape()->Get(i)));
+    }
+  }
+  if (!tensor_max_bytes(t, bytes)) {
+    return invalid("tensor '%s': byte size of its shape overflows", name_of(t));
+  }
+  if (t.dim_symbols() == nullptr) return Status();
+  if (t.dim_symbols()->size() != rank) {
+    return invalid("tensor '%s' has %u dim symbols for rank %u", name_of(t),
+                   t.dim_symbols()->size(), rank);
+  }
+  const uint32_t symbol_count = model.symbols() ? model.symbols()->size() : 0;
+  for (uint32_t i = 0; i < rank; ++i) {
+    const int32_t s = t.dim_symbols()->Get(i);
+    if (s == -1) continue;
+    if (s < 0 || static_cast<uint32_t>(s) >= symbol_count) {
+      return invalid("tensor '%s' dim %u names symbol %d, the model has %u", name_of(t), i, s,
+                     symbol_count);
+    }
+    if (t.shape()->Get(i) != model.symbols()->Get(s)->max()) {
+      return invalid("tensor '%s' dim %u is %lld, its symbol '%s' plans %lld", name_of(t), i,
+                     static_cast<long long>(t.shape()->Get(i)),
+                     model.symbols()->Get(s)->name()->c_str(),
+                     static_cast<long long>(model.symbols()->Get(s)->max()));
+    }
+  }
+  return Status();
+}
+
+Status check_quantization(const fb::Tensor& t) {
+  if (t.dtype() != fb::DType_I8) return Status();
+  const fb::Quantization* q = t.quantization();
+  if (q == nullptr || q->scales() == nullptr) {
+    return invalid("int8 tensor '%s' has no quantization scales", name_of(t));
+  }
+  const int32_t axis = q->axis();
+  if (axis < 0 || static_cast<uint32_t>(axis) >= t.shape()->size() ||
+      static_cast<int64_t>(q->scales()->size()) != t.shape()->Get(axis)) {
+    return invalid("int8 tensor '%s': scales must be one per channel of a valid axis",
+                   name_of(t));
+  }
+  return Status();
+}
+
+Status check_arena_placement(const fb::Model& model, const fb::Tensor& t, uint64_t bytes) {
+  if (t.data() != nullptr && t.data()->size() != 0) {
+    return invalid("%s tensor '%s' must not carry data", fb::EnumNameTensorRole(t.role()),
+                   name_of(t));
+  }
+  const fb::MemoryPlan& plan = *model.plan();
+  if (t.arena_offset() % plan.alignment() != 0 || t.arena_offset() > plan.arena_bytes() ||
+      bytes > plan.arena_bytes() - t.arena_offset()) {
+    return invalid("tensor '%s' at arena offset %llu (+%llu bytes) is misaligned or beyond "
+                   "the planned arena of %llu bytes",
+                   name_of(t), static_cast<unsigned long long>(t.arena_offset()),
+                   static_cast<unsigned long long>(bytes),
+                   static_cast<unsigned long long>(plan.arena_bytes()));
+  }
+  return Status();
+}
+
+Status check_tensors(const fb::Model& model, const FileLayout& file) {
+  const auto& tensors = *model.tensors();
+  if (tensors.size() > kMaxTensors) {
+    return invalid("%u tensors, at most %u supported", tensors.size(), kMaxTensors);
+  }
+  for (const fb::Tensor* t : tensors) {
+    if (t->dtype() > fb::DType_MAX) return invalid("tensor '%s' has unknown dtype %d",
+                                                   name_of(*t), t->dtype());
+    if (t->role() > fb::TensorRole_MAX) return invalid("tensor '%s' has unknown role %d",
+                                                       name_of(*t), t->role());
+    uint64_t bytes = 0;
+    FOCAL_RETURN_IF_ERROR(check_tensor_shape(model, *t, &bytes));
+    FOCAL_RETURN_IF_ERROR(check_quantization(*t));
+    if (t->role() == fb::TensorRole_Constant) {
+      if (t->dim_symbols() != nullptr) {
+        for (int32_t s : *t->dim_symbols()) {
+          if (s != -1) return invalid("constant '%s' cannot have symbolic dims", name_of(*t));
+        }
+      }
+      FOCAL_RETURN_IF_ERROR(check_buffer(file, t->data(), bytes, "constant", name_of(*t)));
+    } else {
+      FOCAL_RETURN_IF_ERROR(check_arena_placement(model, *t, bytes));
+    }
+  }
+  return Status();
+}
+
+// Constants must not share bytes: each weight is its own, so no two can alias.
+Status check_constants_disjoint(const fb::Model& model) {
+  const auto& tensors = *model.tensors();
+  for (uint32_t a = 0; a < tensors.size(); ++a) {
+    const fb::Tensor& ta = *tensors.Get(a);
+    if (ta.role() != fb::TensorRole_Constant) continue;
+    for (uint32_t b = a + 1; b < tensors.size(); ++b) {
+      const fb::Tensor& tb = *tensors.Get(b);
+      if (tb.role() != fb::TensorRole_Constant) continue;
+      const uint64_t a0 = ta.data()->offset(), a1 = a0 + ta.data()->size();
+      const uint64_t b0 = tb.data()->offset(), b1 = b0 + tb.data()->size();
+      if (a0 < b1 && b0 < a1) {
+        return invalid("constants '%s' and '%s' have overlapping data", name_of(ta),
+                       name_of(tb));
+      }
+    }
+  }
+  return Status();
+}
+
+Status check_plan_header(const fb::Model& model) {
+  const uint32_t alignment = model.plan()->alignment();
+  if (alignment < 16 || alignment > kBufferAlignment || (alignment & (alignment - 1)) != 0) {
+    return invalid("memory plan alignment %u must be a power of two from 16 to %zu", alignment,
+                   kBufferAlignment);
+  }
+  return Status();
+}
+
+// Model inputs and outputs: in range, of the right role, listed once, and every tensor
+// with an input or output role is listed.
+Status check_io_list(const fb::Model& model, const flatbuffers::Vector<int32_t>& list,
+                     fb::TensorRole role, uint32_t max_count) {
+  const auto& tensors = *model.tensors();
+  const char* what = fb::EnumNameTensorRole(role);
+  if (list.size() > max_count) return invalid("%u %ss, at most %u", list.size(), what, max_count);
+  uint32_t role_count = 0;
+  for (const fb::Tensor* t : tensors) role_count += t->role() == role ? 1 : 0;
+  if (role_count != list.size()) {
+    return invalid("%u tensors have role %s but the model lists %u", role_count, what,
+                   list.size());
+  }
+  for (uint32_t i = 0; i < list.size(); ++i) {
+    const int32_t t = list.Get(i);
+    if (t < 0 || static_cast<uint32_t>(t) >= tensors.size()) {
+      return invalid("%s %u names tensor %d, the model has %u", what, i, t, tensors.size());
+    }
+    if (tensors.Get(t)->role() != role) {
+      return invalid("%s %u is tensor '%s' whose role is %s", what, i, name_of(*tensors.Get(t)),
+                     fb::EnumNameTensorRole(tensors.Get(t)->role()));
+    }
+    for (uint32_t j = 0; j < i; ++j) {
+      if (list.Get(j) == t) return invalid("tensor '%s' listed twice", name_of(*tensors.Get(t)));
+    }
+  }
+  return Status();
+}
+
+// Scratch the verifier needs for one pass over the graph; freed on return.
+struct GraphScratch {
+  Lifetime* lifetimes = nullptr;
+  uint8_t* defined = nullptr;
+  ~GraphScratch() {
+    std::free(lifetimes);
+    std::free(defined);
+  }
+};
+
+Status check_op_operands(const fb::Model& model, int index, const OpDef& def,
+                         uint8_t* defined) {
+  const fb::Op& op = *model.ops()->Get(index);
+  const OpCheck c{model, op, index};
+  const int inputs = static_cast<int>(op.inputs()->size());
+  const int outputs = static_cast<int>(op.outputs()->size());
+  if (inputs < def.min_inputs || inputs > def.max_inputs || outputs != def.outputs) {
+    return c.fail("has %d inputs and %d outputs, expected %d to %d and %d", inputs, outputs,
+                  def.min_inputs, def.max_inputs, def.outputs);
+  }
+  const uint32_t tensor_count = model.tensors()->size();
+  for (int32_t t : *op.inputs()) {
+    if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
+      return c.fail("input names tensor %d, the model has %u", t, tensor_count);
+    }
+    if (!defined[t]) {
+      return c.fail("reads tensor '%s' before any op writes it",
+                    name_of(*model.tensors()->Get(t)));
+    }
+  }
+  for (int32_t t : *op.outputs()) {
+    if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
+      return c.fail("output names tensor %d, the model has %u", t, tensor_count);
+    }
+    const fb::Tensor& out = *model.tensors()->Get(t);
+    if (defined[t]) return c.fail("writes tensor '%s', which is already defined", name_of(out));
+    defined[t] = 1;
+  }
+  return def.check(c);
+}
+
+Status check_ops(const fb::Model& model, GraphScratch& scratch) {
+  const auto& ops = *model.ops();
+  if (ops.size() > kMaxOps) return invalid("%u ops, at most %u supported", ops.size(), kMaxOps);
+  const uint32_t tensor_count = model.tensors()->size();
+  for (uint32_t t = 0; t < tensor_count; ++t) {
+    const auto role = model.tensors()->Get(t)->role();
+    scratch.defined[t] = role == fb::TensorRole_Constant || role == fb::TensorRole_Input;
+  }
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const fb::Op& op = *ops.Get(i);
+    const OpDef* def = find_op_def(op.options_type());
+    if (def == nullptr || op.options() == nullptr) {
+      return Status::error(StatusCode::kUnsupported, "op %u '%s' has op type %d, unknown to "
+                           "this engine", i, op.name() ? op.name()->c_str() : "",
+                           static_cast<int>(op.options_type()));
+    }
+    FOCAL_RETURN_IF_ERROR(check_op_operands(model, static_cast<int>(i), *def, scratch.defined));
+  }
+  for (int32_t t : *model.outputs()) {
+    if (!scratch.defined[t]) {
+      return invalid("output '%s' is never written", name_of(*model.tensors()->Get(t)));
+    }
+  }
+  return Status();
+}
+
+// Tensors alive at the same time must not share arena bytes.
+Status check_plan_overlaps(const fb::Model& model, GraphScratch& scratch) {
+  compute_lifetimes(model, scratch.lifetimes);
+  const auto& tensors = *model.tensors();
+  for (uint32_t a = 0; a < tensors.size(); ++a) {
+    const fb::Tensor& ta = *tensors.Get(a);
+    if (ta.role() == fb::TensorRole_Constant) continue;
+    uint64_t a_bytes = 0;
+    tensor_max_bytes(ta, &a_bytes);
+    for (uint32_t b = a + 1; b < tensors.size(); ++b) {
+      const fb::Tensor& tb = *tensors.Get(b);
+      if (tb.role() == fb::TensorRole_Constant) continue;
+      if (!lifetimes_overlap(scratch.lifetimes[a], scratch.lifetimes[b])) continue;
+      uint64_t b_bytes = 0;
+      tensor_max_bytes(tb, &b_bytes);
+      const uint64_t a0 = ta.arena_offset(), b0 = tb.arena_offset();
+      if (a0 < b0 + b_bytes && b0 < a0 + a_bytes) {
+        return invalid("memory plan puts '%s' and '%s' in the same arena bytes while both are "
+                       "alive", name_of(ta), name_of(tb));
+      }
+    }
+  }
+  return Status();
+}
+
+Status check_tensor_value(const fb::Model& model, const FileLayout& file,
+                          const fb::TensorValue& value, int case_index) {
+  const auto& tensors = *model.tensors();
+  if (value.tensor() < 0 || static_cast<uint32_t>(value.tensor()) >= tensors.size()) {
+    return invalid("self-test %d names tensor %d, the model has %u", case_index, value.tensor(),
+                   tensors.size());
+  }
+  const fb::Tensor& t = *tensors.Get(value.tensor());
+  if (value.shape()->size() != t.shape()->size()) {
+    return invalid("self-test %d: value of '%s' has rank %u, the tensor %u", case_index,
+                   name_of(t), value.shape()->size(), t.shape()->size());
+  }
+  uint64_t bytes = dtype_size(to_dtype(t.dtype()));
+  for (uint32_t i = 0; i < value.shape()->size(); ++i) {
+    const int64_t d = value.shape()->Get(i);
+    const bool symbolic = t.dim_symbols() && t.dim_symbols()->Get(i) != -1;
+    if (d < 1 || d > t.shape()->Get(i) || (!symbolic && d != t.shape()->Get(i))) {
+      return invalid("self-test %d: value of '%s' has dim %u = %lld, outside its plan",
+                     case_index, name_of(t), i, static_cast<long long>(d));
+    }
+    bytes *= static_cast<uint64_t>(d);  // <= the verified maximum, cannot overflow
+  }
+  return check_buffer(file, value.data(), bytes, "self-test value of", name_of(t));
+}
+
+Status check_self_tests(const fb::Model& model, const FileLayout& file) {
+  if (model.self_tests() == nullptr) return Status();
+  int index = 0;
+  for (const fb::SelfTestCase* c : *model.self_tests()) {
+    if (c->inputs() == nullptr || c->expected_outputs() == nullptr) {
+      return invalid("self-test %d lacks inputs or expected outputs", index);
+    }
+    for (const fb::TensorValue* v : *c->inputs()) {
+      FOCAL_RETURN_IF_ERROR(check_tensor_value(model, file, *v, index));
+      if (model.tensors()->Get(v->tensor())->role() != fb::TensorRole_Input) {
+        return invalid("self-test %d sets a tensor that is not an input", index);
+      }
+    }
+    for (const fb::TensorValue* v : *c->expected_outputs()) {
+      FOCAL_RETURN_IF_ERROR(check_tensor_value(model, file, *v, index));
+      if (model.tensors()->Get(v->tensor())->role() != fb::TensorRole_Output) {
+        return invalid("self-test %d expects a tensor that is not an output", index);
+      }
+    }
+    if (!(c->atol() >= 0.0f) || !(c->rtol() >= 0.0f)) {
+      return invalid("self-test %d has a negative or NaN tolerance", index);
+    }
+    ++index;
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
+                            uint64_t data_offset) {
+  (void)bytes;
+  const FileLayout file{size, data_offset};
+  FOCAL_RETURN_IF_ERROR(check_symbols(model));
+  FOCAL_RETURN_IF_ERROR(check_plan_header(model));
+  FOCAL_RETURN_IF_ERROR(check_tensors(model, file));
+  FOCAL_RETURN_IF_ERROR(check_constants_disjoint(model));
+  FOCAL_RETURN_IF_ERROR(check_io_list(model, *model.inputs(), fb::TensorRole_Input,
+                                      Session::kMaxInputs));
+  FOCAL_RETURN_IF_ERROR(check_io_list(model, *model.outputs(), fb::TensorRole_Output, kMaxTensors));
+
+  GraphScratch scratch;
+  const uint32_t n = model.tensors()->size();
+  scratch.lifetimes = static_cast<Lifetime*>(std::malloc(sizeof(Lifetime) * (n + 1)));
+  scratch.defined = static_cast<uint8_t*>(std::malloc(n + 1));
+  if (scratch.lifetimes == nullptr || scratch.defined == nullptr) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "no memory for verifying a graph of %u tensors", n);
+  }
+  FOCAL_RETURN_IF_ERROR(check_ops(model, scratch));
+  FOCAL_RETURN_IF_ERROR(check_plan_overlaps(model, scratch));
+  return check_self_tests(model, file);
+}
+
+}  // namespace focal

@@ -1,0 +1,62 @@
+// Dense op: y[..., out] = act(x[..., in] . W[out, in]^T + b[out]).
+#include "dense/dense.h"
+#include "ops/op_checks.h"
+
+namespace focal {
+namespace {
+
+size_t leading_rows(const Shape& shape) {
+  size_t rows = 1;
+  for (int i = 0; i + 1 < shape.rank; ++i) rows *= static_cast<size_t>(shape.dims[i]);
+  return rows;
+}
+
+Status check_dense(const OpCheck& c) {
+  const fb::Tensor& x = c.input(0);
+  const fb::Tensor& w = c.input(1);
+  const fb::Tensor& y = c.output(0);
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, x));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, y));
+  FOCAL_RETURN_IF_ERROR(expect_constant(c, w));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, w, 2, 2));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, x, 1, kMaxRank));
+  if (dim(w, 1) != dim(x, -1) || dim_symbol(x, -1) != -1) {
+    return c.fail("weight '%s' is [%lld, %lld] but input '%s' has %lld fixed features",
+                  w.name()->c_str(), static_cast<long long>(dim(w, 0)),
+                  static_cast<long long>(dim(w, 1)), x.name()->c_str(),
+                  static_cast<long long>(dim(x, -1)));
+  }
+  if (c.input_count() == 3) FOCAL_RETURN_IF_ERROR(expect_vector(c, c.input(2), dim(w, 0)));
+  bool shape_ok = rank(y) == rank(x) && dim(y, -1) == dim(w, 0) && dim_symbol(y, -1) == -1;
+  for (int i = 0; shape_ok && i + 1 < rank(x); ++i) shape_ok = same_dim(x, i, y, i);
+  if (!shape_ok) {
+    return c.fail("output '%s' must have the input's leading dims and %lld features",
+                  y.name()->c_str(), static_cast<long long>(dim(w, 0)));
+  }
+  const auto activation = c.op.options_as_DenseOptions()->activation();
+  if (activation > fb::Activation_MAX) return c.fail("unknown activation %d", activation);
+  return Status();
+}
+
+void run_dense(const OpRun& r) {
+  const BoundTensor& x = r.inputs[0];
+  const BoundTensor& w = r.inputs[1];
+  kernels::DenseParams params;
+  params.rows = leading_rows(x.shape);
+  params.in = static_cast<size_t>(w.shape.dims[1]);
+  params.out = static_cast<size_t>(w.shape.dims[0]);
+  params.activation =
+      static_cast<kernels::Activation>(r.op.options_as_DenseOptions()->activation());
+  const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
+  kernels::dense_f32_reference(params, x.f32(), w.f32(), bias, r.outputs[0].mutable_f32());
+}
+
+}  // namespace
+
+const OpDef& dense_op_def() {
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense};
+  return def;
+}
+
+}  // namespace focal

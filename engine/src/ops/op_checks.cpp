@@ -1,0 +1,70 @@
+#include "ops/op_checks.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace focal {
+
+Status OpCheck::fail(const char* format, ...) const {
+  char detail[Status::kMaxMessage];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(detail, sizeof(detail), format, args);
+  va_end(args);
+  const char* name = op.name() ? op.name()->c_str() : "";
+  return Status::error(StatusCode::kInvalidModel, "op %d '%s' (%s): %s", index, name,
+                       fb::EnumNameOpOptions(op.options_type()), detail);
+}
+
+int dim_symbol(const fb::Tensor& tensor, int axis) {
+  if (axis < 0) axis += rank(tensor);
+  return tensor.dim_symbols() ? tensor.dim_symbols()->Get(axis) : -1;
+}
+
+int rank(const fb::Tensor& tensor) { return static_cast<int>(tensor.shape()->size()); }
+
+int64_t dim(const fb::Tensor& tensor, int axis) {
+  return tensor.shape()->Get(axis < 0 ? rank(tensor) + axis : axis);
+}
+
+bool same_dim(const fb::Tensor& a, int a_axis, const fb::Tensor& b, int b_axis) {
+  if (a_axis < 0) a_axis += rank(a);
+  if (b_axis < 0) b_axis += rank(b);
+  return dim(a, a_axis) == dim(b, b_axis) && dim_symbol(a, a_axis) == dim_symbol(b, b_axis);
+}
+
+Status expect_f32(const OpCheck& c, const fb::Tensor& t) {
+  if (t.dtype() == fb::DType_F32) return Status();
+  return c.fail("tensor '%s' is %s, expected f32", t.name()->c_str(),
+                fb::EnumNameDType(t.dtype()));
+}
+
+Status expect_constant(const OpCheck& c, const fb::Tensor& t) {
+  if (t.role() == fb::TensorRole_Constant) return Status();
+  return c.fail("tensor '%s' must be a constant (weights), found %s", t.name()->c_str(),
+                fb::EnumNameTensorRole(t.role()));
+}
+
+Status expect_rank(const OpCheck& c, const fb::Tensor& t, int min_rank, int max_rank) {
+  if (rank(t) >= min_rank && rank(t) <= max_rank) return Status();
+  return c.fail("tensor '%s' has rank %d, expected %d to %d", t.name()->c_str(), rank(t),
+                min_rank, max_rank);
+}
+
+Status expect_same_shape(const OpCheck& c, const fb::Tensor& a, const fb::Tensor& b) {
+  bool same = rank(a) == rank(b);
+  for (int i = 0; same && i < rank(a); ++i) same = same_dim(a, i, b, i);
+  if (same) return Status();
+  return c.fail("tensors '%s' and '%s' must have the same shape", a.name()->c_str(),
+                b.name()->c_str());
+}
+
+Status expect_vector(const OpCheck& c, const fb::Tensor& t, int64_t length) {
+  FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
+  if (rank(t) == 1 && dim(t, 0) == length) return Status();
+  return c.fail("tensor '%s' must have shape [%lld]", t.name()->c_str(),
+                static_cast<long long>(length));
+}
+
+}  // namespace focal

@@ -1,0 +1,28 @@
+// Softmax op over the last axis.
+#include "ops/op_checks.h"
+#include "softmax/softmax.h"
+
+namespace focal {
+namespace {
+
+Status check_softmax(const OpCheck& c) {
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, c.input(0)));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, c.output(0)));
+  return expect_same_shape(c, c.input(0), c.output(0));
+}
+
+void run_softmax(const OpRun& r) {
+  const Shape& shape = r.inputs[0].shape;
+  const size_t width = static_cast<size_t>(shape.dims[shape.rank - 1]);
+  const size_t rows = static_cast<size_t>(shape.element_count()) / width;
+  kernels::softmax_f32_reference(rows, width, r.inputs[0].f32(), r.outputs[0].mutable_f32());
+}
+
+}  // namespace
+
+const OpDef& softmax_op_def() {
+  static const OpDef def = {"Softmax", 1, 1, 1, check_softmax, run_softmax};
+  return def;
+}
+
+}  // namespace focal

@@ -1,0 +1,199 @@
+#include "focal/session.h"
+
+#include <cstring>
+
+#include "graph.h"
+#include "ops/op.h"
+
+namespace focal {
+namespace {
+
+bool is_named(const SymbolInfo& symbol, const char* name) {
+  return std::strcmp(symbol.name, name) == 0;
+}
+
+// The limit a session puts on each symbol: the option for "batch"/"seq" if given.
+Status symbol_limits(const Model& model, const SessionOptions& options, int64_t* limits) {
+  if (options.threads != 1) {
+    return Status::error(StatusCode::kUnsupported, "threads = %d: this build runs on 1 thread",
+                         options.threads);
+  }
+  if (options.max_batch < 0 || options.max_seq < 0) {
+    return Status::error(StatusCode::kInvalidArgument, "negative session limit");
+  }
+  for (int s = 0; s < model.symbol_count(); ++s) {
+    const SymbolInfo symbol = model.symbol(s);
+    int64_t wanted = 0;
+    if (is_named(symbol, "batch")) wanted = options.max_batch;
+    if (is_named(symbol, "seq")) wanted = options.max_seq;
+    if (wanted > symbol.max) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "session limit %s = %lld exceeds the model's planned maximum %lld; "
+                           "convert with a larger --max-%s",
+                           symbol.name, static_cast<long long>(wanted),
+                           static_cast<long long>(symbol.max), symbol.name);
+    }
+    limits[s] = wanted > 0 ? wanted : symbol.max;
+  }
+  return Status();
+}
+
+Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
+  Shape shape = max_shape(tensor);
+  if (tensor.dim_symbols() == nullptr) return shape;
+  for (int i = 0; i < shape.rank; ++i) {
+    const int32_t s = tensor.dim_symbols()->Get(i);
+    if (s >= 0) shape.dims[i] = symbol_values[s];
+  }
+  return shape;
+}
+
+}  // namespace
+
+Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOptions& options) {
+  int64_t limits[kMaxSymbols] = {};
+  FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, limits));
+  // The plan is made for the maximum shapes; smaller limits reuse the same offsets.
+  return static_cast<size_t>(model.arena_bytes());
+}
+
+Result<Session> Session::create(const Model& model, const SessionOptions& options, void* arena,
+                                size_t arena_bytes) {
+  Session session(&model, static_cast<uint8_t*>(arena));
+  FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, session.symbol_limit_));
+  const uint64_t needed = model.arena_bytes();
+  if (arena == nullptr && needed > 0) {
+    return Status::error(StatusCode::kInvalidArgument, "arena is null; %llu bytes needed",
+                         static_cast<unsigned long long>(needed));
+  }
+  if (reinterpret_cast<uintptr_t>(arena) % kBufferAlignment != 0) {
+    return Status::error(StatusCode::kInvalidArgument, "arena must be %zu-byte aligned",
+                         kBufferAlignment);
+  }
+  if (arena_bytes < needed) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "arena of %zu bytes is too small: this model needs %llu", arena_bytes,
+                         static_cast<unsigned long long>(needed));
+  }
+  for (int s = 0; s < kMaxSymbols; ++s) session.symbol_value_[s] = session.symbol_limit_[s];
+  return session;
+}
+
+int Session::input_count() const { return model_->input_count(); }
+int Session::output_count() const { return model_->output_count(); }
+
+int Session::find_input(const char* name) const {
+  for (int i = 0; i < input_count(); ++i) {
+    if (std::strcmp(model_->tensor(model_->input_tensor(i)).name, name) == 0) return i;
+  }
+  return -1;
+}
+
+int Session::find_output(const char* name) const {
+  for (int i = 0; i < output_count(); ++i) {
+    if (std::strcmp(model_->tensor(model_->output_tensor(i)).name, name) == 0) return i;
+  }
+  return -1;
+}
+
+Status Session::set_input(int input_index, const Shape& shape, const void* data, size_t bytes) {
+  if (input_index < 0 || input_index >= input_count()) {
+    return Status::error(StatusCode::kInvalidArgument, "input %d does not exist (model has %d)",
+                         input_index, input_count());
+  }
+  const fb::Tensor& t = *model_->schema().tensors()->Get(model_->input_tensor(input_index));
+  const char* name = t.name()->c_str();
+  if (shape.rank != static_cast<int>(t.shape()->size())) {
+    return Status::error(StatusCode::kInvalidArgument, "input '%s' has rank %u, given %d", name,
+                         t.shape()->size(), shape.rank);
+  }
+  int64_t bound[kMaxSymbols];
+  std::memcpy(bound, pending_symbol_, sizeof(bound));
+  for (int i = 0; i < shape.rank; ++i) {
+    const int32_t s = t.dim_symbols() ? t.dim_symbols()->Get(i) : -1;
+    const int64_t d = shape.dims[i];
+    if (s < 0) {
+      if (d != t.shape()->Get(i)) {
+        return Status::error(StatusCode::kInvalidArgument, "input '%s' dim %d must be %lld, given %lld",
+                             name, i, static_cast<long long>(t.shape()->Get(i)),
+                             static_cast<long long>(d));
+      }
+      continue;
+    }
+    const char* symbol = model_->symbol(s).name;
+    if (d < 1 || d > symbol_limit_[s]) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "input '%s' dim %d (%s) = %lld, the session allows 1 to %lld", name, i,
+                           symbol, static_cast<long long>(d),
+                           static_cast<long long>(symbol_limit_[s]));
+    }
+    if (bound[s] != 0 && bound[s] != d) {
+      return Status::error(StatusCode::kInvalidArgument,
+                           "input '%s' has %s = %lld but another input set %lld", name, symbol,
+                           static_cast<long long>(d), static_cast<long long>(bound[s]));
+    }
+    bound[s] = d;
+  }
+  const size_t expected = static_cast<size_t>(shape.element_count()) * dtype_size(to_dtype(t.dtype()));
+  if (bytes != expected || (data == nullptr && bytes > 0)) {
+    return Status::error(StatusCode::kInvalidArgument, "input '%s' needs %zu bytes, given %zu",
+                         name, expected, bytes);
+  }
+  std::memcpy(arena_ + t.arena_offset(), data, bytes);
+  std::memcpy(pending_symbol_, bound, sizeof(bound));
+  inputs_set_ |= uint64_t(1) << input_index;
+  return Status();
+}
+
+Status Session::run() {
+  for (int i = 0; i < input_count(); ++i) {
+    if (!(inputs_set_ & (uint64_t(1) << i))) {
+      return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run",
+                           model_->tensor(model_->input_tensor(i)).name);
+    }
+  }
+  for (int s = 0; s < kMaxSymbols; ++s) {
+    symbol_value_[s] = pending_symbol_[s] != 0 ? pending_symbol_[s] : symbol_limit_[s];
+    pending_symbol_[s] = 0;
+  }
+  inputs_set_ = 0;
+
+  const fb::Model& schema = model_->schema();
+  const uint8_t* constants = model_->data_segment();
+  const auto bind = [&](int32_t index) {
+    const fb::Tensor& t = *schema.tensors()->Get(index);
+    BoundTensor bound;
+    bound.data = t.role() == fb::TensorRole_Constant
+                     ? const_cast<uint8_t*>(constants + t.data()->offset())
+                     : static_cast<void*>(arena_ + t.arena_offset());
+    bound.shape = actual_shape(t, symbol_value_);
+    return bound;
+  };
+  for (const fb::Op* op : *schema.ops()) {
+    BoundTensor inputs[kMaxOperands];
+    BoundTensor outputs[kMaxOperands];
+    const int input_count = static_cast<int>(op->inputs()->size());
+    for (int i = 0; i < input_count; ++i) inputs[i] = bind(op->inputs()->Get(i));
+    for (uint32_t i = 0; i < op->outputs()->size(); ++i) outputs[i] = bind(op->outputs()->Get(i));
+    find_op_def(op->options_type())->run(OpRun{*op, inputs, input_count, outputs});
+  }
+  return Status();
+}
+
+TensorView Session::tensor_view(int tensor_index) const {
+  const fb::Tensor& t = *model_->schema().tensors()->Get(tensor_index);
+  TensorView view;
+  view.name = t.name()->c_str();
+  view.dtype = to_dtype(t.dtype());
+  view.shape = actual_shape(t, symbol_value_);
+  view.data = t.role() == fb::TensorRole_Constant
+                  ? const_cast<uint8_t*>(model_->data_segment() + t.data()->offset())
+                  : static_cast<void*>(arena_ + t.arena_offset());
+  return view;
+}
+
+TensorView Session::output(int output_index) const {
+  return tensor_view(model_->output_tensor(output_index));
+}
+
+}  // namespace focal

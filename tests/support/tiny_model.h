@@ -1,0 +1,52 @@
+// The tiny test model: every op of the engine's first slice, small enough for a
+// Cortex-M and built through the same ModelWriter the converter uses. Its expected
+// outputs come from an independent double-precision forward pass written here.
+//
+//   x [batch, seq, 8] -> q = x Wq^T + bq [.., 8]; k, v = x Wk^T + bk, x Wv^T + bv [.., 4]
+//   a = causal attention(q, k, v; 2 query heads sharing 1 kv head, head_dim 4)
+//   r = x + (a Wo^T + bo); n = layernorm(r); h = gelu(n W1^T + b1) [.., 16]
+//   logits = h W2^T + b2 [.., 5]; probs = softmax(logits)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model_writer.h"
+
+namespace focal {
+namespace testing {
+
+struct TinyConfig {
+  int64_t max_batch = 2;
+  int64_t max_seq = 8;
+  uint32_t seed = 1;
+};
+
+constexpr int kTinyModelWidth = 8;
+constexpr int kTinyClasses = 5;
+
+// Deterministic uniform values in [lo, hi) from a 32-bit LCG (same on every target).
+std::vector<float> random_values(size_t count, uint32_t seed, float lo = -0.5f, float hi = 0.5f);
+
+struct TinyTensors {
+  int x, logits, probs;  // tensor indices in the writer
+};
+
+// Adds the tiny model's tensors and ops to `writer` (no self-test yet).
+TinyTensors add_tiny_model(ModelWriter& writer, const TinyConfig& config);
+
+struct TinyOutputs {
+  std::vector<double> logits;  // [batch, seq, 5]
+  std::vector<double> probs;
+};
+
+// The double-precision forward pass of the tiny model for x [batch, seq, 8].
+TinyOutputs tiny_forward_double(const TinyConfig& config, const std::vector<float>& x,
+                                int64_t batch, int64_t seq);
+
+// The tiny model with one self-test case (batch 2, seq 5) whose expected outputs come
+// from tiny_forward_double, serialized.
+std::vector<uint8_t> build_tiny_model(const TinyConfig& config = TinyConfig());
+
+}  // namespace testing
+}  // namespace focal

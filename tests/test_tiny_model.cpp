@@ -1,0 +1,112 @@
+// The tiny model end to end: written, loaded, run, and compared with the independent
+// double-precision forward pass; its embedded self-test passes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "focal/focal.h"
+#include "support/aligned_buffer.h"
+#include "support/tiny_model.h"
+
+using namespace focal;
+using focal::testing::AlignedBuffer;
+
+TEST_CASE("tiny model loads and describes itself") {
+  AlignedBuffer file(testing::build_tiny_model());
+  REQUIRE(file.size() > 0);
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE_MESSAGE(model.ok(), model.status().message());
+  CHECK(model->version() == kFormatVersion);
+  CHECK(model->op_count() == 10);
+  CHECK(model->input_count() == 1);
+  CHECK(model->output_count() == 2);
+  CHECK(std::string(model->architecture()) == "tiny-attention-test");
+  CHECK(model->find_tensor("probs") == model->output_tensor(1));
+  CHECK(std::string(model->op(3).kind) == "Attention");
+  CHECK(model->parameter_count() == 8 * 8 + 8 + 2 * (4 * 8 + 4) + 8 * 8 + 8 + 8 + 8 +
+                                        16 * 8 + 16 + 5 * 16 + 5);
+  // The arena never exceeds what keeping every activation apart would need.
+  uint64_t all_apart = 0;
+  for (int t = 0; t < model->tensor_count(); ++t) {
+    if (model->tensor(t).role != TensorRole::kConstant) all_apart += (model->tensor(t).max_bytes + 63) / 64 * 64;
+  }
+  CHECK(model->arena_bytes() < all_apart);
+}
+
+TEST_CASE("tiny model matches the double-precision forward pass at ragged shapes") {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  auto arena_bytes = Session::required_arena_bytes(*model, SessionOptions());
+  REQUIRE(arena_bytes.ok());
+  AlignedBuffer arena(arena_bytes.value());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE_MESSAGE(session.ok(), session.status().message());
+
+  for (int64_t batch : {1, 2}) {
+    for (int64_t seq : {1, 3, 8}) {
+      CAPTURE(batch);
+      CAPTURE(seq);
+      const auto x = testing::random_values(size_t(batch * seq * 8), uint32_t(batch * 10 + seq), -3, 3);
+      Shape shape;
+      shape.rank = 3;
+      shape.dims[0] = batch;
+      shape.dims[1] = seq;
+      shape.dims[2] = 8;
+      REQUIRE(session->set_input(0, shape, x.data(), x.size() * sizeof(float)).ok());
+      REQUIRE(session->run().ok());
+      const auto want = testing::tiny_forward_double(testing::TinyConfig(), x, batch, seq);
+      const TensorView logits = session->output(0);
+      const TensorView probs = session->output(1);
+      REQUIRE(logits.shape.dims[0] == batch);
+      REQUIRE(logits.shape.dims[1] == seq);
+      double worst = 0;
+      for (size_t i = 0; i < want.logits.size(); ++i) {
+        worst = std::max(worst, std::fabs(logits.as<float>()[i] - want.logits[i]) / (1e-5 + 1e-4 * std::fabs(want.logits[i])));
+        worst = std::max(worst, std::fabs(probs.as<float>()[i] - want.probs[i]) / (1e-5 + 1e-4 * std::fabs(want.probs[i])));
+      }
+      CHECK(worst <= 1.0);  // |err| <= 1e-5 + 1e-4 |want| everywhere
+    }
+  }
+}
+
+TEST_CASE("tiny model passes its own self-test, and a wrong expectation fails it") {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  AlignedBuffer arena(model->arena_bytes());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(session.ok());
+  auto report = run_self_tests(session.value());
+  REQUIRE_MESSAGE(report.ok(), report.status().message());
+  CHECK(report->cases == 1);
+  CHECK(report->failed_cases == 0);
+  CHECK(report->worst_tolerance_ratio < 1.0f);
+  CHECK(report->worst_tolerance_ratio > 0.0f);  // it really compared something
+
+  // Same model, but the expected outputs come from a different weight seed.
+  focal::ModelWriter writer;
+  testing::TinyConfig other;
+  other.seed = 2;
+  const auto tensors = testing::add_tiny_model(writer, testing::TinyConfig());
+  const auto x = testing::random_values(2 * 3 * 8, 5);
+  const auto wrong = testing::tiny_forward_double(other, x, 2, 3);
+  focal::SelfTestSpec spec;
+  std::vector<uint8_t> x_bytes(x.size() * 4), want_bytes(wrong.probs.size() * 4);
+  std::memcpy(x_bytes.data(), x.data(), x_bytes.size());
+  std::vector<float> wrong_f(wrong.probs.begin(), wrong.probs.end());
+  std::memcpy(want_bytes.data(), wrong_f.data(), want_bytes.size());
+  spec.inputs.push_back({tensors.x, {2, 3, 8}, x_bytes});
+  spec.expected_outputs.push_back({tensors.probs, {2, 3, 5}, want_bytes});
+  spec.atol = 1e-5f;
+  spec.rtol = 1e-4f;
+  writer.add_self_test(spec);
+  AlignedBuffer bad_file(writer.finish().value());
+  auto bad_model = Model::from_bytes(bad_file.data(), bad_file.size());
+  REQUIRE(bad_model.ok());
+  auto bad_session = Session::create(*bad_model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(bad_session.ok());
+  auto bad_report = run_self_tests(bad_session.value());
+  REQUIRE(bad_report.ok());
+  CHECK(bad_report->failed_cases == 1);
+}
