@@ -223,27 +223,25 @@ bool ModelWriter::operands_in_range() const {
 Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
   const Layout layout = lay_out_data(options);
   std::vector<uint64_t> offsets(tensors_.size(), 0);
-  uint64_t arena_bytes = 0;
 
   // Plan on a first serialization, so lifetimes come from the engine's own reading of
-  // the graph. A graph with dangling operands cannot be planned; it is written
-  // unplanned and the loader will name the problem.
-  if (operands_in_range()) {
-    const std::vector<uint8_t> draft = serialize(layout, offsets, 0, options.version);
-    const fb::Model& model = *fb::GetSizePrefixedModel(draft.data());
-    std::vector<Lifetime> lifetimes(tensors_.size());
-    compute_lifetimes(model, lifetimes.data());
-    std::vector<PlanItem> items(tensors_.size());
-    for (size_t t = 0; t < tensors_.size(); ++t) {
-      uint64_t bytes = 0;
-      const bool planned = tensors_[t].role != TensorRole::kConstant &&
-                           tensor_max_bytes(*model.tensors()->Get(static_cast<uint32_t>(t)), &bytes);
-      items[t] = {planned ? bytes : 0, lifetimes[t]};
-    }
-    std::vector<int32_t> order(tensors_.size());
-    arena_bytes = plan_arena(items.data(), static_cast<int32_t>(items.size()), kBufferAlignment,
-                             offsets.data(), order.data());
+  // the graph. A graph with dangling operands has no lifetimes: every tensor then gets
+  // bytes of its own, and the loader will name the dangling operand.
+  const std::vector<uint8_t> draft = serialize(layout, offsets, 0, options.version);
+  const fb::Model& model = *fb::GetSizePrefixedModel(draft.data());
+  const int32_t op_count = static_cast<int32_t>(ops_.size());
+  std::vector<Lifetime> lifetimes(tensors_.size(), Lifetime{-1, op_count});
+  if (operands_in_range()) compute_lifetimes(model, lifetimes.data());
+  std::vector<PlanItem> items(tensors_.size());
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    uint64_t bytes = 0;
+    const bool planned = tensors_[t].role != TensorRole::kConstant &&
+                         tensor_max_bytes(*model.tensors()->Get(static_cast<uint32_t>(t)), &bytes);
+    items[t] = {planned ? bytes : 0, lifetimes[t]};
   }
+  std::vector<int32_t> order(tensors_.size());
+  const uint64_t arena_bytes = plan_arena(items.data(), static_cast<int32_t>(items.size()),
+                                          kBufferAlignment, offsets.data(), order.data());
   for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
 
   std::vector<uint8_t> file = serialize(layout, offsets, arena_bytes, options.version);

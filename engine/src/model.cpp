@@ -26,7 +26,7 @@ Status check_envelope(const uint8_t* bytes, size_t size, uint64_t* prefixed_size
   if (!fb::SizePrefixedModelBufferHasIdentifier(bytes)) {
     char found[5] = {};
     std::memcpy(found, bytes + kPrefixBytes + 4, 4);
-    for (char& c : found) c = (c >= 32 && c < 127) ? c : '?';
+    for (int i = 0; i < 4; ++i) found[i] = (found[i] >= 32 && found[i] < 127) ? found[i] : '?';
     return Status::error(StatusCode::kInvalidModel,
                          "not a focal model: file identifier '%s', expected '%s'", found,
                          fb::ModelIdentifier());

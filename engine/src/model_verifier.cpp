@@ -73,9 +73,10 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
     return invalid("tensor '%s' has rank %u, expected 1 to %d", name_of(t), rank, kMaxRank);
   }
   for (uint32_t i = 0; i < rank; ++i) {
-    if (t.shape()->Get(i) < 1) {
-      return invalid("tensor '%s' dim %u is %lld, every dim must be >= 1", name_of(t), i,
-                     static_cast<long long>(t.shape()->Get(i)));
+    const int64_t d = t.shape()->Get(i);
+    if (d < 1 || d > kMaxDim) {
+      return invalid("tensor '%s' dim %u is %lld, every dim must be from 1 to %lld", name_of(t),
+                     i, static_cast<long long>(d), static_cast<long long>(kMaxDim));
     }
   }
   if (!tensor_max_bytes(t, bytes)) {

@@ -13,6 +13,7 @@ namespace focal {
 // Limits that keep a hostile file from making verification itself slow or huge.
 constexpr uint32_t kMaxTensors = 16384;
 constexpr uint32_t kMaxOps = 16384;
+constexpr int64_t kMaxDim = (int64_t(1) << 31) - 1;  // no real axis is longer
 
 // `bytes`/`size`: the whole file; `data_offset`: start of its data segment.
 Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
