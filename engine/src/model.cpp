@@ -14,14 +14,14 @@ namespace {
 constexpr size_t kPrefixBytes = sizeof(flatbuffers::uoffset_t);
 
 Status check_envelope(const uint8_t* bytes, size_t size, uint64_t* prefixed_size) {
+  if (size < 16) {
+    return Status::error(StatusCode::kInvalidModel, "file of %zu bytes is too small", size);
+  }
   if (bytes == nullptr) return Status::error(StatusCode::kInvalidArgument, "model bytes are null");
   if (reinterpret_cast<uintptr_t>(bytes) % kBufferAlignment != 0) {
     return Status::error(StatusCode::kInvalidArgument,
                          "model bytes must be %zu-byte aligned for in-place weights",
                          kBufferAlignment);
-  }
-  if (size < 16) {
-    return Status::error(StatusCode::kInvalidModel, "file of %zu bytes is too small", size);
   }
   if (!fb::SizePrefixedModelBufferHasIdentifier(bytes)) {
     char found[5] = {};
@@ -117,6 +117,9 @@ TensorInfo Model::tensor(int index) const {
   info.dtype = to_dtype(t.dtype());
   info.role = to_role(t.role());
   info.shape = max_shape(t);
+  for (int i = 0; i < info.shape.rank; ++i) {
+    info.dim_symbols[i] = t.dim_symbols() ? t.dim_symbols()->Get(i) : -1;
+  }
   uint64_t bytes = 0;
   tensor_max_bytes(t, &bytes);
   info.max_bytes = static_cast<size_t>(bytes);

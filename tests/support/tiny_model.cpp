@@ -145,20 +145,27 @@ TinyTensors add_tiny_model(ModelWriter& writer, const TinyConfig& config) {
   const int logits = writer.add_output("logits", DType::kF32, shape(kTinyClasses), dims);
   const int probs = writer.add_output("probs", DType::kF32, shape(kTinyClasses), dims);
 
+  // Constants in a fixed order (function arguments have no evaluation order).
   const auto c = [&](const char* name, std::vector<int64_t> s, const std::vector<float>& values) {
     return writer.add_constant_f32(name, std::move(s), values);
   };
-  writer.add_dense("q_proj", x, c("wq", {kWidth, kWidth}, w.wq), c("bq", {kWidth}, w.bq), q);
-  writer.add_dense("k_proj", x, c("wk", {kv, kWidth}, w.wk), c("bk", {kv}, w.bk), k);
-  writer.add_dense("v_proj", x, c("wv", {kv, kWidth}, w.wv), c("bv", {kv}, w.bv), v);
+  const int wq = c("wq", {kWidth, kWidth}, w.wq), bq = c("bq", {kWidth}, w.bq);
+  const int wk = c("wk", {kv, kWidth}, w.wk), bk = c("bk", {kv}, w.bk);
+  const int wv = c("wv", {kv, kWidth}, w.wv), bv = c("bv", {kv}, w.bv);
+  const int wo = c("wo", {kWidth, kWidth}, w.wo), bo = c("bo", {kWidth}, w.bo);
+  const int gamma = c("gamma", {kWidth}, w.gamma), beta = c("beta", {kWidth}, w.beta);
+  const int w1 = c("w1", {kHidden, kWidth}, w.w1), b1 = c("b1", {kHidden}, w.b1);
+  const int w2 = c("w2", {kTinyClasses, kHidden}, w.w2), b2 = c("b2", {kTinyClasses}, w.b2);
+
+  writer.add_dense("q_proj", x, wq, bq, q);
+  writer.add_dense("k_proj", x, wk, bk, k);
+  writer.add_dense("v_proj", x, wv, bv, v);
   writer.add_attention("attention", q, k, v, a, kHeads, kKvHeads, kHeadDim, /*causal=*/true);
-  writer.add_dense("o_proj", a, c("wo", {kWidth, kWidth}, w.wo), c("bo", {kWidth}, w.bo), o);
+  writer.add_dense("o_proj", a, wo, bo, o);
   writer.add_add("residual", x, o, r);
-  writer.add_layernorm("norm", r, c("gamma", {kWidth}, w.gamma), c("beta", {kWidth}, w.beta), n);
-  writer.add_dense("ffn", n, c("w1", {kHidden, kWidth}, w.w1), c("b1", {kHidden}, w.b1), h,
-                   fb::Activation_GeluErf);
-  writer.add_dense("classifier", h, c("w2", {kTinyClasses, kHidden}, w.w2),
-                   c("b2", {kTinyClasses}, w.b2), logits);
+  writer.add_layernorm("norm", r, gamma, beta, n);
+  writer.add_dense("ffn", n, w1, b1, h, fb::Activation_GeluErf);
+  writer.add_dense("classifier", h, w2, b2, logits);
   writer.add_softmax("softmax", logits, probs);
   writer.set_metadata("tiny-attention-test", "focal tests", "tests/support/tiny_model.cpp");
   return {x, logits, probs};

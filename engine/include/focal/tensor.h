@@ -34,6 +34,7 @@ struct TensorInfo {
   DType dtype = DType::kF32;
   TensorRole role = TensorRole::kActivation;
   Shape shape;
+  int dim_symbols[kMaxRank] = {};  // per dim: -1 fixed, else a Model::symbol index
   size_t max_bytes = 0;     // bytes at the planned maximum shape
   uint64_t arena_offset = 0;  // non-constant tensors only
 };

@@ -1,0 +1,12 @@
+// The focal command-line tool's subcommands. Each takes the arguments after its name
+// and returns the process exit code: 0 success, 1 failure, 2 bad usage.
+#pragma once
+
+namespace focal {
+namespace cli {
+
+int inspect_command(int argc, char** argv);
+int verify_command(int argc, char** argv);
+
+}  // namespace cli
+}  // namespace focal

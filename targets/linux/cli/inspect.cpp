@@ -1,0 +1,148 @@
+// focal inspect MODEL [--json]: what a model file holds, for people or for scripts.
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/loaded_model.h"
+
+namespace focal {
+namespace cli {
+namespace {
+
+const char* kUsage =
+    "usage: focal inspect MODEL.focal [--json]\n"
+    "Prints the model's ops, tensors (dtype, shape, bytes, arena offset), parameter count\n"
+    "and bytes, and the exact arena size. Exits 1 with the loader's message on a bad file.\n";
+
+nlohmann::json tensor_json(const Model& model, int index) {
+  const TensorInfo t = model.tensor(index);
+  nlohmann::json shape = nlohmann::json::array(), symbols = nlohmann::json::array();
+  for (int i = 0; i < t.shape.rank; ++i) {
+    shape.push_back(t.shape.dims[i]);
+    symbols.push_back(t.dim_symbols[i] >= 0 ? nlohmann::json(model.symbol(t.dim_symbols[i]).name)
+                                            : nlohmann::json(nullptr));
+  }
+  nlohmann::json j = {{"index", index},  {"name", t.name},   {"role", tensor_role_name(t.role)},
+                      {"dtype", dtype_name(t.dtype)}, {"shape", shape}, {"dim_symbols", symbols},
+                      {"bytes", t.max_bytes}};
+  if (t.role != TensorRole::kConstant) j["arena_offset"] = t.arena_offset;
+  return j;
+}
+
+nlohmann::json model_json(const LoadedModel& loaded) {
+  const Model& m = loaded.model;
+  nlohmann::json j;
+  j["file"] = loaded.path;
+  j["file_bytes"] = m.size();
+  j["format_version"] = m.version();
+  j["architecture"] = m.architecture();
+  j["producer"] = m.producer();
+  j["parameter_count"] = m.parameter_count();
+  j["parameter_bytes"] = m.parameter_bytes();
+  j["arena_bytes"] = m.arena_bytes();
+  j["self_tests"] = m.self_test_count();
+  j["symbols"] = nlohmann::json::array();
+  for (int s = 0; s < m.symbol_count(); ++s) {
+    j["symbols"].push_back({{"name", m.symbol(s).name}, {"max", m.symbol(s).max}});
+  }
+  j["inputs"] = nlohmann::json::array();
+  for (int i = 0; i < m.input_count(); ++i) j["inputs"].push_back(tensor_json(m, m.input_tensor(i)));
+  j["outputs"] = nlohmann::json::array();
+  for (int i = 0; i < m.output_count(); ++i) j["outputs"].push_back(tensor_json(m, m.output_tensor(i)));
+  j["ops"] = nlohmann::json::array();
+  for (int o = 0; o < m.op_count(); ++o) {
+    const OpInfo op = m.op(o);
+    nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
+    for (int i = 0; i < op.input_count; ++i) inputs.push_back(m.tensor(m.op_input(o, i)).name);
+    for (int i = 0; i < op.output_count; ++i) outputs.push_back(m.tensor(m.op_output(o, i)).name);
+    j["ops"].push_back({{"index", o}, {"kind", op.kind}, {"name", op.name}, {"inputs", inputs},
+                        {"outputs", outputs}});
+  }
+  j["tensors"] = nlohmann::json::array();
+  for (int t = 0; t < m.tensor_count(); ++t) j["tensors"].push_back(tensor_json(m, t));
+  return j;
+}
+
+std::string join_names(const Model& m, int op, bool outputs) {
+  const OpInfo info = m.op(op);
+  std::string text;
+  const int count = outputs ? info.output_count : info.input_count;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) text += ", ";
+    text += m.tensor(outputs ? m.op_output(op, i) : m.op_input(op, i)).name;
+  }
+  return text;
+}
+
+void print_table(const LoadedModel& loaded) {
+  const Model& m = loaded.model;
+  std::printf("model        %s (%zu bytes, format v%u, checksum ok)\n", loaded.path.c_str(),
+              m.size(), m.version());
+  std::printf("architecture %s\nproducer     %s\n", m.architecture(), m.producer());
+  std::printf("parameters   %llu (%llu bytes)\narena        %llu bytes\n",
+              static_cast<unsigned long long>(m.parameter_count()),
+              static_cast<unsigned long long>(m.parameter_bytes()),
+              static_cast<unsigned long long>(m.arena_bytes()));
+  for (int s = 0; s < m.symbol_count(); ++s) {
+    std::printf("symbol       %s <= %lld\n", m.symbol(s).name, static_cast<long long>(m.symbol(s).max));
+  }
+  for (int i = 0; i < m.input_count(); ++i) {
+    const TensorInfo t = m.tensor(m.input_tensor(i));
+    std::printf("input        %s %s\n", t.name, describe_tensor(m, t).c_str());
+  }
+  for (int i = 0; i < m.output_count(); ++i) {
+    const TensorInfo t = m.tensor(m.output_tensor(i));
+    std::printf("output       %s %s\n", t.name, describe_tensor(m, t).c_str());
+  }
+  std::printf("\n%-4s %-10s %-16s %s\n", "op", "kind", "name", "inputs -> outputs");
+  for (int o = 0; o < m.op_count(); ++o) {
+    std::printf("%-4d %-10s %-16s %s -> %s\n", o, m.op(o).kind, m.op(o).name,
+                join_names(m, o, false).c_str(), join_names(m, o, true).c_str());
+  }
+  std::printf("\n%-4s %-16s %-10s %-32s %10s %12s\n", "#", "tensor", "role", "dtype [shape]", "bytes",
+              "arena offset");
+  for (int t = 0; t < m.tensor_count(); ++t) {
+    const TensorInfo info = m.tensor(t);
+    const std::string offset = info.role == TensorRole::kConstant ? "-" : std::to_string(info.arena_offset);
+    std::printf("%-4d %-16s %-10s %-32s %10zu %12s\n", t, info.name, tensor_role_name(info.role),
+                describe_tensor(m, info).c_str(), info.max_bytes, offset.c_str());
+  }
+}
+
+}  // namespace
+
+int inspect_command(int argc, char** argv) {
+  const char* path = nullptr;
+  bool json = false;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else if (argv[i][0] != '-' && path == nullptr) {
+      path = argv[i];
+    } else {
+      std::fprintf(stderr, "focal inspect: unexpected argument '%s'\n%s", argv[i], kUsage);
+      return 2;
+    }
+  }
+  if (path == nullptr) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const auto loaded = load_model_or_report("inspect", path);
+  if (!loaded) return 1;
+  if (json) {
+    std::printf("%s\n", model_json(*loaded).dump(2).c_str());
+  } else {
+    print_table(*loaded);
+  }
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace focal

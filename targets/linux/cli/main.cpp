@@ -1,0 +1,50 @@
+// focal: the command-line tool. `focal COMMAND --help` describes each command.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);
+};
+
+const Command kCommands[] = {
+    {"inspect", "print a model's ops, tensors, parameters and arena size", focal::cli::inspect_command},
+    {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
+};
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out, "usage: focal COMMAND [ARGS]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out, "\nfocal COMMAND --help describes a command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    print_usage(stdout);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    try {
+      return c.run(argc - 2, argv + 2);
+    } catch (const std::exception& e) {  // from the standard library (bad_alloc, I/O)
+      std::fprintf(stderr, "focal %s: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "focal: unknown command '%s'\n\n", argv[1]);
+  print_usage(stderr);
+  return 2;
+}
