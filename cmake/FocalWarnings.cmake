@@ -8,3 +8,8 @@ add_library(focal_engine_flags INTERFACE)
 target_compile_options(focal_engine_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
 target_link_libraries(focal_engine_flags INTERFACE focal_warnings)
+
+# Tests index with int64_t shapes on 32-bit targets too; -Wconversion there would only
+# add casts to test arithmetic, so tests keep the other warnings.
+add_library(focal_test_warnings INTERFACE)
+target_compile_options(focal_test_warnings INTERFACE -Wall -Wextra -Wshadow -Werror)

@@ -89,7 +89,7 @@ TEST_CASE("every single-byte flip is refused, and without the checksum nothing c
     if (session.ok()) (void)run_self_tests(session.value());
   }
   MESSAGE(loaded_without_checksum << " of " << file.size()
-          << " flips pass every check but the checksum");
+                                  << " flips pass every check but the checksum");
 }
 
 TEST_CASE("wrong file identifier") {
@@ -108,14 +108,12 @@ TEST_CASE("a future format version is refused naming both versions") {
 }
 
 TEST_CASE("zero, oversized and overflowing dims") {
-  Status status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_constant_f32("empty", {0}, {});
-  }));
+  Status status =
+      load_status(small_model([](SmallModel& m) { m.writer.add_constant_f32("empty", {0}, {}); }));
   CHECK(contains(status, "'empty' dim 0 is 0"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_activation("huge", DType::kF32, {int64_t(1) << 40});
-  }));
+  status = load_status(small_model(
+      [](SmallModel& m) { m.writer.add_activation("huge", DType::kF32, {int64_t(1) << 40}); }));
   CHECK(contains(status, "'huge' dim 0 is 1099511627776"));
 
   status = load_status(small_model([](SmallModel& m) {
@@ -158,56 +156,60 @@ TEST_CASE("misaligned, out-of-file, short and overlapping buffers") {
 }
 
 TEST_CASE("ops naming missing tensors, wrong dtypes, wrong shapes") {
-  Status status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_dense("dense", m.x, 99, m.b, m.y);
-  }, false));
+  Status status = load_status(
+      small_model([](SmallModel& m) { m.writer.add_dense("dense", m.x, 99, m.b, m.y); }, false));
   CHECK(contains(status, "op 0 'dense' (DenseOptions): input names tensor 99"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_dense("dense", m.x, m.w, m.b, -5);
-  }, false));
+  status = load_status(
+      small_model([](SmallModel& m) { m.writer.add_dense("dense", m.x, m.w, m.b, -5); }, false));
   CHECK(contains(status, "output names tensor -5"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    const int w16 = m.writer.add_constant("w16", DType::kI32, {3, 4}, std::vector<uint8_t>(48));
-    m.writer.add_dense("dense", m.x, w16, m.b, m.y);
-  }, false));
+  status = load_status(small_model(
+      [](SmallModel& m) {
+        const int w16 = m.writer.add_constant("w16", DType::kI32, {3, 4}, std::vector<uint8_t>(48));
+        m.writer.add_dense("dense", m.x, w16, m.b, m.y);
+      },
+      false));
   CHECK(contains(status, "tensor 'w16' is I32, expected f32"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    const int w5 = m.writer.add_constant_f32("w5", {3, 5}, std::vector<float>(15));
-    m.writer.add_dense("dense", m.x, w5, m.b, m.y);
-  }, false));
+  status = load_status(small_model(
+      [](SmallModel& m) {
+        const int w5 = m.writer.add_constant_f32("w5", {3, 5}, std::vector<float>(15));
+        m.writer.add_dense("dense", m.x, w5, m.b, m.y);
+      },
+      false));
   CHECK(contains(status, "weight 'w5' is [3, 5] but input 'x' has 4"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_dense("dense", m.x, m.x, m.b, m.y);
-  }, false));
+  status = load_status(
+      small_model([](SmallModel& m) { m.writer.add_dense("dense", m.x, m.x, m.b, m.y); }, false));
   CHECK(contains(status, "'x' must be a constant"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_softmax("softmax", m.x, m.y);
-  }, false));
+  status = load_status(
+      small_model([](SmallModel& m) { m.writer.add_softmax("softmax", m.x, m.y); }, false));
   CHECK(contains(status, "'x' and 'y' must have the same shape"));
 }
 
 TEST_CASE("use before definition and double definition") {
-  Status status = load_status(small_model([](SmallModel& m) {
-    const int h = m.writer.add_activation("h", DType::kF32, {1, 3});
-    m.writer.add_softmax("late_reader", h, m.y);
-    m.writer.add_dense("dense", m.x, m.w, m.b, h);
-  }, false));
-  CHECK(contains(status, "op 0 'late_reader' (SoftmaxOptions): reads tensor 'h' before any op writes it"));
+  Status status = load_status(small_model(
+      [](SmallModel& m) {
+        const int h = m.writer.add_activation("h", DType::kF32, {1, 3});
+        m.writer.add_softmax("late_reader", h, m.y);
+        m.writer.add_dense("dense", m.x, m.w, m.b, h);
+      },
+      false));
+  CHECK(contains(status,
+                 "op 0 'late_reader' (SoftmaxOptions): reads tensor 'h' before any op writes it"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_dense("dense", m.x, m.w, m.b, m.y);
-    m.writer.add_dense("again", m.x, m.w, m.b, m.y);
-  }, false));
+  status = load_status(small_model(
+      [](SmallModel& m) {
+        m.writer.add_dense("dense", m.x, m.w, m.b, m.y);
+        m.writer.add_dense("again", m.x, m.w, m.b, m.y);
+      },
+      false));
   CHECK(contains(status, "writes tensor 'y', which is already defined"));
 
-  status = load_status(small_model([](SmallModel& m) {
-    m.writer.add_dense("dense", m.x, m.w, m.b, m.w);
-  }, false));
+  status = load_status(
+      small_model([](SmallModel& m) { m.writer.add_dense("dense", m.x, m.w, m.b, m.w); }, false));
   CHECK(contains(status, "writes tensor 'w', which is already defined"));
 
   status = load_status(small_model([](SmallModel&) {}, false));

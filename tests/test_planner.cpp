@@ -17,8 +17,10 @@ void check_plan(const std::vector<PlanItem>& items, const std::vector<uint64_t>&
     CHECK(offsets[a] % alignment == 0);
     CHECK(offsets[a] + items[a].bytes <= arena);
     for (size_t b = a + 1; b < items.size(); ++b) {
-      if (items[b].bytes == 0 || !focal::lifetimes_overlap(items[a].lifetime, items[b].lifetime)) continue;
-      const bool disjoint = offsets[a] + items[a].bytes <= offsets[b] || offsets[b] + items[b].bytes <= offsets[a];
+      if (items[b].bytes == 0 || !focal::lifetimes_overlap(items[a].lifetime, items[b].lifetime))
+        continue;
+      const bool disjoint =
+          offsets[a] + items[a].bytes <= offsets[b] || offsets[b] + items[b].bytes <= offsets[a];
       CHECK(disjoint);
     }
   }

@@ -23,12 +23,13 @@ TEST_CASE("tiny model loads and describes itself") {
   CHECK(std::string(model->architecture()) == "tiny-attention-test");
   CHECK(model->find_tensor("probs") == model->output_tensor(1));
   CHECK(std::string(model->op(3).kind) == "Attention");
-  CHECK(model->parameter_count() == 8 * 8 + 8 + 2 * (4 * 8 + 4) + 8 * 8 + 8 + 8 + 8 +
-                                        16 * 8 + 16 + 5 * 16 + 5);
+  CHECK(model->parameter_count() ==
+        8 * 8 + 8 + 2 * (4 * 8 + 4) + 8 * 8 + 8 + 8 + 8 + 16 * 8 + 16 + 5 * 16 + 5);
   // The arena never exceeds what keeping every activation apart would need.
   uint64_t all_apart = 0;
   for (int t = 0; t < model->tensor_count(); ++t) {
-    if (model->tensor(t).role != TensorRole::kConstant) all_apart += (model->tensor(t).max_bytes + 63) / 64 * 64;
+    if (model->tensor(t).role != TensorRole::kConstant)
+      all_apart += (model->tensor(t).max_bytes + 63) / 64 * 64;
   }
   CHECK(model->arena_bytes() < all_apart);
 }
@@ -47,7 +48,8 @@ TEST_CASE("tiny model matches the double-precision forward pass at ragged shapes
     for (int64_t seq : {1, 3, 8}) {
       CAPTURE(batch);
       CAPTURE(seq);
-      const auto x = testing::random_values(size_t(batch * seq * 8), uint32_t(batch * 10 + seq), -3, 3);
+      const auto x =
+          testing::random_values(size_t(batch * seq * 8), uint32_t(batch * 10 + seq), -3, 3);
       Shape shape;
       shape.rank = 3;
       shape.dims[0] = batch;
@@ -62,8 +64,10 @@ TEST_CASE("tiny model matches the double-precision forward pass at ragged shapes
       REQUIRE(logits.shape.dims[1] == seq);
       double worst = 0;
       for (size_t i = 0; i < want.logits.size(); ++i) {
-        worst = std::max(worst, std::fabs(logits.as<float>()[i] - want.logits[i]) / (1e-5 + 1e-4 * std::fabs(want.logits[i])));
-        worst = std::max(worst, std::fabs(probs.as<float>()[i] - want.probs[i]) / (1e-5 + 1e-4 * std::fabs(want.probs[i])));
+        worst = std::max(worst, std::fabs(logits.as<float>()[i] - want.logits[i]) /
+                                    (1e-5 + 1e-4 * std::fabs(want.logits[i])));
+        worst = std::max(worst, std::fabs(probs.as<float>()[i] - want.probs[i]) /
+                                    (1e-5 + 1e-4 * std::fabs(want.probs[i])));
       }
       CHECK(worst <= 1.0);  // |err| <= 1e-5 + 1e-4 |want| everywhere
     }

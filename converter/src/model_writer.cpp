@@ -10,8 +10,8 @@ namespace focal {
 
 // Where every constant and self-test value landed in the data segment.
 struct ModelWriter::Layout {
-  std::vector<fb::BufferRef> tensor_refs;                 // per tensor (constants only used)
-  std::vector<std::vector<fb::BufferRef>> test_input_refs;   // per self-test, per value
+  std::vector<fb::BufferRef> tensor_refs;                   // per tensor (constants only used)
+  std::vector<std::vector<fb::BufferRef>> test_input_refs;  // per self-test, per value
   std::vector<std::vector<fb::BufferRef>> test_output_refs;
   std::vector<uint8_t> data;
 };
@@ -51,12 +51,14 @@ int ModelWriter::add_tensor(TensorSpec spec) {
 
 int ModelWriter::add_input(const std::string& name, DType dtype, std::vector<int64_t> shape,
                            std::vector<int32_t> dim_symbols) {
-  return add_tensor({name, dtype, TensorRole::kInput, std::move(shape), std::move(dim_symbols), {}});
+  return add_tensor(
+      {name, dtype, TensorRole::kInput, std::move(shape), std::move(dim_symbols), {}});
 }
 
 int ModelWriter::add_output(const std::string& name, DType dtype, std::vector<int64_t> shape,
                             std::vector<int32_t> dim_symbols) {
-  return add_tensor({name, dtype, TensorRole::kOutput, std::move(shape), std::move(dim_symbols), {}});
+  return add_tensor(
+      {name, dtype, TensorRole::kOutput, std::move(shape), std::move(dim_symbols), {}});
 }
 
 int ModelWriter::add_activation(const std::string& name, DType dtype, std::vector<int64_t> shape,
@@ -152,7 +154,8 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
                                             uint64_t arena_bytes, uint32_t version) const {
   flatbuffers::FlatBufferBuilder fbb(4096);
   std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
-  for (const auto& s : symbols_) symbols.push_back(fb::CreateSymbolDirect(fbb, s.first.c_str(), s.second));
+  for (const auto& s : symbols_)
+    symbols.push_back(fb::CreateSymbolDirect(fbb, s.first.c_str(), s.second));
 
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (size_t t = 0; t < tensors_.size(); ++t) {
@@ -170,17 +173,28 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
   for (const OpSpec& op : ops_) {
     flatbuffers::Offset<void> options;
     switch (op.type) {
-      case fb::OpOptions_DenseOptions: options = fb::CreateDenseOptions(fbb, op.activation).Union(); break;
-      case fb::OpOptions_AddOptions: options = fb::CreateAddOptions(fbb).Union(); break;
-      case fb::OpOptions_LayerNormOptions: options = fb::CreateLayerNormOptions(fbb, op.epsilon).Union(); break;
-      case fb::OpOptions_SoftmaxOptions: options = fb::CreateSoftmaxOptions(fbb).Union(); break;
+      case fb::OpOptions_DenseOptions:
+        options = fb::CreateDenseOptions(fbb, op.activation).Union();
+        break;
+      case fb::OpOptions_AddOptions:
+        options = fb::CreateAddOptions(fbb).Union();
+        break;
+      case fb::OpOptions_LayerNormOptions:
+        options = fb::CreateLayerNormOptions(fbb, op.epsilon).Union();
+        break;
+      case fb::OpOptions_SoftmaxOptions:
+        options = fb::CreateSoftmaxOptions(fbb).Union();
+        break;
       case fb::OpOptions_AttentionOptions:
         options = fb::CreateAttentionOptions(fbb, op.num_heads, op.num_kv_heads, op.head_dim,
-                                             op.causal, op.scale).Union();
+                                             op.causal, op.scale)
+                      .Union();
         break;
-      default: break;
+      default:
+        break;
     }
-    ops.push_back(fb::CreateOpDirect(fbb, op.name.c_str(), op.type, options, &op.inputs, &op.outputs));
+    ops.push_back(
+        fb::CreateOpDirect(fbb, op.name.c_str(), op.type, options, &op.inputs, &op.outputs));
   }
   for (size_t t = 0; t < tensors_.size(); ++t) {
     if (tensors_[t].role == TensorRole::kInput) inputs.push_back(static_cast<int32_t>(t));
@@ -214,8 +228,10 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
 
 bool ModelWriter::operands_in_range() const {
   for (const OpSpec& op : ops_) {
-    for (int32_t t : op.inputs) if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
-    for (int32_t t : op.outputs) if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
+    for (int32_t t : op.inputs)
+      if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
+    for (int32_t t : op.outputs)
+      if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
   }
   return true;
 }

@@ -34,8 +34,8 @@ uint32_t crc32_update(uint32_t crc, const uint8_t* data, size_t size) {
   while (size >= 4) {
     c ^= uint32_t(data[0]) | (uint32_t(data[1]) << 8) | (uint32_t(data[2]) << 16) |
          (uint32_t(data[3]) << 24);
-    c = kTables.t[3][c & 0xFFu] ^ kTables.t[2][(c >> 8) & 0xFFu] ^
-        kTables.t[1][(c >> 16) & 0xFFu] ^ kTables.t[0][c >> 24];
+    c = kTables.t[3][c & 0xFFu] ^ kTables.t[2][(c >> 8) & 0xFFu] ^ kTables.t[1][(c >> 16) & 0xFFu] ^
+        kTables.t[0][c >> 24];
     data += 4;
     size -= 4;
   }

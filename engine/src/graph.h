@@ -16,9 +16,7 @@ constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
 
 // Offset of the data segment: the first multiple of 64 after the size-prefixed
 // FlatBuffer. `prefixed_size` is 4 + the size stored in the prefix.
-inline uint64_t data_segment_offset(uint64_t prefixed_size) {
-  return align_up(prefixed_size, 64);
-}
+inline uint64_t data_segment_offset(uint64_t prefixed_size) { return align_up(prefixed_size, 64); }
 
 inline DType to_dtype(fb::DType dtype) { return static_cast<DType>(dtype); }
 inline TensorRole to_role(fb::TensorRole role) { return static_cast<TensorRole>(role); }

@@ -51,7 +51,8 @@ Status check_checksum(const fb::Model& root, const uint8_t* bytes, size_t size) 
     return Status::error(StatusCode::kInvalidModel,
                          "checksum mismatch: file says %08x, contents give %08x (corrupt or "
                          "truncated file)",
-                         root.checksum()->crc32(), actual);
+                         static_cast<unsigned>(root.checksum()->crc32()),
+                         static_cast<unsigned>(actual));
   }
   return Status();
 }
@@ -70,10 +71,10 @@ Result<Model> Model::from_bytes(const void* data, size_t size, const LoadOptions
   }
   const fb::Model* root = fb::GetSizePrefixedModel(bytes);
   if (root->version() != kFormatVersion) {
-    return Status::error(StatusCode::kUnsupported,
-                         "model format version %u, this engine reads version %u%s",
-                         root->version(), kFormatVersion,
-                         root->version() > kFormatVersion ? ": upgrade focal" : "");
+    return Status::error(
+        StatusCode::kUnsupported, "model format version %u, this engine reads version %u%s",
+        static_cast<unsigned>(root->version()), static_cast<unsigned>(kFormatVersion),
+        root->version() > kFormatVersion ? ": upgrade focal" : "");
   }
   if (options.verify_checksum) FOCAL_RETURN_IF_ERROR(check_checksum(*root, bytes, size));
   FOCAL_RETURN_IF_ERROR(
@@ -93,7 +94,9 @@ int Model::input_count() const { return static_cast<int>(root_->inputs()->size()
 int Model::output_count() const { return static_cast<int>(root_->outputs()->size()); }
 int Model::input_tensor(int i) const { return root_->inputs()->Get(i); }
 int Model::output_tensor(int i) const { return root_->outputs()->Get(i); }
-int Model::op_input(int op_index, int i) const { return root_->ops()->Get(op_index)->inputs()->Get(i); }
+int Model::op_input(int op_index, int i) const {
+  return root_->ops()->Get(op_index)->inputs()->Get(i);
+}
 int Model::op_output(int op_index, int i) const {
   return root_->ops()->Get(op_index)->outputs()->Get(i);
 }
@@ -147,7 +150,8 @@ OpInfo Model::op(int index) const {
 uint64_t Model::parameter_count() const {
   uint64_t count = 0;
   for (const fb::Tensor* t : *root_->tensors()) {
-    if (t->role() == fb::TensorRole_Constant) count += static_cast<uint64_t>(max_shape(*t).element_count());
+    if (t->role() == fb::TensorRole_Constant)
+      count += static_cast<uint64_t>(max_shape(*t).element_count());
   }
   return count;
 }

@@ -56,7 +56,8 @@ Status check_symbols(const fb::Model& model) {
   const auto* symbols = model.symbols();
   if (symbols == nullptr) return Status();
   if (symbols->size() > static_cast<uint32_t>(Session::kMaxSymbols)) {
-    return invalid("%u symbols, at most %d supported", symbols->size(), Session::kMaxSymbols);
+    return invalid("%u symbols, at most %d supported", static_cast<unsigned>(symbols->size()),
+                   Session::kMaxSymbols);
   }
   for (const fb::Symbol* s : *symbols) {
     if (s->max() < 1 || s->max() > (int64_t(1) << 31)) {
@@ -70,13 +71,15 @@ Status check_symbols(const fb::Model& model) {
 Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t* bytes) {
   const uint32_t rank = t.shape()->size();
   if (rank < 1 || rank > static_cast<uint32_t>(kMaxRank)) {
-    return invalid("tensor '%s' has rank %u, expected 1 to %d", name_of(t), rank, kMaxRank);
+    return invalid("tensor '%s' has rank %u, expected 1 to %d", name_of(t),
+                   static_cast<unsigned>(rank), kMaxRank);
   }
   for (uint32_t i = 0; i < rank; ++i) {
     const int64_t d = t.shape()->Get(i);
     if (d < 1 || d > kMaxDim) {
       return invalid("tensor '%s' dim %u is %lld, every dim must be from 1 to %lld", name_of(t),
-                     i, static_cast<long long>(d), static_cast<long long>(kMaxDim));
+                     static_cast<unsigned>(i), static_cast<long long>(d),
+                     static_cast<long long>(kMaxDim));
     }
   }
   if (!tensor_max_bytes(t, bytes)) {
@@ -85,19 +88,20 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
   if (t.dim_symbols() == nullptr) return Status();
   if (t.dim_symbols()->size() != rank) {
     return invalid("tensor '%s' has %u dim symbols for rank %u", name_of(t),
-                   t.dim_symbols()->size(), rank);
+                   static_cast<unsigned>(t.dim_symbols()->size()), static_cast<unsigned>(rank));
   }
   const uint32_t symbol_count = model.symbols() ? model.symbols()->size() : 0;
   for (uint32_t i = 0; i < rank; ++i) {
     const int32_t s = t.dim_symbols()->Get(i);
     if (s == -1) continue;
     if (s < 0 || static_cast<uint32_t>(s) >= symbol_count) {
-      return invalid("tensor '%s' dim %u names symbol %d, the model has %u", name_of(t), i, s,
-                     symbol_count);
+      return invalid("tensor '%s' dim %u names symbol %d, the model has %u", name_of(t),
+                     static_cast<unsigned>(i), static_cast<int>(s),
+                     static_cast<unsigned>(symbol_count));
     }
     if (t.shape()->Get(i) != model.symbols()->Get(s)->max()) {
-      return invalid("tensor '%s' dim %u is %lld, its symbol '%s' plans %lld", name_of(t), i,
-                     static_cast<long long>(t.shape()->Get(i)),
+      return invalid("tensor '%s' dim %u is %lld, its symbol '%s' plans %lld", name_of(t),
+                     static_cast<unsigned>(i), static_cast<long long>(t.shape()->Get(i)),
                      model.symbols()->Get(s)->name()->c_str(),
                      static_cast<long long>(model.symbols()->Get(s)->max()));
     }
@@ -114,8 +118,7 @@ Status check_quantization(const fb::Tensor& t) {
   const int32_t axis = q->axis();
   if (axis < 0 || static_cast<uint32_t>(axis) >= t.shape()->size() ||
       static_cast<int64_t>(q->scales()->size()) != t.shape()->Get(axis)) {
-    return invalid("int8 tensor '%s': scales must be one per channel of a valid axis",
-                   name_of(t));
+    return invalid("int8 tensor '%s': scales must be one per channel of a valid axis", name_of(t));
   }
   return Status();
 }
@@ -128,11 +131,12 @@ Status check_arena_placement(const fb::Model& model, const fb::Tensor& t, uint64
   const fb::MemoryPlan& plan = *model.plan();
   if (t.arena_offset() % plan.alignment() != 0 || t.arena_offset() > plan.arena_bytes() ||
       bytes > plan.arena_bytes() - t.arena_offset()) {
-    return invalid("tensor '%s' at arena offset %llu (+%llu bytes) is misaligned or beyond "
-                   "the planned arena of %llu bytes",
-                   name_of(t), static_cast<unsigned long long>(t.arena_offset()),
-                   static_cast<unsigned long long>(bytes),
-                   static_cast<unsigned long long>(plan.arena_bytes()));
+    return invalid(
+        "tensor '%s' at arena offset %llu (+%llu bytes) is misaligned or beyond "
+        "the planned arena of %llu bytes",
+        name_of(t), static_cast<unsigned long long>(t.arena_offset()),
+        static_cast<unsigned long long>(bytes),
+        static_cast<unsigned long long>(plan.arena_bytes()));
   }
   return Status();
 }
@@ -140,13 +144,14 @@ Status check_arena_placement(const fb::Model& model, const fb::Tensor& t, uint64
 Status check_tensors(const fb::Model& model, const FileLayout& file) {
   const auto& tensors = *model.tensors();
   if (tensors.size() > kMaxTensors) {
-    return invalid("%u tensors, at most %u supported", tensors.size(), kMaxTensors);
+    return invalid("%u tensors, at most %u supported", static_cast<unsigned>(tensors.size()),
+                   static_cast<unsigned>(kMaxTensors));
   }
   for (const fb::Tensor* t : tensors) {
-    if (t->dtype() > fb::DType_MAX) return invalid("tensor '%s' has unknown dtype %d",
-                                                   name_of(*t), t->dtype());
-    if (t->role() > fb::TensorRole_MAX) return invalid("tensor '%s' has unknown role %d",
-                                                       name_of(*t), t->role());
+    if (t->dtype() > fb::DType_MAX)
+      return invalid("tensor '%s' has unknown dtype %d", name_of(*t), t->dtype());
+    if (t->role() > fb::TensorRole_MAX)
+      return invalid("tensor '%s' has unknown role %d", name_of(*t), t->role());
     uint64_t bytes = 0;
     FOCAL_RETURN_IF_ERROR(check_tensor_shape(model, *t, &bytes));
     FOCAL_RETURN_IF_ERROR(check_quantization(*t));
@@ -176,8 +181,7 @@ Status check_constants_disjoint(const fb::Model& model) {
       const uint64_t a0 = ta.data()->offset(), a1 = a0 + ta.data()->size();
       const uint64_t b0 = tb.data()->offset(), b1 = b0 + tb.data()->size();
       if (a0 < b1 && b0 < a1) {
-        return invalid("constants '%s' and '%s' have overlapping data", name_of(ta),
-                       name_of(tb));
+        return invalid("constants '%s' and '%s' have overlapping data", name_of(ta), name_of(tb));
       }
     }
   }
@@ -187,8 +191,8 @@ Status check_constants_disjoint(const fb::Model& model) {
 Status check_plan_header(const fb::Model& model) {
   const uint32_t alignment = model.plan()->alignment();
   if (alignment < 16 || alignment > kBufferAlignment || (alignment & (alignment - 1)) != 0) {
-    return invalid("memory plan alignment %u must be a power of two from 16 to %zu", alignment,
-                   kBufferAlignment);
+    return invalid("memory plan alignment %u must be a power of two from 16 to %zu",
+                   static_cast<unsigned>(alignment), kBufferAlignment);
   }
   return Status();
 }
@@ -199,21 +203,24 @@ Status check_io_list(const fb::Model& model, const flatbuffers::Vector<int32_t>&
                      fb::TensorRole role, uint32_t max_count) {
   const auto& tensors = *model.tensors();
   const char* what = fb::EnumNameTensorRole(role);
-  if (list.size() > max_count) return invalid("%u %ss, at most %u", list.size(), what, max_count);
+  if (list.size() > max_count)
+    return invalid("%u %ss, at most %u", static_cast<unsigned>(list.size()), what,
+                   static_cast<unsigned>(max_count));
   uint32_t role_count = 0;
   for (const fb::Tensor* t : tensors) role_count += t->role() == role ? 1 : 0;
   if (role_count != list.size()) {
-    return invalid("%u tensors have role %s but the model lists %u", role_count, what,
-                   list.size());
+    return invalid("%u tensors have role %s but the model lists %u",
+                   static_cast<unsigned>(role_count), what, static_cast<unsigned>(list.size()));
   }
   for (uint32_t i = 0; i < list.size(); ++i) {
     const int32_t t = list.Get(i);
     if (t < 0 || static_cast<uint32_t>(t) >= tensors.size()) {
-      return invalid("%s %u names tensor %d, the model has %u", what, i, t, tensors.size());
+      return invalid("%s %u names tensor %d, the model has %u", what, static_cast<unsigned>(i),
+                     static_cast<int>(t), static_cast<unsigned>(tensors.size()));
     }
     if (tensors.Get(t)->role() != role) {
-      return invalid("%s %u is tensor '%s' whose role is %s", what, i, name_of(*tensors.Get(t)),
-                     fb::EnumNameTensorRole(tensors.Get(t)->role()));
+      return invalid("%s %u is tensor '%s' whose role is %s", what, static_cast<unsigned>(i),
+                     name_of(*tensors.Get(t)), fb::EnumNameTensorRole(tensors.Get(t)->role()));
     }
     for (uint32_t j = 0; j < i; ++j) {
       if (list.Get(j) == t) return invalid("tensor '%s' listed twice", name_of(*tensors.Get(t)));
@@ -232,8 +239,7 @@ struct GraphScratch {
   }
 };
 
-Status check_op_operands(const fb::Model& model, int index, const OpDef& def,
-                         uint8_t* defined) {
+Status check_op_operands(const fb::Model& model, int index, const OpDef& def, uint8_t* defined) {
   const fb::Op& op = *model.ops()->Get(index);
   const OpCheck c{model, op, index};
   const int inputs = static_cast<int>(op.inputs()->size());
@@ -245,16 +251,17 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def,
   const uint32_t tensor_count = model.tensors()->size();
   for (int32_t t : *op.inputs()) {
     if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
-      return c.fail("input names tensor %d, the model has %u", t, tensor_count);
+      return c.fail("input names tensor %d, the model has %u", static_cast<int>(t),
+                    static_cast<unsigned>(tensor_count));
     }
     if (!defined[t]) {
-      return c.fail("reads tensor '%s' before any op writes it",
-                    name_of(*model.tensors()->Get(t)));
+      return c.fail("reads tensor '%s' before any op writes it", name_of(*model.tensors()->Get(t)));
     }
   }
   for (int32_t t : *op.outputs()) {
     if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
-      return c.fail("output names tensor %d, the model has %u", t, tensor_count);
+      return c.fail("output names tensor %d, the model has %u", static_cast<int>(t),
+                    static_cast<unsigned>(tensor_count));
     }
     const fb::Tensor& out = *model.tensors()->Get(t);
     if (defined[t]) return c.fail("writes tensor '%s', which is already defined", name_of(out));
@@ -265,7 +272,9 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def,
 
 Status check_ops(const fb::Model& model, GraphScratch& scratch) {
   const auto& ops = *model.ops();
-  if (ops.size() > kMaxOps) return invalid("%u ops, at most %u supported", ops.size(), kMaxOps);
+  if (ops.size() > kMaxOps)
+    return invalid("%u ops, at most %u supported", static_cast<unsigned>(ops.size()),
+                   static_cast<unsigned>(kMaxOps));
   const uint32_t tensor_count = model.tensors()->size();
   for (uint32_t t = 0; t < tensor_count; ++t) {
     const auto role = model.tensors()->Get(t)->role();
@@ -275,8 +284,10 @@ Status check_ops(const fb::Model& model, GraphScratch& scratch) {
     const fb::Op& op = *ops.Get(i);
     const OpDef* def = find_op_def(op.options_type());
     if (def == nullptr || op.options() == nullptr) {
-      return Status::error(StatusCode::kUnsupported, "op %u '%s' has op type %d, unknown to "
-                           "this engine", i, op.name() ? op.name()->c_str() : "",
+      return Status::error(StatusCode::kUnsupported,
+                           "op %u '%s' has op type %d, unknown to "
+                           "this engine",
+                           static_cast<unsigned>(i), op.name() ? op.name()->c_str() : "",
                            static_cast<int>(op.options_type()));
     }
     FOCAL_RETURN_IF_ERROR(check_op_operands(model, static_cast<int>(i), *def, scratch.defined));
@@ -306,8 +317,10 @@ Status check_plan_overlaps(const fb::Model& model, GraphScratch& scratch) {
       tensor_max_bytes(tb, &b_bytes);
       const uint64_t a0 = ta.arena_offset(), b0 = tb.arena_offset();
       if (a0 < b0 + b_bytes && b0 < a0 + a_bytes) {
-        return invalid("memory plan puts '%s' and '%s' in the same arena bytes while both are "
-                       "alive", name_of(ta), name_of(tb));
+        return invalid(
+            "memory plan puts '%s' and '%s' in the same arena bytes while both are "
+            "alive",
+            name_of(ta), name_of(tb));
       }
     }
   }
@@ -318,21 +331,22 @@ Status check_tensor_value(const fb::Model& model, const FileLayout& file,
                           const fb::TensorValue& value, int case_index) {
   const auto& tensors = *model.tensors();
   if (value.tensor() < 0 || static_cast<uint32_t>(value.tensor()) >= tensors.size()) {
-    return invalid("self-test %d names tensor %d, the model has %u", case_index, value.tensor(),
-                   tensors.size());
+    return invalid("self-test %d names tensor %d, the model has %u", case_index,
+                   static_cast<int>(value.tensor()), static_cast<unsigned>(tensors.size()));
   }
   const fb::Tensor& t = *tensors.Get(value.tensor());
   if (value.shape()->size() != t.shape()->size()) {
-    return invalid("self-test %d: value of '%s' has rank %u, the tensor %u", case_index,
-                   name_of(t), value.shape()->size(), t.shape()->size());
+    return invalid("self-test %d: value of '%s' has rank %u, the tensor %u", case_index, name_of(t),
+                   static_cast<unsigned>(value.shape()->size()),
+                   static_cast<unsigned>(t.shape()->size()));
   }
   uint64_t bytes = dtype_size(to_dtype(t.dtype()));
   for (uint32_t i = 0; i < value.shape()->size(); ++i) {
     const int64_t d = value.shape()->Get(i);
     const bool symbolic = t.dim_symbols() && t.dim_symbols()->Get(i) != -1;
     if (d < 1 || d > t.shape()->Get(i) || (!symbolic && d != t.shape()->Get(i))) {
-      return invalid("self-test %d: value of '%s' has dim %u = %lld, outside its plan",
-                     case_index, name_of(t), i, static_cast<long long>(d));
+      return invalid("self-test %d: value of '%s' has dim %u = %lld, outside its plan", case_index,
+                     name_of(t), static_cast<unsigned>(i), static_cast<long long>(d));
     }
     bytes *= static_cast<uint64_t>(d);  // <= the verified maximum, cannot overflow
   }
@@ -376,8 +390,8 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
   FOCAL_RETURN_IF_ERROR(check_plan_header(model));
   FOCAL_RETURN_IF_ERROR(check_tensors(model, file));
   FOCAL_RETURN_IF_ERROR(check_constants_disjoint(model));
-  FOCAL_RETURN_IF_ERROR(check_io_list(model, *model.inputs(), fb::TensorRole_Input,
-                                      Session::kMaxInputs));
+  FOCAL_RETURN_IF_ERROR(
+      check_io_list(model, *model.inputs(), fb::TensorRole_Input, Session::kMaxInputs));
   FOCAL_RETURN_IF_ERROR(check_io_list(model, *model.outputs(), fb::TensorRole_Output, kMaxTensors));
 
   GraphScratch scratch;
@@ -386,7 +400,7 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
   scratch.defined = static_cast<uint8_t*>(std::malloc(n + 1));
   if (scratch.lifetimes == nullptr || scratch.defined == nullptr) {
     return Status::error(StatusCode::kResourceExhausted,
-                         "no memory for verifying a graph of %u tensors", n);
+                         "no memory for verifying a graph of %u tensors", static_cast<unsigned>(n));
   }
   FOCAL_RETURN_IF_ERROR(check_ops(model, scratch));
   FOCAL_RETURN_IF_ERROR(check_plan_overlaps(model, scratch));

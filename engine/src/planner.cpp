@@ -43,8 +43,8 @@ uint64_t lowest_free_offset(const PlanItem* items, const int32_t* order, int32_t
 
 }  // namespace
 
-uint64_t plan_arena(const PlanItem* items, int32_t count, uint64_t alignment,
-                    uint64_t* offsets, int32_t* order) {
+uint64_t plan_arena(const PlanItem* items, int32_t count, uint64_t alignment, uint64_t* offsets,
+                    int32_t* order) {
   order_by_size(items, count, order);
   uint64_t arena = 0;
   int32_t placed = 0;

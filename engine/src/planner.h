@@ -11,13 +11,13 @@
 namespace focal {
 
 struct PlanItem {
-  uint64_t bytes;     // 0 = not planned (constants)
+  uint64_t bytes;  // 0 = not planned (constants)
   Lifetime lifetime;
 };
 
 // Writes offsets[i] for every item with bytes > 0 (each a multiple of `alignment`) and
 // returns the arena size. `order` is scratch space for `count` indices. O(count^2).
-uint64_t plan_arena(const PlanItem* items, int32_t count, uint64_t alignment,
-                    uint64_t* offsets, int32_t* order);
+uint64_t plan_arena(const PlanItem* items, int32_t count, uint64_t alignment, uint64_t* offsets,
+                    int32_t* order);
 
 }  // namespace focal

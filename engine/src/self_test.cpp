@@ -43,7 +43,8 @@ bool output_matches(const Session& session, const fb::TensorValue& expected,
     // NaN compares false everywhere: count it as a failure explicitly.
     if (!(error <= allowed)) ok = false;
     if (error > report.max_abs_error || std::isnan(error)) report.max_abs_error = error;
-    if (ratio > report.worst_tolerance_ratio || std::isnan(ratio)) report.worst_tolerance_ratio = ratio;
+    if (ratio > report.worst_tolerance_ratio || std::isnan(ratio))
+      report.worst_tolerance_ratio = ratio;
   }
   return ok;
 }

@@ -105,7 +105,7 @@ Status Session::set_input(int input_index, const Shape& shape, const void* data,
   const char* name = t.name()->c_str();
   if (shape.rank != static_cast<int>(t.shape()->size())) {
     return Status::error(StatusCode::kInvalidArgument, "input '%s' has rank %u, given %d", name,
-                         t.shape()->size(), shape.rank);
+                         static_cast<unsigned>(t.shape()->size()), shape.rank);
   }
   int64_t bound[kMaxSymbols];
   std::memcpy(bound, pending_symbol_, sizeof(bound));
@@ -114,18 +114,17 @@ Status Session::set_input(int input_index, const Shape& shape, const void* data,
     const int64_t d = shape.dims[i];
     if (s < 0) {
       if (d != t.shape()->Get(i)) {
-        return Status::error(StatusCode::kInvalidArgument, "input '%s' dim %d must be %lld, given %lld",
-                             name, i, static_cast<long long>(t.shape()->Get(i)),
-                             static_cast<long long>(d));
+        return Status::error(StatusCode::kInvalidArgument,
+                             "input '%s' dim %d must be %lld, given %lld", name, i,
+                             static_cast<long long>(t.shape()->Get(i)), static_cast<long long>(d));
       }
       continue;
     }
     const char* symbol = model_->symbol(s).name;
     if (d < 1 || d > symbol_limit_[s]) {
-      return Status::error(StatusCode::kOutOfRange,
-                           "input '%s' dim %d (%s) = %lld, the session allows 1 to %lld", name, i,
-                           symbol, static_cast<long long>(d),
-                           static_cast<long long>(symbol_limit_[s]));
+      return Status::error(
+          StatusCode::kOutOfRange, "input '%s' dim %d (%s) = %lld, the session allows 1 to %lld",
+          name, i, symbol, static_cast<long long>(d), static_cast<long long>(symbol_limit_[s]));
     }
     if (bound[s] != 0 && bound[s] != d) {
       return Status::error(StatusCode::kInvalidArgument,
@@ -134,7 +133,8 @@ Status Session::set_input(int input_index, const Shape& shape, const void* data,
     }
     bound[s] = d;
   }
-  const size_t expected = static_cast<size_t>(shape.element_count()) * dtype_size(to_dtype(t.dtype()));
+  const size_t expected =
+      static_cast<size_t>(shape.element_count()) * dtype_size(to_dtype(t.dtype()));
   if (bytes != expected || (data == nullptr && bytes > 0)) {
     return Status::error(StatusCode::kInvalidArgument, "input '%s' needs %zu bytes, given %zu",
                          name, expected, bytes);

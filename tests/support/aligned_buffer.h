@@ -12,7 +12,8 @@ namespace testing {
 class AlignedBuffer {
  public:
   explicit AlignedBuffer(size_t size, size_t offset = 0)
-      : size_(size), base_(static_cast<uint8_t*>(std::aligned_alloc(64, round(size + offset)))),
+      : size_(size),
+        base_(static_cast<uint8_t*>(std::aligned_alloc(64, round(size + offset)))),
         data_(base_ + offset) {
     std::memset(base_, 0, round(size + offset));
   }

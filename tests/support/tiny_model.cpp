@@ -202,12 +202,15 @@ std::vector<uint8_t> build_tiny_model(const TinyConfig& config) {
   const TinyTensors tensors = add_tiny_model(writer, config);
   const int64_t batch = std::min<int64_t>(2, config.max_batch);
   const int64_t seq = std::min<int64_t>(5, config.max_seq);
-  const std::vector<float> x = random_values(size_t(batch * seq * kWidth), config.seed + 100, -2.0f, 2.0f);
+  const std::vector<float> x =
+      random_values(size_t(batch * seq * kWidth), config.seed + 100, -2.0f, 2.0f);
   const TinyOutputs expected = tiny_forward_double(config, x, batch, seq);
   SelfTestSpec test;
   test.inputs.push_back({tensors.x, {batch, seq, kWidth}, as_bytes(x)});
-  test.expected_outputs.push_back({tensors.logits, {batch, seq, kTinyClasses}, as_f32_bytes(expected.logits)});
-  test.expected_outputs.push_back({tensors.probs, {batch, seq, kTinyClasses}, as_f32_bytes(expected.probs)});
+  test.expected_outputs.push_back(
+      {tensors.logits, {batch, seq, kTinyClasses}, as_f32_bytes(expected.logits)});
+  test.expected_outputs.push_back(
+      {tensors.probs, {batch, seq, kTinyClasses}, as_f32_bytes(expected.probs)});
   test.atol = 1e-5f;
   test.rtol = 1e-4f;
   writer.add_self_test(std::move(test));

@@ -59,11 +59,11 @@ class Model {
   int output_tensor(int i) const;
   int symbol_count() const;
   SymbolInfo symbol(int index) const;
-  uint64_t arena_bytes() const;       // exact, for the planned maximum shapes
-  uint64_t parameter_count() const;   // elements of all constant tensors
+  uint64_t arena_bytes() const;      // exact, for the planned maximum shapes
+  uint64_t parameter_count() const;  // elements of all constant tensors
   uint64_t parameter_bytes() const;
   int self_test_count() const;
-  const char* architecture() const;   // "" when absent
+  const char* architecture() const;  // "" when absent
   const char* producer() const;
 
   const uint8_t* bytes() const { return bytes_; }

@@ -31,8 +31,8 @@ class Session {
 
   // `arena` must be aligned to kBufferAlignment and at least required_arena_bytes()
   // long; it stays owned by the caller and must outlive the session. `model` too.
-  static Result<Session> create(const Model& model, const SessionOptions& options,
-                                void* arena, size_t arena_bytes);
+  static Result<Session> create(const Model& model, const SessionOptions& options, void* arena,
+                                size_t arena_bytes);
 
   int input_count() const;
   int output_count() const;

@@ -78,8 +78,8 @@ class Result {
 }  // namespace focal
 
 // Returns early from the enclosing function when `expr` yields a non-ok Status.
-#define FOCAL_RETURN_IF_ERROR(expr)            \
-  do {                                         \
-    ::focal::Status focal_status_ = (expr);    \
+#define FOCAL_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::focal::Status focal_status_ = (expr);        \
     if (!focal_status_.ok()) return focal_status_; \
   } while (0)

@@ -35,8 +35,8 @@ struct TensorInfo {
   TensorRole role = TensorRole::kActivation;
   Shape shape;
   int dim_symbols[kMaxRank] = {};  // per dim: -1 fixed, else a Model::symbol index
-  size_t max_bytes = 0;     // bytes at the planned maximum shape
-  uint64_t arena_offset = 0;  // non-constant tensors only
+  size_t max_bytes = 0;            // bytes at the planned maximum shape
+  uint64_t arena_offset = 0;       // non-constant tensors only
 };
 
 // A view of a tensor's current value inside a session's arena or the model's bytes.
@@ -48,7 +48,9 @@ struct TensorView {
   void* data = nullptr;
 
   template <class T>
-  T* as() const { return static_cast<T*>(data); }
+  T* as() const {
+    return static_cast<T*>(data);
+  }
 };
 
 }  // namespace focal

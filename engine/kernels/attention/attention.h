@@ -26,7 +26,7 @@ struct AttentionParams {
   size_t q_len;
   size_t kv_len;
   size_t head_dim;
-  float scale;      // usually 1 / sqrt(head_dim)
+  float scale;  // usually 1 / sqrt(head_dim)
   // Causal: query i sees keys j <= i + causal_offset. With a cached prefix,
   // causal_offset = kv_len - q_len puts the queries at the end of the keys.
   bool causal;

@@ -57,7 +57,8 @@ void attention_f32_reference(const AttentionParams& p, const float* q, const flo
       const float* v_head = v + b * p.v.batch + g * p.v.head;
       for (size_t i = 0; i < p.q_len; ++i) {
         attend_one_query(p, q + b * p.q.batch + i * p.q.seq + h * p.q.head, k_head, v_head,
-                         visible_keys(p, i), out + b * p.out.batch + i * p.out.seq + h * p.out.head);
+                         visible_keys(p, i),
+                         out + b * p.out.batch + i * p.out.seq + h * p.out.head);
       }
     }
   }

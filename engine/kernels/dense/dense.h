@@ -20,8 +20,8 @@ struct DenseParams {
 // Applies `activation` to one value (shared by every dense implementation's epilogue).
 float apply_activation(Activation activation, float x);
 
-void dense_f32_reference(const DenseParams& p, const float* x, const float* w,
-                         const float* bias, float* y);
+void dense_f32_reference(const DenseParams& p, const float* x, const float* w, const float* bias,
+                         float* y);
 
 }  // namespace kernels
 }  // namespace focal

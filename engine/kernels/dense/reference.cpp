@@ -8,22 +8,27 @@ namespace kernels {
 
 float apply_activation(Activation activation, float x) {
   switch (activation) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return x > 0.0f ? x : 0.0f;
-    case Activation::kGeluErf: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return x > 0.0f ? x : 0.0f;
+    case Activation::kGeluErf:
+      return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
     case Activation::kGeluTanh: {
       // 0.7978845608 = sqrt(2 / pi), as in GPT-2's "gelu_new".
       const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
       return 0.5f * x * (1.0f + std::tanh(inner));
     }
-    case Activation::kSilu: return x / (1.0f + std::exp(-x));
-    case Activation::kTanh: return std::tanh(x);
+    case Activation::kSilu:
+      return x / (1.0f + std::exp(-x));
+    case Activation::kTanh:
+      return std::tanh(x);
   }
   return x;
 }
 
-void dense_f32_reference(const DenseParams& p, const float* x, const float* w,
-                         const float* bias, float* y) {
+void dense_f32_reference(const DenseParams& p, const float* x, const float* w, const float* bias,
+                         float* y) {
   for (size_t m = 0; m < p.rows; ++m) {
     const float* x_row = x + m * p.in;
     for (size_t n = 0; n < p.out; ++n) {

@@ -1,7 +1,8 @@
 // Attention op on projected q [B, Sq, H*D], k and v [B, Sk, Hkv*D]; output [B, Sq, H*D].
+#include "attention/attention.h"
+
 #include <cmath>
 
-#include "attention/attention.h"
 #include "ops/op_checks.h"
 
 namespace focal {
@@ -14,8 +15,8 @@ Status check_head_layout(const OpCheck& c, const fb::Tensor& t, int heads, int h
   FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 3, 3));
   if (dim(t, 2) != static_cast<int64_t>(heads) * head_dim || dim_symbol(t, 2) != -1) {
     return c.fail("tensor '%s' must have %d x %d = %lld fixed features, found %lld",
-                  t.name()->c_str(), heads, head_dim,
-                  static_cast<long long>(heads) * head_dim, static_cast<long long>(dim(t, 2)));
+                  t.name()->c_str(), heads, head_dim, static_cast<long long>(heads) * head_dim,
+                  static_cast<long long>(dim(t, 2)));
   }
   return Status();
 }
@@ -23,11 +24,11 @@ Status check_head_layout(const OpCheck& c, const fb::Tensor& t, int heads, int h
 Status check_attention(const OpCheck& c) {
   const fb::AttentionOptions& o = *c.op.options_as_AttentionOptions();
   if (o.num_heads() < 1 || o.num_kv_heads() < 1 || o.num_heads() % o.num_kv_heads() != 0) {
-    return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d", o.num_heads(),
-                  o.num_kv_heads());
+    return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d",
+                  static_cast<int>(o.num_heads()), static_cast<int>(o.num_kv_heads()));
   }
   if (o.head_dim() < 1 || o.head_dim() > kMaxHeadDim) {
-    return c.fail("head_dim %d outside 1..%d", o.head_dim(), kMaxHeadDim);
+    return c.fail("head_dim %d outside 1..%d", static_cast<int>(o.head_dim()), kMaxHeadDim);
   }
   if (!(o.scale() >= 0.0f) || !std::isfinite(o.scale())) {
     return c.fail("scale must be finite and >= 0 (0: 1/sqrt(head_dim))");
@@ -47,8 +48,7 @@ Status check_attention(const OpCheck& c) {
 
 kernels::AttentionStrides packed_strides(const Shape& shape, int head_dim) {
   const size_t features = static_cast<size_t>(shape.dims[2]);
-  return {static_cast<size_t>(shape.dims[1]) * features, features,
-          static_cast<size_t>(head_dim)};
+  return {static_cast<size_t>(shape.dims[1]) * features, features, static_cast<size_t>(head_dim)};
 }
 
 void run_attention(const OpRun& r) {

@@ -1,5 +1,6 @@
 // Dense op: y[..., out] = act(x[..., in] . W[out, in]^T + b[out]).
 #include "dense/dense.h"
+
 #include "ops/op_checks.h"
 
 namespace focal {

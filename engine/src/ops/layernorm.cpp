@@ -28,8 +28,8 @@ void run_layernorm(const OpRun& r) {
   params.width = static_cast<size_t>(shape.dims[shape.rank - 1]);
   params.rows = static_cast<size_t>(shape.element_count()) / params.width;
   params.epsilon = r.op.options_as_LayerNormOptions()->epsilon();
-  kernels::layernorm_f32_reference(params, r.inputs[0].f32(), r.inputs[1].f32(),
-                                   r.inputs[2].f32(), r.outputs[0].mutable_f32());
+  kernels::layernorm_f32_reference(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
+                                   r.outputs[0].mutable_f32());
 }
 
 }  // namespace

@@ -35,8 +35,7 @@ bool same_dim(const fb::Tensor& a, int a_axis, const fb::Tensor& b, int b_axis) 
 
 Status expect_f32(const OpCheck& c, const fb::Tensor& t) {
   if (t.dtype() == fb::DType_F32) return Status();
-  return c.fail("tensor '%s' is %s, expected f32", t.name()->c_str(),
-                fb::EnumNameDType(t.dtype()));
+  return c.fail("tensor '%s' is %s, expected f32", t.name()->c_str(), fb::EnumNameDType(t.dtype()));
 }
 
 Status expect_constant(const OpCheck& c, const fb::Tensor& t) {
@@ -47,8 +46,8 @@ Status expect_constant(const OpCheck& c, const fb::Tensor& t) {
 
 Status expect_rank(const OpCheck& c, const fb::Tensor& t, int min_rank, int max_rank) {
   if (rank(t) >= min_rank && rank(t) <= max_rank) return Status();
-  return c.fail("tensor '%s' has rank %d, expected %d to %d", t.name()->c_str(), rank(t),
-                min_rank, max_rank);
+  return c.fail("tensor '%s' has rank %d, expected %d to %d", t.name()->c_str(), rank(t), min_rank,
+                max_rank);
 }
 
 Status expect_same_shape(const OpCheck& c, const fb::Tensor& a, const fb::Tensor& b) {

@@ -1,6 +1,7 @@
 // Softmax op over the last axis.
-#include "ops/op_checks.h"
 #include "softmax/softmax.h"
+
+#include "ops/op_checks.h"
 
 namespace focal {
 namespace {

@@ -24,8 +24,12 @@ nlohmann::json tensor_json(const Model& model, int index) {
     symbols.push_back(t.dim_symbols[i] >= 0 ? nlohmann::json(model.symbol(t.dim_symbols[i]).name)
                                             : nlohmann::json(nullptr));
   }
-  nlohmann::json j = {{"index", index},  {"name", t.name},   {"role", tensor_role_name(t.role)},
-                      {"dtype", dtype_name(t.dtype)}, {"shape", shape}, {"dim_symbols", symbols},
+  nlohmann::json j = {{"index", index},
+                      {"name", t.name},
+                      {"role", tensor_role_name(t.role)},
+                      {"dtype", dtype_name(t.dtype)},
+                      {"shape", shape},
+                      {"dim_symbols", symbols},
                       {"bytes", t.max_bytes}};
   if (t.role != TensorRole::kConstant) j["arena_offset"] = t.arena_offset;
   return j;
@@ -48,16 +52,21 @@ nlohmann::json model_json(const LoadedModel& loaded) {
     j["symbols"].push_back({{"name", m.symbol(s).name}, {"max", m.symbol(s).max}});
   }
   j["inputs"] = nlohmann::json::array();
-  for (int i = 0; i < m.input_count(); ++i) j["inputs"].push_back(tensor_json(m, m.input_tensor(i)));
+  for (int i = 0; i < m.input_count(); ++i)
+    j["inputs"].push_back(tensor_json(m, m.input_tensor(i)));
   j["outputs"] = nlohmann::json::array();
-  for (int i = 0; i < m.output_count(); ++i) j["outputs"].push_back(tensor_json(m, m.output_tensor(i)));
+  for (int i = 0; i < m.output_count(); ++i)
+    j["outputs"].push_back(tensor_json(m, m.output_tensor(i)));
   j["ops"] = nlohmann::json::array();
   for (int o = 0; o < m.op_count(); ++o) {
     const OpInfo op = m.op(o);
     nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
     for (int i = 0; i < op.input_count; ++i) inputs.push_back(m.tensor(m.op_input(o, i)).name);
     for (int i = 0; i < op.output_count; ++i) outputs.push_back(m.tensor(m.op_output(o, i)).name);
-    j["ops"].push_back({{"index", o}, {"kind", op.kind}, {"name", op.name}, {"inputs", inputs},
+    j["ops"].push_back({{"index", o},
+                        {"kind", op.kind},
+                        {"name", op.name},
+                        {"inputs", inputs},
                         {"outputs", outputs}});
   }
   j["tensors"] = nlohmann::json::array();
@@ -86,7 +95,8 @@ void print_table(const LoadedModel& loaded) {
               static_cast<unsigned long long>(m.parameter_bytes()),
               static_cast<unsigned long long>(m.arena_bytes()));
   for (int s = 0; s < m.symbol_count(); ++s) {
-    std::printf("symbol       %s <= %lld\n", m.symbol(s).name, static_cast<long long>(m.symbol(s).max));
+    std::printf("symbol       %s <= %lld\n", m.symbol(s).name,
+                static_cast<long long>(m.symbol(s).max));
   }
   for (int i = 0; i < m.input_count(); ++i) {
     const TensorInfo t = m.tensor(m.input_tensor(i));
@@ -101,11 +111,12 @@ void print_table(const LoadedModel& loaded) {
     std::printf("%-4d %-10s %-16s %s -> %s\n", o, m.op(o).kind, m.op(o).name,
                 join_names(m, o, false).c_str(), join_names(m, o, true).c_str());
   }
-  std::printf("\n%-4s %-16s %-10s %-32s %10s %12s\n", "#", "tensor", "role", "dtype [shape]", "bytes",
-              "arena offset");
+  std::printf("\n%-4s %-16s %-10s %-32s %10s %12s\n", "#", "tensor", "role", "dtype [shape]",
+              "bytes", "arena offset");
   for (int t = 0; t < m.tensor_count(); ++t) {
     const TensorInfo info = m.tensor(t);
-    const std::string offset = info.role == TensorRole::kConstant ? "-" : std::to_string(info.arena_offset);
+    const std::string offset =
+        info.role == TensorRole::kConstant ? "-" : std::to_string(info.arena_offset);
     std::printf("%-4d %-16s %-10s %-32s %10zu %12s\n", t, info.name, tensor_role_name(info.role),
                 describe_tensor(m, info).c_str(), info.max_bytes, offset.c_str());
   }

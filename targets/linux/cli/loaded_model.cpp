@@ -24,7 +24,8 @@ std::string describe_tensor(const Model& model, const TensorInfo& tensor) {
   std::string text = std::string(dtype_name(tensor.dtype)) + " [";
   for (int i = 0; i < tensor.shape.rank; ++i) {
     if (i > 0) text += ", ";
-    if (tensor.dim_symbols[i] >= 0) text += std::string(model.symbol(tensor.dim_symbols[i]).name) + "=";
+    if (tensor.dim_symbols[i] >= 0)
+      text += std::string(model.symbol(tensor.dim_symbols[i]).name) + "=";
     text += std::to_string(tensor.shape.dims[i]);
   }
   return text + "]";

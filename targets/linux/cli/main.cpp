@@ -14,7 +14,8 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"inspect", "print a model's ops, tensors, parameters and arena size", focal::cli::inspect_command},
+    {"inspect", "print a model's ops, tensors, parameters and arena size",
+     focal::cli::inspect_command},
     {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
 };
 

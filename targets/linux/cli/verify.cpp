@@ -41,7 +41,8 @@ int verify_command(int argc, char** argv) {
     return 1;
   }
   const size_t arena_bytes = static_cast<size_t>(model.arena_bytes());
-  std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(kBufferAlignment, (arena_bytes + 63) / 64 * 64 + 64));
+  std::unique_ptr<void, FreeDeleter> arena(
+      std::aligned_alloc(kBufferAlignment, (arena_bytes + 63) / 64 * 64 + 64));
   auto session = Session::create(model, SessionOptions(), arena.get(), arena_bytes);
   if (!session.ok()) {
     std::fprintf(stderr, "focal verify: %s\n", session.status().message());
@@ -53,10 +54,11 @@ int verify_command(int argc, char** argv) {
     return 1;
   }
   const bool passed = report->failed_cases == 0;
-  std::printf("%s: %d of %d self-test cases passed (max abs error %.3g, worst error/tolerance %.3g)\n",
-              passed ? "PASS" : "FAIL", report->cases - report->failed_cases, report->cases,
-              static_cast<double>(report->max_abs_error),
-              static_cast<double>(report->worst_tolerance_ratio));
+  std::printf(
+      "%s: %d of %d self-test cases passed (max abs error %.3g, worst error/tolerance %.3g)\n",
+      passed ? "PASS" : "FAIL", report->cases - report->failed_cases, report->cases,
+      static_cast<double>(report->max_abs_error),
+      static_cast<double>(report->worst_tolerance_ratio));
   return passed ? 0 : 1;
 }
 

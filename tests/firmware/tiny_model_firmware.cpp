@@ -1,0 +1,64 @@
+// Runs the tiny model from flash on a Cortex-M: load and verify it in place, create a
+// session over a static arena, run the self-test vectors (expected outputs computed in
+// double precision on the host), print the outputs, and prove a corrupted copy is refused.
+#include <cstdio>
+#include <cstring>
+
+#include "focal/focal.h"
+#include "focal_tiny_model.h"
+
+namespace {
+
+// The tiny model's planned arena is 2 KiB; the check below fails loudly if it grows.
+alignas(64) uint8_t g_arena[4096];
+alignas(64) uint8_t g_corrupt_copy[8192];
+
+void print_output(const focal::Session& session, int index) {
+  const focal::TensorView out = session.output(index);
+  std::printf("%s [%d, %d, %d]:", out.name, static_cast<int>(out.shape.dims[0]),
+              static_cast<int>(out.shape.dims[1]), static_cast<int>(out.shape.dims[2]));
+  const int64_t count = out.shape.element_count();
+  for (int64_t i = 0; i < count && i < 10; ++i)
+    std::printf(" %.6f", static_cast<double>(out.as<float>()[i]));
+  std::printf("%s\n", count > 10 ? " ..." : "");
+}
+
+bool corrupted_copy_is_refused() {
+  if (focal_tiny_model_size > sizeof(g_corrupt_copy)) return false;
+  std::memcpy(g_corrupt_copy, focal_tiny_model, focal_tiny_model_size);
+  g_corrupt_copy[focal_tiny_model_size / 2] ^= 0x5A;
+  auto model = focal::Model::from_bytes(g_corrupt_copy, focal_tiny_model_size);
+  std::printf("corrupted copy: %s\n", model.ok() ? "LOADED (wrong)" : model.status().message());
+  return !model.ok();
+}
+
+}  // namespace
+
+int main() {
+  auto model = focal::Model::from_bytes(focal_tiny_model, focal_tiny_model_size);
+  if (!model.ok()) {
+    std::printf("load failed: %s\n", model.status().message());
+    return 1;
+  }
+  // %lu, not %llu: newlib-nano's printf has no long long.
+  std::printf("model: %s, %d ops, %lu parameters, arena %lu bytes\n", model->architecture(),
+              model->op_count(), static_cast<unsigned long>(model->parameter_count()),
+              static_cast<unsigned long>(model->arena_bytes()));
+  auto session = focal::Session::create(*model, focal::SessionOptions(), g_arena, sizeof(g_arena));
+  if (!session.ok()) {
+    std::printf("session failed: %s\n", session.status().message());
+    return 1;
+  }
+  auto report = focal::run_self_tests(session.value());
+  if (!report.ok()) {
+    std::printf("self-test could not run: %s\n", report.status().message());
+    return 1;
+  }
+  for (int i = 0; i < session->output_count(); ++i) print_output(session.value(), i);
+  const bool passed = report->cases > 0 && report->failed_cases == 0;
+  std::printf("self-test: %s (%d cases, max abs error %.3g, worst error/tolerance %.3g)\n",
+              passed ? "PASS" : "FAIL", report->cases, static_cast<double>(report->max_abs_error),
+              static_cast<double>(report->worst_tolerance_ratio));
+  if (!corrupted_copy_is_refused()) return 1;
+  return passed ? 0 : 1;
+}
