@@ -83,8 +83,9 @@ TEST_CASE("every single-byte flip is refused, and without the checksum nothing c
     if (!model.ok()) continue;
     ++loaded_without_checksum;
     // A flipped plan may ask for a terabyte arena; a caller would refuse that, so do we.
-    if (model->arena_bytes() > (1u << 20)) continue;
-    AlignedBuffer arena(static_cast<size_t>(model->arena_bytes()));
+    auto arena_bytes = Session::required_arena_bytes(*model, SessionOptions());
+    if (!arena_bytes.ok() || arena_bytes.value() > (1u << 20)) continue;
+    AlignedBuffer arena(arena_bytes.value());
     auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
     if (session.ok()) (void)run_self_tests(session.value());
   }

@@ -78,7 +78,7 @@ TEST_CASE("tiny model passes its own self-test, and a wrong expectation fails it
   AlignedBuffer file(testing::build_tiny_model());
   auto model = Model::from_bytes(file.data(), file.size());
   REQUIRE(model.ok());
-  AlignedBuffer arena(model->arena_bytes());
+  AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
   auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
   REQUIRE(session.ok());
   auto report = run_self_tests(session.value());

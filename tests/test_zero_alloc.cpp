@@ -67,7 +67,7 @@ TEST_CASE("set_input, run, output and self-tests allocate nothing after session 
   testing::AlignedBuffer file(testing::build_tiny_model());
   auto model = Model::from_bytes(file.data(), file.size());
   REQUIRE(model.ok());
-  testing::AlignedBuffer arena(static_cast<size_t>(model->arena_bytes()));
+  testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
   auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
   REQUIRE(session.ok());
   const std::vector<float> x = testing::random_values(2 * 8 * 8, 3);

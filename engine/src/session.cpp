@@ -48,20 +48,36 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
   return shape;
 }
 
+// The largest scratch any op needs with `workers` threads, at the planned maximum.
+size_t ops_workspace_bytes(const Model& model, int workers) {
+  size_t largest = 0;
+  for (const fb::Op* op : *model.schema().ops()) {
+    const OpDef* def = find_op_def(op->options_type());
+    if (def->workspace_bytes == nullptr) continue;
+    const size_t bytes = def->workspace_bytes(model.schema(), *op, workers);
+    largest = bytes > largest ? bytes : largest;
+  }
+  return largest;
+}
+
+size_t activations_bytes(const Model& model) {
+  return static_cast<size_t>(align_up(model.arena_bytes(), kBufferAlignment));
+}
+
 }  // namespace
 
 Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOptions& options) {
   int64_t limits[kMaxSymbols] = {};
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, limits));
   // The plan is made for the maximum shapes; smaller limits reuse the same offsets.
-  return static_cast<size_t>(model.arena_bytes());
+  return activations_bytes(model) + ops_workspace_bytes(model, options.threads);
 }
 
 Result<Session> Session::create(const Model& model, const SessionOptions& options, void* arena,
                                 size_t arena_bytes) {
   Session session(&model, static_cast<uint8_t*>(arena));
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, session.symbol_limit_));
-  const uint64_t needed = model.arena_bytes();
+  const size_t needed = required_arena_bytes(model, options).value();
   if (arena == nullptr && needed > 0) {
     return Status::error(StatusCode::kInvalidArgument, "arena is null; %llu bytes needed",
                          static_cast<unsigned long long>(needed));
@@ -72,9 +88,11 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
   }
   if (arena_bytes < needed) {
     return Status::error(StatusCode::kResourceExhausted,
-                         "arena of %zu bytes is too small: this model needs %llu", arena_bytes,
-                         static_cast<unsigned long long>(needed));
+                         "arena of %zu bytes is too small: this model needs %zu", arena_bytes,
+                         needed);
   }
+  session.workspace_ = session.arena_ + activations_bytes(model);
+  session.workspace_bytes_ = needed - activations_bytes(model);
   for (int s = 0; s < kMaxSymbols; ++s) session.symbol_value_[s] = session.symbol_limit_[s];
   return session;
 }
@@ -175,7 +193,8 @@ Status Session::run() {
     const int input_count = static_cast<int>(op->inputs()->size());
     for (int i = 0; i < input_count; ++i) inputs[i] = bind(op->inputs()->Get(i));
     for (uint32_t i = 0; i < op->outputs()->size(); ++i) outputs[i] = bind(op->outputs()->Get(i));
-    find_op_def(op->options_type())->run(OpRun{*op, inputs, input_count, outputs});
+    find_op_def(op->options_type())
+        ->run(OpRun{*op, inputs, input_count, outputs, workspace_, workspace_bytes_});
   }
   return Status();
 }

@@ -26,7 +26,8 @@ class Session {
   static constexpr int kMaxSymbols = 8;
   static constexpr int kMaxInputs = 64;
 
-  // Bytes of arena that create() needs for this model and these options.
+  // Bytes of arena that create() needs for this model and these options: the model's
+  // planned activations, then the largest scratch any op's kernel needs.
   static Result<size_t> required_arena_bytes(const Model& model, const SessionOptions& options);
 
   // `arena` must be aligned to kBufferAlignment and at least required_arena_bytes()
@@ -60,6 +61,8 @@ class Session {
 
   const Model* model_;
   uint8_t* arena_;
+  uint8_t* workspace_ = nullptr;  // kernel scratch, after the planned activations
+  size_t workspace_bytes_ = 0;
   int64_t symbol_limit_[kMaxSymbols] = {};
   int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
   int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound

@@ -1,42 +1,76 @@
-// Scaled dot-product attention over strided Q, K, V (the kernel family of issue 2/8 will
-// add the tiled SIMD versions; this is their scalar reference twin).
-//
-// For batch b, head h, query i: out[b, i, h, :] = sum_j softmax_j(s_ij) v[b, j, g, :]
-// with s_ij = scale * q[b, i, h, :] . k[b, j, g, :], g = h / (heads / kv_heads)
-// (grouped-query: consecutive query heads share a kv head).
+// Internal interface of the attention kernel family (the public one is
+// include/focal/attention.h). The work is cut into tasks; each task attends a set of
+// query rows to a range of keys. A row is one (head, query position) pair: in prefill a
+// block of positions of one head, in decode every head of a grouped-query group (they
+// read the same K and V), so the register tile is filled in both.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "focal/attention.h"
 
 namespace focal {
 namespace kernels {
 
-// Element strides of a [batch, seq, heads, dim] tensor; dim is contiguous. A
-// [batch, heads, seq, dim] tensor is described by swapping seq and head strides.
-struct AttentionStrides {
+// A task attends the query rows (head, position) for heads [head_begin, head_end) of one
+// grouped-query group and positions [query_begin, query_end) to keys within
+// [key_begin, key_end). K and V of that range are packed once per task and reused by
+// every row; rows are processed kMaxTaskRows at a time.
+constexpr size_t kMaxTaskRows = 64;
+
+struct AttentionTask {
   size_t batch;
-  size_t seq;
-  size_t head;
+  size_t kv_head;
+  size_t head_begin, head_end;
+  size_t query_begin, query_end;
+  size_t key_begin, key_end;
+  // Split-KV decode: when non-null, row k = (h - head_begin) * queries + (i - query_begin)
+  // writes its running max m (log2 domain), sum l and unnormalized output o[head_dim]
+  // to partial[k * (head_dim + 2) + {0: m, 1: l, 2..: o}] instead of to `out`.
+  float* partial;
 };
 
-struct AttentionParams {
-  size_t batch;
-  size_t heads;
-  size_t kv_heads;  // divides heads
-  size_t q_len;
-  size_t kv_len;
-  size_t head_dim;
-  float scale;  // usually 1 / sqrt(head_dim)
-  // Causal: query i sees keys j <= i + causal_offset. With a cached prefix,
-  // causal_offset = kv_len - q_len puts the queries at the end of the keys.
-  bool causal;
-  long causal_offset;
-  AttentionStrides q, k, v, out;
+// Tiling shared by every ISA (so one workspace size fits all): keys are processed in
+// blocks of kKeyBlock, head_dim is padded to kDimAlign floats (one AVX-512 vector).
+constexpr size_t kKeyBlock = 64;
+constexpr size_t kDimAlign = 16;
+
+inline size_t round_up(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Rows a task processes at once: its heads x queries, at most kMaxTaskRows.
+inline size_t task_row_capacity(size_t rows) { return rows < kMaxTaskRows ? rows : kMaxTaskRows; }
+
+// Floats of per-worker scratch for tasks of up to `max_rows` rows and `max_keys` keys:
+// packed queries and outputs, transposed keys and values, scores, running max and sum.
+inline size_t attention_task_scratch_floats(size_t head_dim, size_t max_rows, size_t max_keys) {
+  const size_t d = round_up(head_dim, kDimAlign);
+  const size_t rows = round_up(task_row_capacity(max_rows), 4);
+  const size_t keys = round_up(max_keys, kKeyBlock);
+  return rows * d * 2 + keys * d * 2 + rows * kKeyBlock + rows * 2;
+}
+
+using AttentionTaskFn = void (*)(const AttentionParams& params, const AttentionTask& task,
+                                 float* scratch);
+
+struct AttentionKernelTable {
+  const char* isa;
+  AttentionTaskFn run_task;
 };
 
-// A query with no visible key (possible with causal_offset < 0) yields zeros.
-void attention_f32_reference(const AttentionParams& p, const float* q, const float* k,
-                             const float* v, float* out);
+// One table per instruction set, each from its own translation unit compiled with that
+// instruction set's flags; null where the build does not include it.
+const AttentionKernelTable* attention_kernels_scalar();
+const AttentionKernelTable* attention_kernels_sse2();
+const AttentionKernelTable* attention_kernels_avx2();
+const AttentionKernelTable* attention_kernels_avx512();
+const AttentionKernelTable* attention_kernels_neon64();
+const AttentionKernelTable* attention_kernels_neon();
+
+// The reference twin: plain loops, two-pass softmax in f32, whole problem at once.
+void attention_reference_f32(const AttentionParams& params);
 
 }  // namespace kernels
 }  // namespace focal

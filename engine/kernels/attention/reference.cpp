@@ -1,65 +1,67 @@
-// Scalar reference: one query at a time, online softmax (running max and sum) so no
-// scratch memory is needed; the output row itself accumulates the weighted values.
+// Scalar reference twin of the attention family: the definition the SIMD kernels are
+// tested against. Straightforward: per query row, max, sum of exps, weighted values.
 #include <cmath>
+#include <cstring>
 
 #include "attention/attention.h"
+#include "attention/attention_mask.h"
+#include "simd/vec_scalar.hpp"
 
 namespace focal {
 namespace kernels {
+
 namespace {
 
-void attend_one_query(const AttentionParams& p, const float* q_row, const float* k_head,
-                      const float* v_head, size_t visible, float* out_row) {
-  float running_max = -INFINITY;
-  float running_sum = 0.0f;
-  for (size_t d = 0; d < p.head_dim; ++d) out_row[d] = 0.0f;
-  for (size_t j = 0; j < visible; ++j) {
-    const float* k_row = k_head + j * p.k.seq;
-    const float* v_row = v_head + j * p.v.seq;
-    float score = 0.0f;
-    for (size_t d = 0; d < p.head_dim; ++d) score += q_row[d] * k_row[d];
-    score *= p.scale;
-    if (score > running_max) {
-      // Rescale what was accumulated under the old maximum.
-      const float correction = std::exp(running_max - score);
-      running_sum *= correction;
-      for (size_t d = 0; d < p.head_dim; ++d) out_row[d] *= correction;
-      running_max = score;
-    }
-    const float weight = std::exp(score - running_max);
-    running_sum += weight;
-    for (size_t d = 0; d < p.head_dim; ++d) out_row[d] += weight * v_row[d];
-  }
-  if (running_sum > 0.0f) {
-    const float inv_sum = 1.0f / running_sum;
-    for (size_t d = 0; d < p.head_dim; ++d) out_row[d] *= inv_sum;
-  }
+float load_kv(const AttentionParams& p, const void* base, const AttentionStrides& s, size_t b,
+              size_t j, size_t g, size_t d) {
+  const size_t index = b * s.batch + j * s.seq + g * s.head + d;
+  if (p.kv_type == KvType::kF16) return simd::half_to_float(static_cast<const uint16_t*>(base)[index]);
+  return static_cast<const float*>(base)[index];
 }
 
-// How many leading keys query i may see.
-size_t visible_keys(const AttentionParams& p, size_t i) {
-  if (!p.causal) return p.kv_len;
-  const long last = static_cast<long>(i) + p.causal_offset;  // last visible key index
-  if (last < 0) return 0;
-  const size_t count = static_cast<size_t>(last) + 1;
-  return count < p.kv_len ? count : p.kv_len;
+// Score of query row (b, h, i) against key j, or -inf when masked.
+float score(const AttentionParams& p, const KeyRange& visible, size_t b, size_t h, size_t i,
+            size_t j, float scale) {
+  if (j < visible.begin || j >= visible.end) return -INFINITY;
+  const size_t g = h / (p.heads / p.kv_heads);
+  const float* q = p.q + b * p.q_strides.batch + i * p.q_strides.seq + h * p.q_strides.head;
+  float dot = 0.0f;
+  for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * load_kv(p, p.k, p.k_strides, b, j, g, d);
+  return dot * scale + bias_at(p.mask, b, h, i, j);
+}
+
+// Three passes over the keys (max, sum, weighted values), recomputing the scores each
+// time so the reference needs no scratch memory at any sequence length.
+void attend_row(const AttentionParams& p, size_t b, size_t h, size_t i, float scale) {
+  const size_t g = h / (p.heads / p.kv_heads);
+  float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
+  const KeyRange visible = visible_keys(p, b, i);
+  float max_score = -INFINITY;
+  for (size_t j = 0; j < p.kv_len; ++j) max_score = std::fmax(max_score, score(p, visible, b, h, i, j, scale));
+  float sum = 0.0f;
+  if (max_score != -INFINITY) {
+    for (size_t j = 0; j < p.kv_len; ++j) sum += std::exp(score(p, visible, b, h, i, j, scale) - max_score);
+  }
+  const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;  // no visible key: zeros
+  const bool keep_weights = p.weights != nullptr && h < 64 && ((p.weights_heads >> h) & 1u);
+  float* weights = keep_weights ? p.weights + ((b * p.heads + h) * p.q_len + i) * p.kv_len : nullptr;
+  for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0f;
+  for (size_t j = 0; j < p.kv_len; ++j) {
+    const float s = score(p, visible, b, h, i, j, scale);
+    const float weight = s == -INFINITY ? 0.0f : std::exp(s - max_score) * inv_sum;
+    if (weights != nullptr) weights[j] = weight;
+    if (weight == 0.0f) continue;
+    for (size_t d = 0; d < p.head_dim; ++d) out[d] += weight * load_kv(p, p.v, p.v_strides, b, j, g, d);
+  }
 }
 
 }  // namespace
 
-void attention_f32_reference(const AttentionParams& p, const float* q, const float* k,
-                             const float* v, float* out) {
-  const size_t group = p.heads / p.kv_heads;
+void attention_reference_f32(const AttentionParams& p) {
+  const float scale = effective_scale(p);
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t h = 0; h < p.heads; ++h) {
-      const size_t g = h / group;
-      const float* k_head = k + b * p.k.batch + g * p.k.head;
-      const float* v_head = v + b * p.v.batch + g * p.v.head;
-      for (size_t i = 0; i < p.q_len; ++i) {
-        attend_one_query(p, q + b * p.q.batch + i * p.q.seq + h * p.q.head, k_head, v_head,
-                         visible_keys(p, i),
-                         out + b * p.out.batch + i * p.out.seq + h * p.out.head);
-      }
+      for (size_t i = 0; i < p.q_len; ++i) attend_row(p, b, h, i, scale);
     }
   }
 }

@@ -21,7 +21,7 @@ void run_add(const OpRun& r) {
 }  // namespace
 
 const OpDef& add_op_def() {
-  static const OpDef def = {"Add", 2, 2, 1, check_add, run_add};
+  static const OpDef def = {"Add", 2, 2, 1, check_add, run_add, nullptr};
   return def;
 }
 

@@ -1,5 +1,5 @@
 // Attention op on projected q [B, Sq, H*D], k and v [B, Sk, Hkv*D]; output [B, Sq, H*D].
-#include "attention/attention.h"
+#include "focal/attention.h"
 
 #include <cmath>
 
@@ -46,37 +46,66 @@ Status check_attention(const OpCheck& c) {
   return expect_same_shape(c, q, c.output(0));
 }
 
-kernels::AttentionStrides packed_strides(const Shape& shape, int head_dim) {
-  const size_t features = static_cast<size_t>(shape.dims[2]);
-  return {static_cast<size_t>(shape.dims[1]) * features, features, static_cast<size_t>(head_dim)};
+AttentionStrides packed_strides(int64_t seq, int64_t features, int head_dim) {
+  AttentionStrides strides;
+  strides.batch = static_cast<size_t>(seq * features);
+  strides.seq = static_cast<size_t>(features);
+  strides.head = static_cast<size_t>(head_dim);
+  return strides;
+}
+
+// The kernel's description of this op for q [B, Sq, H*D] and k, v [B, Sk, Hkv*D].
+AttentionParams make_params(const fb::AttentionOptions& o, int64_t batch, int64_t q_len,
+                            int64_t kv_len) {
+  AttentionParams p;
+  p.batch = static_cast<size_t>(batch);
+  p.heads = static_cast<size_t>(o.num_heads());
+  p.kv_heads = static_cast<size_t>(o.num_kv_heads());
+  p.q_len = static_cast<size_t>(q_len);
+  p.kv_len = static_cast<size_t>(kv_len);
+  p.head_dim = static_cast<size_t>(o.head_dim());
+  p.scale = o.scale();
+  p.mask.causal = o.causal();
+  p.mask.causal_offset = kv_len - q_len;  // queries are the last q_len positions
+  const int64_t q_features = int64_t(o.num_heads()) * o.head_dim();
+  const int64_t kv_features = int64_t(o.num_kv_heads()) * o.head_dim();
+  p.q_strides = packed_strides(q_len, q_features, o.head_dim());
+  p.out_strides = p.q_strides;
+  p.k_strides = packed_strides(kv_len, kv_features, o.head_dim());
+  p.v_strides = p.k_strides;
+  return p;
+}
+
+size_t attention_workspace(const fb::Model& model, const fb::Op& op, int workers) {
+  const fb::Tensor& q = *model.tensors()->Get(op.inputs()->Get(0));
+  const fb::Tensor& k = *model.tensors()->Get(op.inputs()->Get(1));
+  const fb::AttentionOptions& o = *op.options_as_AttentionOptions();
+  const int64_t batch = q.shape()->Get(0), q_len = q.shape()->Get(1), kv_len = k.shape()->Get(1);
+  // Within prefill (q_len > 16) and within decode the workspace grows with every size,
+  // so the planned maximum of each mode covers all smaller runs of that mode.
+  const int64_t decode_q_len = q_len < 16 ? q_len : 16;
+  const size_t prefill = attention_workspace_bytes(make_params(o, batch, q_len, kv_len), workers);
+  const size_t decode = attention_workspace_bytes(make_params(o, batch, decode_q_len, kv_len), workers);
+  return prefill > decode ? prefill : decode;
 }
 
 void run_attention(const OpRun& r) {
-  const fb::AttentionOptions& o = *r.op.options_as_AttentionOptions();
   const Shape& q = r.inputs[0].shape;
-  const Shape& k = r.inputs[1].shape;
-  kernels::AttentionParams p;
-  p.batch = static_cast<size_t>(q.dims[0]);
-  p.heads = static_cast<size_t>(o.num_heads());
-  p.kv_heads = static_cast<size_t>(o.num_kv_heads());
-  p.q_len = static_cast<size_t>(q.dims[1]);
-  p.kv_len = static_cast<size_t>(k.dims[1]);
-  p.head_dim = static_cast<size_t>(o.head_dim());
-  p.scale = o.scale() > 0.0f ? o.scale() : 1.0f / std::sqrt(static_cast<float>(o.head_dim()));
-  p.causal = o.causal();
-  p.causal_offset = static_cast<long>(p.kv_len) - static_cast<long>(p.q_len);
-  p.q = packed_strides(q, o.head_dim());
-  p.k = packed_strides(k, o.head_dim());
-  p.v = packed_strides(r.inputs[2].shape, o.head_dim());
-  p.out = packed_strides(r.outputs[0].shape, o.head_dim());
-  kernels::attention_f32_reference(p, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
-                                   r.outputs[0].mutable_f32());
+  AttentionParams p = make_params(*r.op.options_as_AttentionOptions(), q.dims[0], q.dims[1],
+                                  r.inputs[1].shape.dims[1]);
+  p.q = r.inputs[0].f32();
+  p.k = r.inputs[1].f32();
+  p.v = r.inputs[2].f32();
+  p.out = r.outputs[0].mutable_f32();
+  // Validated at load (shapes, heads) and session creation (workspace): cannot fail.
+  (void)attention(p, r.workspace, r.workspace_bytes);
 }
 
 }  // namespace
 
 const OpDef& attention_op_def() {
-  static const OpDef def = {"Attention", 3, 3, 1, check_attention, run_attention};
+  static const OpDef def = {"Attention", 3, 3, 1, check_attention, run_attention,
+                            attention_workspace};
   return def;
 }
 

@@ -56,7 +56,7 @@ void run_dense(const OpRun& r) {
 }  // namespace
 
 const OpDef& dense_op_def() {
-  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense};
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense, nullptr};
   return def;
 }
 

@@ -35,7 +35,7 @@ void run_layernorm(const OpRun& r) {
 }  // namespace
 
 const OpDef& layernorm_op_def() {
-  static const OpDef def = {"LayerNorm", 3, 3, 1, check_layernorm, run_layernorm};
+  static const OpDef def = {"LayerNorm", 3, 3, 1, check_layernorm, run_layernorm, nullptr};
   return def;
 }
 

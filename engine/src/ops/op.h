@@ -37,6 +37,9 @@ struct OpRun {
   const BoundTensor* inputs;
   int input_count;
   const BoundTensor* outputs;
+  // Kernel scratch at the end of the arena, workspace_bytes() long for this op.
+  void* workspace;
+  size_t workspace_bytes;
 };
 
 struct OpDef {
@@ -46,6 +49,9 @@ struct OpDef {
   int outputs;
   Status (*check)(const OpCheck&);
   void (*run)(const OpRun&);
+  // Scratch the op's kernel needs at the planned maximum shapes with `workers` threads;
+  // null for ops that need none. The session reserves the largest over all ops.
+  size_t (*workspace_bytes)(const fb::Model& model, const fb::Op& op, int workers);
 };
 
 // The definition for an op type; null for types this engine does not know.

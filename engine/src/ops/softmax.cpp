@@ -22,7 +22,7 @@ void run_softmax(const OpRun& r) {
 }  // namespace
 
 const OpDef& softmax_op_def() {
-  static const OpDef def = {"Softmax", 1, 1, 1, check_softmax, run_softmax};
+  static const OpDef def = {"Softmax", 1, 1, 1, check_softmax, run_softmax, nullptr};
   return def;
 }
 

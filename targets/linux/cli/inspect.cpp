@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "focal/session.h"
 
 namespace focal {
 namespace cli {
@@ -45,7 +46,9 @@ nlohmann::json model_json(const LoadedModel& loaded) {
   j["producer"] = m.producer();
   j["parameter_count"] = m.parameter_count();
   j["parameter_bytes"] = m.parameter_bytes();
-  j["arena_bytes"] = m.arena_bytes();
+  j["arena_bytes"] = m.arena_bytes();  // planned activations
+  const auto session_bytes = Session::required_arena_bytes(m, SessionOptions());
+  j["session_arena_bytes"] = session_bytes.ok() ? session_bytes.value() : 0;  // + kernel scratch, 1 thread
   j["self_tests"] = m.self_test_count();
   j["symbols"] = nlohmann::json::array();
   for (int s = 0; s < m.symbol_count(); ++s) {
@@ -90,10 +93,12 @@ void print_table(const LoadedModel& loaded) {
   std::printf("model        %s (%zu bytes, format v%u, checksum ok)\n", loaded.path.c_str(),
               m.size(), m.version());
   std::printf("architecture %s\nproducer     %s\n", m.architecture(), m.producer());
-  std::printf("parameters   %llu (%llu bytes)\narena        %llu bytes\n",
-              static_cast<unsigned long long>(m.parameter_count()),
-              static_cast<unsigned long long>(m.parameter_bytes()),
-              static_cast<unsigned long long>(m.arena_bytes()));
+  const auto session_bytes = Session::required_arena_bytes(m, SessionOptions());
+  std::printf("parameters   %llu (%llu bytes)\n", static_cast<unsigned long long>(m.parameter_count()),
+              static_cast<unsigned long long>(m.parameter_bytes()));
+  std::printf("arena        %llu bytes of planned activations, %zu with kernel scratch (1 thread)\n",
+              static_cast<unsigned long long>(m.arena_bytes()),
+              session_bytes.ok() ? session_bytes.value() : size_t(0));
   for (int s = 0; s < m.symbol_count(); ++s) {
     std::printf("symbol       %s <= %lld\n", m.symbol(s).name,
                 static_cast<long long>(m.symbol(s).max));

@@ -40,7 +40,12 @@ int verify_command(int argc, char** argv) {
     std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", argv[0]);
     return 1;
   }
-  const size_t arena_bytes = static_cast<size_t>(model.arena_bytes());
+  const auto needed = Session::required_arena_bytes(model, SessionOptions());
+  if (!needed.ok()) {
+    std::fprintf(stderr, "focal verify: %s\n", needed.status().message());
+    return 1;
+  }
+  const size_t arena_bytes = needed.value();
   std::unique_ptr<void, FreeDeleter> arena(
       std::aligned_alloc(kBufferAlignment, (arena_bytes + 63) / 64 * 64 + 64));
   auto session = Session::create(model, SessionOptions(), arena.get(), arena_bytes);

@@ -1,0 +1,320 @@
+// The public attention entry points: check the problem, cut it into tasks, run them on
+// the best kernel for this CPU (over the caller's workers), merge split-KV partials.
+#include <cmath>
+#include <cstring>
+
+#include "attention/attention.h"
+#include "attention/attention_mask.h"
+#include "attention_dispatch.h"
+#include "cpu/isa.h"
+#include "focal/attention.h"
+#include "simd/vec_scalar.hpp"
+
+namespace focal {
+namespace {
+
+using kernels::AttentionKernelTable;
+using kernels::AttentionTask;
+
+// Decode (few queries per kv head): keys are split into chunks of this many, each a
+// task, merged by log-sum-exp. Fixed, so results do not depend on the worker count.
+constexpr size_t kDecodeChunk = 512;
+constexpr size_t kDecodeMaxQueries = 16;
+// Prefill: each task packs K/V once and attends this many query positions of every
+// head of one grouped-query group.
+constexpr size_t kPrefillQueries = 256;
+
+const AttentionKernelTable* best_kernels() {
+  const CpuIsas& isas = usable_isas();
+  (void)isas;
+#if defined(FOCAL_HAVE_ISA_AVX512)
+  if (isas.avx512) return kernels::attention_kernels_avx512();
+#endif
+#if defined(FOCAL_HAVE_ISA_AVX2)
+  if (isas.avx2) return kernels::attention_kernels_avx2();
+#endif
+#if defined(FOCAL_HAVE_ISA_SSE2)
+  if (isas.sse2) return kernels::attention_kernels_sse2();
+#endif
+#if defined(FOCAL_HAVE_ISA_NEON64)
+  if (isas.neon64) return kernels::attention_kernels_neon64();
+#endif
+#if defined(FOCAL_HAVE_ISA_NEON)
+  if (isas.neon) return kernels::attention_kernels_neon();
+#endif
+  return kernels::attention_kernels_scalar();
+}
+
+Status invalid(const char* what) {
+  return Status::error(StatusCode::kInvalidArgument, "attention: %s", what);
+}
+
+// Sizes, options and mask; not the data pointers (workspace sizing has none yet).
+Status check_shape(const AttentionParams& p) {
+  if (p.batch < 1 || p.heads < 1 || p.kv_heads < 1 || p.q_len < 1 || p.kv_len < 1) {
+    return invalid("batch, heads, kv_heads, q_len and kv_len must be >= 1");
+  }
+  if (p.heads % p.kv_heads != 0) return invalid("kv_heads must divide heads");
+  if (p.heads > 65535 || p.q_len > (size_t(1) << 31) || p.kv_len > (size_t(1) << 31)) {
+    return invalid("more than 65535 heads or 2^31 positions");
+  }
+  if (p.head_dim < 1 || p.head_dim > kMaxAttentionHeadDim) return invalid("head_dim must be 1 to 256");
+  if (!(p.scale >= 0.0f) || !std::isfinite(p.scale)) return invalid("scale must be finite and >= 0");
+  if (p.mask.window < 0 || (p.mask.window > 0 && !p.mask.causal)) {
+    return invalid("a sliding window must be positive and needs causal");
+  }
+  if (p.kv_type != KvType::kF32 && p.kv_type != KvType::kF16) return invalid("unknown kv_type");
+  return Status();
+}
+
+Status check_params(const AttentionParams& p) {
+  FOCAL_RETURN_IF_ERROR(check_shape(p));
+  if (p.q == nullptr || p.k == nullptr || p.v == nullptr || p.out == nullptr) {
+    return invalid("q, k, v and out must not be null");
+  }
+  if (p.mask.key_lengths != nullptr) {
+    for (size_t b = 0; b < p.batch; ++b) {
+      const int32_t length = p.mask.key_lengths[b];
+      if (length < 0 || static_cast<size_t>(length) > p.kv_len) {
+        return Status::error(StatusCode::kOutOfRange,
+                             "attention: key_lengths[%u] = %d outside 0..kv_len",
+                             static_cast<unsigned>(b), static_cast<int>(length));
+      }
+    }
+  }
+  return Status();
+}
+
+bool is_decode(const AttentionParams& p) { return p.q_len <= kDecodeMaxQueries; }
+
+size_t chunks_per_row(const AttentionParams& p) {
+  return is_decode(p) ? (p.kv_len + kDecodeChunk - 1) / kDecodeChunk : 1;
+}
+
+size_t max_task_keys(const AttentionParams& p) {
+  return is_decode(p) && p.kv_len > kDecodeChunk ? kDecodeChunk : p.kv_len;
+}
+
+size_t max_task_rows(const AttentionParams& p) {
+  const size_t group = p.heads / p.kv_heads;
+  return group * (is_decode(p) || p.q_len < kPrefillQueries ? p.q_len : kPrefillQueries);
+}
+
+size_t scratch_bytes_per_worker(const AttentionParams& p) {
+  const size_t floats =
+      kernels::attention_task_scratch_floats(p.head_dim, max_task_rows(p), max_task_keys(p));
+  return kernels::round_up(floats * sizeof(float), 64);
+}
+
+// Split-KV partials: for every (batch, head, query, chunk), head_dim + 2 floats.
+size_t partial_bytes(const AttentionParams& p) {
+  if (chunks_per_row(p) <= 1) return 0;
+  return kernels::round_up(
+      p.batch * p.heads * p.q_len * chunks_per_row(p) * (p.head_dim + 2) * sizeof(float), 64);
+}
+
+struct Plan {
+  const AttentionParams* params;
+  const AttentionKernelTable* kernels;
+  size_t group;            // query heads per kv head
+  size_t query_blocks;     // prefill: blocks of kPrefillQueries
+  size_t chunks;           // decode: key chunks per (batch, kv head)
+  float* partials;         // null when not split
+  uint8_t* scratch;        // per worker, scratch_stride bytes each
+  size_t scratch_stride;
+};
+
+size_t task_count(const Plan& plan) {
+  const AttentionParams& p = *plan.params;
+  return p.batch * p.kv_heads * (is_decode(p) ? plan.chunks : plan.query_blocks);
+}
+
+// Task index -> which rows and keys. Decode: (batch, kv head, chunk); prefill:
+// (batch, kv head, query block).
+AttentionTask make_task(const Plan& plan, size_t index) {
+  const AttentionParams& p = *plan.params;
+  const size_t per_kv_head = is_decode(p) ? plan.chunks : plan.query_blocks;
+  const size_t part = index % per_kv_head;
+  AttentionTask t;
+  t.kv_head = (index / per_kv_head) % p.kv_heads;
+  t.batch = index / per_kv_head / p.kv_heads;
+  t.head_begin = t.kv_head * plan.group;
+  t.head_end = t.head_begin + plan.group;
+  t.partial = nullptr;
+  if (is_decode(p)) {
+    t.query_begin = 0;
+    t.query_end = p.q_len;
+    t.key_begin = part * kDecodeChunk;
+    t.key_end = t.key_begin + kDecodeChunk < p.kv_len ? t.key_begin + kDecodeChunk : p.kv_len;
+    if (plan.partials != nullptr) {
+      // Rows of this task are contiguous in [batch][head][query][chunk] order per chunk.
+      t.partial = plan.partials +
+                  ((t.batch * p.heads + t.head_begin) * p.q_len * plan.chunks + part * plan.group * p.q_len) *
+                      (p.head_dim + 2);
+    }
+  } else {
+    t.query_begin = part * kPrefillQueries;
+    t.query_end = t.query_begin + kPrefillQueries < p.q_len ? t.query_begin + kPrefillQueries : p.q_len;
+    t.key_begin = 0;
+    t.key_end = p.kv_len;
+  }
+  return t;
+}
+
+void run_one_task(void* context, size_t index, int worker) {
+  const Plan& plan = *static_cast<const Plan*>(context);
+  const AttentionTask task = make_task(plan, index);
+  float* scratch = reinterpret_cast<float*>(plan.scratch + static_cast<size_t>(worker) * plan.scratch_stride);
+  plan.kernels->run_task(*plan.params, task, scratch);
+}
+
+// Combines the chunks of every decode row: m = max m_c, l = sum l_c 2^(m_c - m),
+// o = sum o_c 2^(m_c - m) / l, in chunk order.
+void merge_partials(const Plan& plan) {
+  const AttentionParams& p = *plan.params;
+  const size_t stride = p.head_dim + 2;
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t h = 0; h < p.heads; ++h) {
+      const size_t g = h / plan.group, head_in_group = h % plan.group;
+      for (size_t i = 0; i < p.q_len; ++i) {
+        const size_t row = head_in_group * p.q_len + i;
+        const float* base = plan.partials + (b * p.heads + g * plan.group) * p.q_len * plan.chunks * stride;
+        const auto chunk_row = [&](size_t c) { return base + (c * plan.group * p.q_len + row) * stride; };
+        float m = -INFINITY;
+        for (size_t c = 0; c < plan.chunks; ++c) m = std::fmax(m, chunk_row(c)[0]);
+        float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
+        for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0f;
+        float l = 0.0f;
+        if (m != -INFINITY) {
+          for (size_t c = 0; c < plan.chunks; ++c) {
+            const float* part = chunk_row(c);
+            const float w = simd::exp2_scalar(part[0] - m);
+            l += part[1] * w;
+            for (size_t d = 0; d < p.head_dim; ++d) out[d] += part[2 + d] * w;
+          }
+        }
+        const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+        for (size_t d = 0; d < p.head_dim; ++d) out[d] *= inv;
+      }
+    }
+  }
+}
+
+// Inspection: softmax weights of the requested heads, recomputed row by row with the
+// same mask rules (a debugging aid, not a fast path).
+void write_weights(const AttentionParams& p) {
+  const float scale = kernels::effective_scale(p);
+  const size_t group = p.heads / p.kv_heads;
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t h = 0; h < p.heads && h < 64; ++h) {
+      if (!((p.weights_heads >> h) & 1u)) continue;
+      for (size_t i = 0; i < p.q_len; ++i) {
+        float* w = p.weights + ((b * p.heads + h) * p.q_len + i) * p.kv_len;
+        const kernels::KeyRange visible = kernels::visible_keys(p, b, i);
+        const float* q = p.q + b * p.q_strides.batch + i * p.q_strides.seq + h * p.q_strides.head;
+        float max_score = -INFINITY;
+        for (size_t j = 0; j < p.kv_len; ++j) {
+          w[j] = -INFINITY;
+          if (j < visible.begin || j >= visible.end) continue;
+          const size_t at = b * p.k_strides.batch + j * p.k_strides.seq + (h / group) * p.k_strides.head;
+          float dot = 0.0f;
+          for (size_t d = 0; d < p.head_dim; ++d) {
+            const float k = p.kv_type == KvType::kF16
+                                ? simd::half_to_float(static_cast<const uint16_t*>(p.k)[at + d])
+                                : static_cast<const float*>(p.k)[at + d];
+            dot += q[d] * k;
+          }
+          w[j] = dot * scale + kernels::bias_at(p.mask, b, h, i, j);
+          max_score = std::fmax(max_score, w[j]);
+        }
+        float sum = 0.0f;
+        for (size_t j = 0; j < p.kv_len; ++j) {
+          w[j] = max_score == -INFINITY ? 0.0f : std::exp(w[j] - max_score);
+          sum += w[j];
+        }
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        for (size_t j = 0; j < p.kv_len; ++j) w[j] *= inv;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
+  if (!check_shape(params).ok()) return 0;
+  const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
+  return partial_bytes(params) + count * scratch_bytes_per_worker(params) + 64;
+}
+
+int usable_attention_kernels(const AttentionKernelTable** tables) {
+  int count = 0;
+  tables[count++] = kernels::attention_kernels_scalar();
+  const CpuIsas& isas = usable_isas();
+  (void)isas;
+#if defined(FOCAL_HAVE_ISA_SSE2)
+  if (isas.sse2) tables[count++] = kernels::attention_kernels_sse2();
+#endif
+#if defined(FOCAL_HAVE_ISA_AVX2)
+  if (isas.avx2) tables[count++] = kernels::attention_kernels_avx2();
+#endif
+#if defined(FOCAL_HAVE_ISA_AVX512)
+  if (isas.avx512) tables[count++] = kernels::attention_kernels_avx512();
+#endif
+#if defined(FOCAL_HAVE_ISA_NEON64)
+  if (isas.neon64) tables[count++] = kernels::attention_kernels_neon64();
+#endif
+#if defined(FOCAL_HAVE_ISA_NEON)
+  if (isas.neon) tables[count++] = kernels::attention_kernels_neon();
+#endif
+  return count;
+}
+
+Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
+                 ParallelFor* parallel) {
+  return attention_with_kernels(params, best_kernels(), workspace, workspace_bytes, parallel);
+}
+
+Status attention_with_kernels(const AttentionParams& params, const AttentionKernelTable* kernels,
+                              void* workspace, size_t workspace_bytes, ParallelFor* parallel) {
+  FOCAL_RETURN_IF_ERROR(check_params(params));
+  const int workers = parallel != nullptr ? parallel->workers() : 1;
+  const size_t needed = attention_workspace_bytes(params, workers);
+  if (workspace == nullptr || workspace_bytes < needed) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "attention: workspace of %zu bytes, %zu needed", workspace_bytes, needed);
+  }
+  // Align the caller's workspace to 64 bytes (the +64 in the size allows for it).
+  uint8_t* base = static_cast<uint8_t*>(workspace);
+  base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+
+  Plan plan;
+  plan.params = &params;
+  plan.kernels = kernels;
+  plan.group = params.heads / params.kv_heads;
+  plan.query_blocks = (params.q_len + kPrefillQueries - 1) / kPrefillQueries;
+  plan.chunks = chunks_per_row(params);
+  plan.partials = partial_bytes(params) > 0 ? reinterpret_cast<float*>(base) : nullptr;
+  plan.scratch = base + partial_bytes(params);
+  plan.scratch_stride = scratch_bytes_per_worker(params);
+
+  const size_t tasks = task_count(plan);
+  if (parallel != nullptr && workers > 1) {
+    parallel->run(tasks, run_one_task, &plan);
+  } else {
+    for (size_t t = 0; t < tasks; ++t) run_one_task(&plan, t, 0);
+  }
+  if (plan.partials != nullptr) merge_partials(plan);
+  if (params.weights != nullptr) write_weights(params);
+  return Status();
+}
+
+Status attention_reference(const AttentionParams& params) {
+  FOCAL_RETURN_IF_ERROR(check_params(params));
+  kernels::attention_reference_f32(params);
+  return Status();
+}
+
+const char* attention_isa() { return best_kernels()->isa; }
+
+}  // namespace focal

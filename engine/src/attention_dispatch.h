@@ -1,0 +1,17 @@
+// Internal: run the attention family on a chosen kernel table, and list the tables this
+// binary has and this CPU can run (tests sweep every one; benchmarks compare them).
+#pragma once
+
+#include "attention/attention.h"
+#include "focal/attention.h"
+
+namespace focal {
+
+// Fills `tables` (room for 8) with every usable kernel table, scalar first; returns the count.
+int usable_attention_kernels(const kernels::AttentionKernelTable** tables);
+
+Status attention_with_kernels(const AttentionParams& params,
+                              const kernels::AttentionKernelTable* kernels, void* workspace,
+                              size_t workspace_bytes, ParallelFor* parallel);
+
+}  // namespace focal

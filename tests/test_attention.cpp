@@ -1,0 +1,294 @@
+// The attention kernel family against its reference twin (itself checked against a
+// double-precision computation), on every instruction set this CPU has: shapes across
+// the tile edges, every mask, grouped-query, decode with split-KV, f16 K/V, strided
+// layouts, extreme logits, inspection weights, and bitwise equality across workers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attention_dispatch.h"
+#include "focal/attention.h"
+#include "simd/vec_scalar.hpp"
+#include "support/aligned_buffer.h"
+#include "support/tiny_model.h"
+
+using namespace focal;
+using focal::testing::AlignedBuffer;
+
+namespace {
+
+uint16_t float_to_half(float f) {  // round to nearest even; test data is in half range
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exponent = int32_t((x >> 23) & 0xFF) - 127 + 15;
+  uint32_t mantissa = x & 0x7FFFFFu;
+  if (exponent <= 0) return static_cast<uint16_t>(sign);  // flush tiny values
+  uint32_t half = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(half);
+}
+
+struct Problem {
+  size_t batch = 1, heads = 2, kv_heads = 1, q_len = 5, kv_len = 7, head_dim = 8;
+  bool causal = false;
+  int64_t causal_offset = 0;
+  int64_t window = 0;
+  bool padding = false;
+  bool bias = false;
+  bool heads_first = false;  // [batch, heads, seq, dim] instead of [batch, seq, heads, dim]
+  KvType kv_type = KvType::kF32;
+  float value_range = 1.0f;
+  bool weights = false;
+  uint32_t seed = 1;
+};
+
+std::string describe(const Problem& p) {
+  return "b" + std::to_string(p.batch) + " h" + std::to_string(p.heads) + "/" +
+         std::to_string(p.kv_heads) + " q" + std::to_string(p.q_len) + " k" +
+         std::to_string(p.kv_len) + " d" + std::to_string(p.head_dim) +
+         (p.causal ? " causal" + std::to_string(p.causal_offset) : "") +
+         (p.window ? " window" + std::to_string(p.window) : "") + (p.padding ? " pad" : "") +
+         (p.bias ? " bias" : "") + (p.heads_first ? " bhsd" : "") +
+         (p.kv_type == KvType::kF16 ? " f16" : "") + " range" + std::to_string(p.value_range);
+}
+
+// Owns the buffers of one problem and fills AttentionParams for it.
+struct Instance {
+  Problem pr;
+  std::vector<float> q, k, v, bias, out;
+  std::vector<uint16_t> k16, v16;
+  std::vector<int32_t> lengths;
+  std::vector<float> weights;
+
+  explicit Instance(const Problem& p) : pr(p) {
+    q = testing::random_values(p.batch * p.q_len * p.heads * p.head_dim, p.seed, -p.value_range, p.value_range);
+    k = testing::random_values(p.batch * p.kv_len * p.kv_heads * p.head_dim, p.seed + 1, -p.value_range, p.value_range);
+    v = testing::random_values(p.batch * p.kv_len * p.kv_heads * p.head_dim, p.seed + 2, -1, 1);
+    if (p.kv_type == KvType::kF16) {
+      for (float& x : k) x = simd::half_to_float(float_to_half(x));  // exact in both forms
+      for (float& x : v) x = simd::half_to_float(float_to_half(x));
+      for (float x : k) k16.push_back(float_to_half(x));
+      for (float x : v) v16.push_back(float_to_half(x));
+    }
+    if (p.bias) bias = testing::random_values(p.batch * p.heads * p.q_len * p.kv_len, p.seed + 3, -2, 2);
+    if (p.padding) {
+      for (size_t b = 0; b < p.batch; ++b) lengths.push_back(int32_t((b * 7 + 3) % (p.kv_len + 1)));
+    }
+    out.assign(p.batch * p.q_len * p.heads * p.head_dim, NAN);
+    if (p.weights) weights.assign(p.batch * p.heads * p.q_len * p.kv_len, NAN);
+  }
+
+  AttentionStrides strides(size_t seq, size_t heads) const {
+    AttentionStrides s;
+    s.batch = seq * heads * pr.head_dim;
+    s.seq = pr.heads_first ? pr.head_dim : heads * pr.head_dim;
+    s.head = pr.heads_first ? seq * pr.head_dim : pr.head_dim;
+    return s;
+  }
+
+  AttentionParams params() {
+    AttentionParams a;
+    a.batch = pr.batch;
+    a.heads = pr.heads;
+    a.kv_heads = pr.kv_heads;
+    a.q_len = pr.q_len;
+    a.kv_len = pr.kv_len;
+    a.head_dim = pr.head_dim;
+    a.mask.causal = pr.causal;
+    a.mask.causal_offset = pr.causal_offset;
+    a.mask.window = pr.window;
+    if (pr.padding) a.mask.key_lengths = lengths.data();
+    if (pr.bias) {
+      a.mask.bias = bias.data();
+      a.mask.bias_batch_stride = pr.heads * pr.q_len * pr.kv_len;
+      a.mask.bias_head_stride = pr.q_len * pr.kv_len;
+      a.mask.bias_q_stride = pr.kv_len;
+    }
+    a.kv_type = pr.kv_type;
+    a.q = q.data();
+    a.q_strides = strides(pr.q_len, pr.heads);
+    a.k = pr.kv_type == KvType::kF16 ? static_cast<const void*>(k16.data()) : k.data();
+    a.v = pr.kv_type == KvType::kF16 ? static_cast<const void*>(v16.data()) : v.data();
+    a.k_strides = strides(pr.kv_len, pr.kv_heads);
+    a.v_strides = a.k_strides;
+    a.out = out.data();
+    a.out_strides = strides(pr.q_len, pr.heads);
+    if (pr.weights) a.weights = weights.data();
+    return a;
+  }
+};
+
+// Double-precision attention for one problem, [b][i][h][d] order.
+std::vector<double> attention_double(Instance& in) {
+  const Problem& p = in.pr;
+  AttentionParams a = in.params();
+  std::vector<double> result(p.batch * p.q_len * p.heads * p.head_dim, 0.0);
+  const double scale = 1.0 / std::sqrt(double(p.head_dim));
+  for (size_t b = 0; b < p.batch; ++b)
+    for (size_t h = 0; h < p.heads; ++h)
+      for (size_t i = 0; i < p.q_len; ++i) {
+        const size_t g = h / (p.heads / p.kv_heads);
+        std::vector<double> s(p.kv_len, -INFINITY);
+        double m = -INFINITY;
+        for (size_t j = 0; j < p.kv_len; ++j) {
+          int64_t last = int64_t(i) + p.causal_offset;
+          const bool visible = (!p.padding || int32_t(j) < in.lengths[b]) &&
+                               (!p.causal || int64_t(j) <= last) &&
+                               (p.window == 0 || int64_t(j) > last - p.window);
+          if (!visible) continue;
+          double dot = 0;
+          for (size_t d = 0; d < p.head_dim; ++d)
+            dot += double(in.q[b * a.q_strides.batch + i * a.q_strides.seq + h * a.q_strides.head + d]) *
+                   in.k[b * a.k_strides.batch + j * a.k_strides.seq + g * a.k_strides.head + d];
+          s[j] = dot * scale + (p.bias ? in.bias[((b * p.heads + h) * p.q_len + i) * p.kv_len + j] : 0.0);
+          m = std::max(m, s[j]);
+        }
+        double sum = 0;
+        for (double& x : s) sum += (x = m == -INFINITY ? 0.0 : std::exp(x - m));
+        for (size_t j = 0; j < p.kv_len; ++j)
+          for (size_t d = 0; d < p.head_dim; ++d)
+            result[((b * p.q_len + i) * p.heads + h) * p.head_dim + d] +=
+                sum > 0 ? s[j] / sum * in.v[b * a.v_strides.batch + j * a.v_strides.seq + g * a.v_strides.head + d] : 0.0;
+      }
+  return result;
+}
+
+// Largest |got - want| / (atol + rtol |want|) over the output.
+double worst_error(Instance& in, const std::vector<double>& want, double atol, double rtol) {
+  AttentionParams a = in.params();
+  double worst = 0;
+  const Problem& p = in.pr;
+  for (size_t b = 0; b < p.batch; ++b)
+    for (size_t i = 0; i < p.q_len; ++i)
+      for (size_t h = 0; h < p.heads; ++h)
+        for (size_t d = 0; d < p.head_dim; ++d) {
+          const double w = want[((b * p.q_len + i) * p.heads + h) * p.head_dim + d];
+          const double g = in.out[b * a.out_strides.batch + i * a.out_strides.seq + h * a.out_strides.head + d];
+          const double e = std::fabs(g - w) / (atol + rtol * std::fabs(w));
+          worst = std::isnan(g) ? INFINITY : std::max(worst, e);
+        }
+  return worst;
+}
+
+void check_all_kernels(const Problem& problem) {
+  CAPTURE(describe(problem));
+  Instance in(problem);
+  const std::vector<double> want = attention_double(in);
+  // f32 accumulation over up to a few hundred keys; values within |1|.
+  const double atol = 2e-5, rtol = 2e-4;
+  REQUIRE(attention_reference(in.params()).ok());
+  CHECK(worst_error(in, want, atol, rtol) <= 1.0);
+
+  const kernels::AttentionKernelTable* tables[8];
+  const int count = usable_attention_kernels(tables);
+  for (int t = 0; t < count; ++t) {
+    CAPTURE(std::string(tables[t]->isa));
+    std::fill(in.out.begin(), in.out.end(), NAN);
+    const AttentionParams a = in.params();
+    AlignedBuffer workspace(attention_workspace_bytes(a, 1));
+    REQUIRE(attention_with_kernels(a, tables[t], workspace.data(), workspace.size(), nullptr).ok());
+    CHECK(worst_error(in, want, atol, rtol) <= 1.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("attention: shapes across the tile edges") {
+  for (size_t q_len : {1, 3, 4, 17, 63, 64, 65, 130}) {
+    for (size_t kv_len : {1, 2, 63, 64, 65, 200}) {
+      Problem p;
+      p.q_len = q_len;
+      p.kv_len = kv_len;
+      p.head_dim = 8 + q_len % 3;  // odd dims too
+      p.seed = uint32_t(q_len * 1000 + kv_len);
+      check_all_kernels(p);
+    }
+  }
+}
+
+TEST_CASE("attention: head dims 1 to 256, fast paths and odd sizes") {
+  for (size_t head_dim : {1, 5, 15, 16, 17, 32, 64, 100, 128, 256}) {
+    Problem p;
+    p.head_dim = head_dim;
+    p.q_len = 9;
+    p.kv_len = 70;
+    check_all_kernels(p);
+  }
+}
+
+TEST_CASE("attention: masks") {
+  for (int variant = 0; variant < 8; ++variant) {
+    Problem p;
+    p.batch = 3;
+    p.q_len = 40;
+    p.kv_len = 90;
+    p.causal = variant & 1;
+    p.causal_offset = p.causal ? 50 : 0;
+    p.padding = variant & 2;
+    p.bias = variant & 4;
+    check_all_kernels(p);
+  }
+  Problem window;
+  window.q_len = 70;
+  window.kv_len = 70;
+  window.causal = true;
+  window.window = 9;
+  check_all_kernels(window);
+  Problem empty_rows;  // negative offset: the first queries see nothing -> zeros
+  empty_rows.q_len = 20;
+  empty_rows.kv_len = 20;
+  empty_rows.causal = true;
+  empty_rows.causal_offset = -5;
+  check_all_kernels(empty_rows);
+}
+
+TEST_CASE("attention: grouped-query, multi-query, layouts and f16") {
+  for (size_t kv_heads : {1, 2, 8}) {
+    for (bool heads_first : {false, true}) {
+      for (KvType kv_type : {KvType::kF32, KvType::kF16}) {
+        Problem p;
+        p.heads = 8;
+        p.kv_heads = kv_heads;
+        p.q_len = 33;
+        p.kv_len = 75;
+        p.heads_first = heads_first;
+        p.kv_type = kv_type;
+        check_all_kernels(p);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: decode over long caches with split-KV") {
+  for (size_t kv_len : {511, 512, 513, 1500}) {
+    for (size_t q_len : {1, 4}) {
+      Problem p;
+      p.heads = 4;
+      p.kv_heads = 2;
+      p.q_len = q_len;
+      p.kv_len = kv_len;
+      p.head_dim = 32;
+      p.causal = true;
+      p.causal_offset = int64_t(kv_len - q_len);
+      p.kv_type = kv_len % 2 ? KvType::kF16 : KvType::kF32;
+      check_all_kernels(p);
+    }
+  }
+}
+
+TEST_CASE("attention: extreme logits") {
+  for (float range : {0.0f, 100.0f}) {  // all equal; scores up to about +-1e4 * 8
+    Problem p;
+    p.q_len = 20;
+    p.kv_len = 100;
+    p.value_range = range;
+    p.causal = true;
+    p.causal_offset = 80;
+    check_all_kernels(p);
+  }
+}
