@@ -14,6 +14,7 @@
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
 #include "support/tiny_model.h"
+#include "thread_pool.h"
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -291,4 +292,82 @@ TEST_CASE("attention: extreme logits") {
     p.causal_offset = 80;
     check_all_kernels(p);
   }
+}
+
+TEST_CASE("attention: bitwise identical for 1, 2 and 3 workers") {
+  for (size_t q_len : {1, 300}) {  // decode with split-KV, prefill over several tasks
+    Problem p;
+    p.batch = 2;
+    p.heads = 4;
+    p.kv_heads = 2;
+    p.q_len = q_len;
+    p.kv_len = 1200;
+    p.head_dim = 64;
+    p.causal = true;
+    p.causal_offset = int64_t(p.kv_len - q_len);
+    Instance in(p);
+    std::vector<float> single;
+    for (int workers : {1, 2, 3}) {
+      CAPTURE(workers);
+      ThreadPool pool(workers);
+      const AttentionParams a = in.params();
+      AlignedBuffer workspace(attention_workspace_bytes(a, workers));
+      std::fill(in.out.begin(), in.out.end(), NAN);
+      REQUIRE(attention(a, workspace.data(), workspace.size(), &pool).ok());
+      if (workers == 1) {
+        single = in.out;
+      } else {
+        CHECK(std::memcmp(single.data(), in.out.data(), single.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: inspection weights match the reference and rows sum to 1") {
+  Problem p;
+  p.heads = 3;
+  p.kv_heads = 3;
+  p.q_len = 10;
+  p.kv_len = 30;
+  p.causal = true;
+  p.causal_offset = 20;
+  p.weights = true;
+  Instance in(p);
+  AttentionParams a = in.params();
+  a.weights_heads = 0b101;  // heads 0 and 2
+  AlignedBuffer workspace(attention_workspace_bytes(a, 1));
+  REQUIRE(attention(a, workspace.data(), workspace.size()).ok());
+  for (size_t h = 0; h < 3; ++h) {
+    for (size_t i = 0; i < p.q_len; ++i) {
+      const float* w = &in.weights[(h * p.q_len + i) * p.kv_len];
+      if (h == 1) {
+        CHECK(std::isnan(w[0]));  // not requested: untouched
+        continue;
+      }
+      double sum = 0;
+      for (size_t j = 0; j < p.kv_len; ++j) sum += w[j];
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+      CHECK(w[p.kv_len - 1] == (i == p.q_len - 1 ? w[p.kv_len - 1] : 0.0f));  // causal zeros
+    }
+  }
+}
+
+TEST_CASE("attention: invalid problems are refused with a message") {
+  Problem p;
+  Instance in(p);
+  AttentionParams a = in.params();
+  AlignedBuffer workspace(attention_workspace_bytes(a, 1));
+  a.kv_heads = 3;
+  CHECK(std::string(attention(a, workspace.data(), workspace.size()).message()).find("kv_heads must divide heads") != std::string::npos);
+  a = in.params();
+  a.head_dim = 300;
+  CHECK(!attention(a, workspace.data(), workspace.size()).ok());
+  a = in.params();
+  CHECK(attention(a, workspace.data(), 16).code() == StatusCode::kResourceExhausted);
+  a.out = nullptr;
+  CHECK(!attention(a, workspace.data(), workspace.size()).ok());
+  a = in.params();
+  const int32_t too_long[1] = {100};
+  a.mask.key_lengths = too_long;
+  CHECK(attention(a, workspace.data(), workspace.size()).code() == StatusCode::kOutOfRange);
 }

@@ -1,0 +1,45 @@
+// A fixed pool of worker threads implementing focal::ParallelFor: created once (with a
+// session, a benchmark, an app), then run() hands out task indices through an atomic
+// counter. The calling thread works too, as worker 0. run() allocates nothing.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "focal/parallel.h"
+
+namespace focal {
+
+class ThreadPool final : public ParallelFor {
+ public:
+  explicit ThreadPool(int workers);  // workers >= 1; workers - 1 threads are started
+  ~ThreadPool() override;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int workers() const override { return static_cast<int>(threads_.size()) + 1; }
+  void run(size_t count, void (*task)(void* context, size_t index, int worker),
+           void* context) override;
+
+ private:
+  void work(int worker);
+  void drain(int worker);
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  uint64_t generation_ = 0;  // bumped by every run(); workers wait for a new one
+  int busy_ = 0;             // workers still draining the current run
+  bool stopping_ = false;
+  // The current run.
+  size_t count_ = 0;
+  void (*task_)(void*, size_t, int) = nullptr;
+  void* context_ = nullptr;
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace focal
