@@ -129,15 +129,22 @@ size_t task_count(const Plan& plan) {
   return p.batch * p.kv_heads * (is_decode(p) ? plan.chunks : plan.query_blocks);
 }
 
-// Task index -> which rows and keys. Decode: (batch, kv head, chunk); prefill:
-// (batch, kv head, query block).
+// Task index -> which rows and keys. Decode: (batch, chunk, kv head), kv head fastest,
+// so consecutive tasks read neighbouring bytes of a [seq, heads, dim] cache (DRAM pages
+// stay open, prefetchers see a stream). Prefill: (batch, kv head, query block).
 AttentionTask make_task(const Plan& plan, size_t index) {
   const AttentionParams& p = *plan.params;
-  const size_t per_kv_head = is_decode(p) ? plan.chunks : plan.query_blocks;
-  const size_t part = index % per_kv_head;
   AttentionTask t;
-  t.kv_head = (index / per_kv_head) % p.kv_heads;
-  t.batch = index / per_kv_head / p.kv_heads;
+  size_t part;
+  if (is_decode(p)) {
+    t.kv_head = index % p.kv_heads;
+    part = (index / p.kv_heads) % plan.chunks;
+    t.batch = index / p.kv_heads / plan.chunks;
+  } else {
+    part = index % plan.query_blocks;
+    t.kv_head = (index / plan.query_blocks) % p.kv_heads;
+    t.batch = index / plan.query_blocks / p.kv_heads;
+  }
   t.head_begin = t.kv_head * plan.group;
   t.head_end = t.head_begin + plan.group;
   t.partial = nullptr;

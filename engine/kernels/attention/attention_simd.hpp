@@ -30,6 +30,7 @@ namespace {
 
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr size_t kRowTile = 4;
+constexpr size_t kStreamMaxRows = 16;
 
 template <class Arch, size_t kKeyVectors>
 struct TiledAttention {
@@ -260,6 +261,95 @@ struct TiledAttention {
     finish_rows(p, t, rows, s);
   }
 
+  // ---- Streaming path: few rows (decode). K and V rows are read in place (converted
+  // from f16 on the fly), with no packing: each key row is loaded once per row tile and
+  // dotted with every row's query along head_dim, so the pass streams the cache at
+  // memory speed. Needs head_dim to be a multiple of W (checked by the caller).
+
+  static const void* kv_row(const AttentionParams& p, const void* base, const AttentionStrides& st,
+                            const AttentionTask& t, size_t j) {
+    const size_t at = t.batch * st.batch + j * st.seq + t.kv_head * st.head;
+    if (p.kv_type == KvType::kF16) return static_cast<const uint16_t*>(base) + at;
+    return static_cast<const float*>(base) + at;
+  }
+
+  static vec load_kv_vec(const AttentionParams& p, const void* row, size_t d) {
+    if (p.kv_type == KvType::kF16) return V::load_half(static_cast<const uint16_t*>(row) + d);
+    return V::load(static_cast<const float*>(row) + d);
+  }
+
+  static void stream_scores(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
+                            size_t rows, size_t block_start, size_t block_end) {
+    for (size_t j = block_start; j < block_end; ++j) {
+      const void* k = kv_row(p, p.k, p.k_strides, t, j);
+      for (size_t r = 0; r < rows; ++r) {
+        const float* q = s.q + r * s.dim;
+        vec acc = V::zero();
+        for (size_t d = 0; d < p.head_dim; d += W) acc = V::fma(V::load(q + d), load_kv_vec(p, k, d), acc);
+        s.s[r * kKeyBlock + (j - block_start)] = V::reduce_add(acc);
+      }
+    }
+  }
+
+  // o[rows][dims] += sum over keys of p[r][key] * v[key][dims], for R rows and C
+  // vectors of dims, V read in place.
+  template <size_t R, size_t C>
+  static void stream_value_pass(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
+                                size_t row0, size_t block_start, size_t block_end, size_t dim0) {
+    vec acc[R][C];
+    for (size_t r = 0; r < R; ++r)
+      for (size_t c = 0; c < C; ++c) acc[r][c] = V::load(s.o + (row0 + r) * s.dim + dim0 + c * W);
+    for (size_t j = block_start; j < block_end; ++j) {
+      const void* v = kv_row(p, p.v, p.v_strides, t, j);
+      vec vv[C];
+      for (size_t c = 0; c < C; ++c) vv[c] = load_kv_vec(p, v, dim0 + c * W);
+      for (size_t r = 0; r < R; ++r) {
+        const vec pv = V::splat(s.s[(row0 + r) * kKeyBlock + (j - block_start)]);
+        for (size_t c = 0; c < C; ++c) acc[r][c] = V::fma(pv, vv[c], acc[r][c]);
+      }
+    }
+    for (size_t r = 0; r < R; ++r)
+      for (size_t c = 0; c < C; ++c) V::store(s.o + (row0 + r) * s.dim + dim0 + c * W, acc[r][c]);
+  }
+
+  template <size_t R>
+  static void stream_values(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
+                            size_t row0, size_t block_start, size_t block_end) {
+    size_t dim0 = 0;
+    for (; dim0 + 4 * W <= p.head_dim; dim0 += 4 * W)
+      stream_value_pass<R, 4>(p, t, s, row0, block_start, block_end, dim0);
+    for (; dim0 < p.head_dim; dim0 += W) stream_value_pass<R, 1>(p, t, s, row0, block_start, block_end, dim0);
+  }
+
+  static void stream_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
+                          Scratch& s) {
+    s.rows = round_up(rows.count, kRowTile);
+    pack_queries(p, t, rows, s);
+    KeyRange visible[kMaxTaskRows];
+    for (size_t r = 0; r < s.rows; ++r) {
+      visible[r] = r < rows.count ? visible_keys(p, t.batch, rows.query[r]) : KeyRange{0, 0};
+      s.m[r] = -INFINITY;
+      s.l[r] = 0.0f;
+      for (size_t d = 0; d < s.dim; ++d) s.o[r * s.dim + d] = 0.0f;
+    }
+    for (size_t block_start = s.key_begin; block_start < s.key_end; block_start += kKeyBlock) {
+      const size_t block_end = block_start + kKeyBlock < s.key_end ? block_start + kKeyBlock : s.key_end;
+      stream_scores(p, t, s, rows.count, block_start, block_end);
+      for (size_t r = 0; r < rows.count; ++r) {
+        const size_t begin = visible[r].begin > block_start ? visible[r].begin : block_start;
+        const size_t end = visible[r].end < block_end ? visible[r].end : block_end;
+        const bool any = begin < end;
+        softmax_row(p, t, rows, s, r, block_start, any ? begin - block_start : 0,
+                    any ? end - block_start : 0);
+      }
+      // Rows in tiles of 4 (one V load feeds 4 rows), the rest one by one.
+      size_t row0 = 0;
+      for (; row0 + kRowTile <= rows.count; row0 += kRowTile) stream_values<kRowTile>(p, t, s, row0, block_start, block_end);
+      for (; row0 < rows.count; ++row0) stream_values<1>(p, t, s, row0, block_start, block_end);
+    }
+    finish_rows(p, t, rows, s);
+  }
+
   // The keys any row of the task can see, within the task's key range.
   static KeyRange task_keys(const AttentionParams& p, const AttentionTask& t) {
     size_t begin = t.key_end, end = t.key_begin;
@@ -279,7 +369,9 @@ struct TiledAttention {
     const size_t queries = t.query_end - t.query_begin;
     const size_t total = (t.head_end - t.head_begin) * queries;
     Scratch s = carve(p, total, keys.begin, keys.end, scratch);
-    pack_keys_values(p, t, s);
+    // Few rows: streaming K and V beats packing them (decode is bound by memory).
+    const bool stream = total <= kStreamMaxRows && p.head_dim % W == 0;
+    if (!stream) pack_keys_values(p, t, s);
     Rows rows;
     for (rows.first = 0; rows.first < total; rows.first += kMaxTaskRows) {
       rows.count = total - rows.first < kMaxTaskRows ? total - rows.first : kMaxTaskRows;
@@ -288,7 +380,11 @@ struct TiledAttention {
         rows.head[r] = static_cast<uint32_t>(t.head_begin + k / queries);
         rows.query[r] = static_cast<uint32_t>(t.query_begin + k % queries);
       }
-      attend_rows(p, t, rows, s);
+      if (stream) {
+        stream_rows(p, t, rows, s);
+      } else {
+        attend_rows(p, t, rows, s);
+      }
     }
   }
 };
