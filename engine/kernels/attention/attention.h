@@ -58,6 +58,8 @@ using AttentionTaskFn = void (*)(const AttentionParams& params, const AttentionT
 struct AttentionKernelTable {
   const char* isa;
   AttentionTaskFn run_task;
+  // y[i] = 2^x[i] with the kernel's own softmax exp (for tests of its accuracy).
+  void (*exp2)(const float* x, float* y, size_t count);
 };
 
 // One table per instruction set, each from its own translation unit compiled with that

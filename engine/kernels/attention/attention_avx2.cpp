@@ -11,7 +11,11 @@ void run_task_avx2(const AttentionParams& params, const AttentionTask& task, flo
   TiledAttention<xsimd::fma3<xsimd::avx2>, 2>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"avx2", run_task_avx2};
+void exp2_avx2(const float* x, float* y, size_t count) {
+  exp2_array<xsimd::fma3<xsimd::avx2>>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"avx2", run_task_avx2, exp2_avx2};
 
 }  // namespace
 

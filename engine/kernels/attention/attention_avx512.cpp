@@ -11,7 +11,11 @@ void run_task_avx512(const AttentionParams& params, const AttentionTask& task, f
   TiledAttention<xsimd::avx512bw, 4>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"avx512", run_task_avx512};
+void exp2_avx512(const float* x, float* y, size_t count) {
+  exp2_array<xsimd::avx512bw>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"avx512", run_task_avx512, exp2_avx512};
 
 }  // namespace
 

@@ -11,7 +11,11 @@ void run_task_neon(const AttentionParams& params, const AttentionTask& task, flo
   TiledAttention<xsimd::neon, 2>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"neon", run_task_neon};
+void exp2_neon(const float* x, float* y, size_t count) {
+  exp2_array<xsimd::neon>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"neon", run_task_neon, exp2_neon};
 
 }  // namespace
 

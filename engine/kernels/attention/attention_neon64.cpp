@@ -11,7 +11,11 @@ void run_task_neon64(const AttentionParams& params, const AttentionTask& task, f
   TiledAttention<xsimd::neon64, 4>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"neon64", run_task_neon64};
+void exp2_neon64(const float* x, float* y, size_t count) {
+  exp2_array<xsimd::neon64>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"neon64", run_task_neon64, exp2_neon64};
 
 }  // namespace
 

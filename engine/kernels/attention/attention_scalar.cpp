@@ -11,7 +11,11 @@ void run_task_scalar(const AttentionParams& params, const AttentionTask& task, f
   TiledAttention<simd::ScalarArch, 4>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"scalar", run_task_scalar};
+void exp2_scalar(const float* x, float* y, size_t count) {
+  exp2_array<simd::ScalarArch>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"scalar", run_task_scalar, exp2_scalar};
 
 }  // namespace
 

@@ -389,6 +389,14 @@ struct TiledAttention {
   }
 };
 
+template <class Arch>
+void exp2_array(const float* x, float* y, size_t count) {
+  using V = simd::Vec<Arch>;
+  size_t i = 0;
+  for (; i + V::width <= count; i += V::width) V::store(y + i, V::exp2(V::load(x + i)));
+  for (; i < count; ++i) y[i] = simd::exp2_scalar(x[i]);
+}
+
 }  // namespace
 }  // namespace kernels
 }  // namespace focal

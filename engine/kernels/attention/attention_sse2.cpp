@@ -11,7 +11,11 @@ void run_task_sse2(const AttentionParams& params, const AttentionTask& task, flo
   TiledAttention<xsimd::sse2, 2>::run(params, task, scratch);
 }
 
-const AttentionKernelTable kTable = {"sse2", run_task_sse2};
+void exp2_sse2(const float* x, float* y, size_t count) {
+  exp2_array<xsimd::sse2>(x, y, count);
+}
+
+const AttentionKernelTable kTable = {"sse2", run_task_sse2, exp2_sse2};
 
 }  // namespace
 
