@@ -87,6 +87,13 @@ Status check_params(const AttentionParams& p) {
 
 bool is_decode(const AttentionParams& p) { return p.q_len <= kDecodeMaxQueries; }
 
+// Decode whose rows (every head x query) fit one streaming task: one task per chunk
+// covers all kv heads and reads the cache in address order.
+bool decode_all_heads(const AttentionParams& p) {
+  return is_decode(p) && p.heads * p.q_len <= kernels::kStreamMaxRows &&
+         p.head_dim % kernels::kDimAlign == 0;
+}
+
 size_t chunks_per_row(const AttentionParams& p) {
   return is_decode(p) ? (p.kv_len + kDecodeChunk - 1) / kDecodeChunk : 1;
 }
@@ -96,6 +103,7 @@ size_t max_task_keys(const AttentionParams& p) {
 }
 
 size_t max_task_rows(const AttentionParams& p) {
+  if (decode_all_heads(p)) return p.heads * p.q_len;
   const size_t group = p.heads / p.kv_heads;
   return group * (is_decode(p) || p.q_len < kPrefillQueries ? p.q_len : kPrefillQueries);
 }
@@ -126,45 +134,44 @@ struct Plan {
 
 size_t task_count(const Plan& plan) {
   const AttentionParams& p = *plan.params;
+  if (decode_all_heads(p)) return p.batch * plan.chunks;
   return p.batch * p.kv_heads * (is_decode(p) ? plan.chunks : plan.query_blocks);
 }
 
-// Task index -> which rows and keys. Decode: (batch, chunk, kv head), kv head fastest,
-// so consecutive tasks read neighbouring bytes of a [seq, heads, dim] cache (DRAM pages
-// stay open, prefetchers see a stream). Prefill: (batch, kv head, query block).
+// Task index -> which rows and keys. Decode: (batch, chunk) over all heads, or
+// (batch, chunk, kv head) with the kv head fastest so consecutive tasks read
+// neighbouring bytes of a [seq, heads, dim] cache. Prefill: (batch, kv head, query block).
 AttentionTask make_task(const Plan& plan, size_t index) {
   const AttentionParams& p = *plan.params;
   AttentionTask t;
-  size_t part;
-  if (is_decode(p)) {
-    t.kv_head = index % p.kv_heads;
-    part = (index / p.kv_heads) % plan.chunks;
-    t.batch = index / p.kv_heads / plan.chunks;
-  } else {
-    part = index % plan.query_blocks;
-    t.kv_head = (index / plan.query_blocks) % p.kv_heads;
-    t.batch = index / plan.query_blocks / p.kv_heads;
-  }
-  t.head_begin = t.kv_head * plan.group;
-  t.head_end = t.head_begin + plan.group;
   t.partial = nullptr;
   if (is_decode(p)) {
+    const size_t kv_tasks = decode_all_heads(p) ? 1 : p.kv_heads;
+    t.kv_head = index % kv_tasks;
+    const size_t chunk = (index / kv_tasks) % plan.chunks;
+    t.batch = index / kv_tasks / plan.chunks;
+    t.head_begin = decode_all_heads(p) ? 0 : t.kv_head * plan.group;
+    t.head_end = decode_all_heads(p) ? p.heads : t.head_begin + plan.group;
     t.query_begin = 0;
     t.query_end = p.q_len;
-    t.key_begin = part * kDecodeChunk;
+    t.key_begin = chunk * kDecodeChunk;
     t.key_end = t.key_begin + kDecodeChunk < p.kv_len ? t.key_begin + kDecodeChunk : p.kv_len;
     if (plan.partials != nullptr) {
-      // Rows of this task are contiguous in [batch][head][query][chunk] order per chunk.
+      // Partials are [batch][chunk][head][query][head_dim + 2]; a task's rows are contiguous.
       t.partial = plan.partials +
-                  ((t.batch * p.heads + t.head_begin) * p.q_len * plan.chunks + part * plan.group * p.q_len) *
-                      (p.head_dim + 2);
+                  ((t.batch * plan.chunks + chunk) * p.heads + t.head_begin) * p.q_len * (p.head_dim + 2);
     }
-  } else {
-    t.query_begin = part * kPrefillQueries;
-    t.query_end = t.query_begin + kPrefillQueries < p.q_len ? t.query_begin + kPrefillQueries : p.q_len;
-    t.key_begin = 0;
-    t.key_end = p.kv_len;
+    return t;
   }
+  const size_t block = index % plan.query_blocks;
+  t.kv_head = (index / plan.query_blocks) % p.kv_heads;
+  t.batch = index / plan.query_blocks / p.kv_heads;
+  t.head_begin = t.kv_head * plan.group;
+  t.head_end = t.head_begin + plan.group;
+  t.query_begin = block * kPrefillQueries;
+  t.query_end = t.query_begin + kPrefillQueries < p.q_len ? t.query_begin + kPrefillQueries : p.q_len;
+  t.key_begin = 0;
+  t.key_end = p.kv_len;
   return t;
 }
 
@@ -182,11 +189,10 @@ void merge_partials(const Plan& plan) {
   const size_t stride = p.head_dim + 2;
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t h = 0; h < p.heads; ++h) {
-      const size_t g = h / plan.group, head_in_group = h % plan.group;
       for (size_t i = 0; i < p.q_len; ++i) {
-        const size_t row = head_in_group * p.q_len + i;
-        const float* base = plan.partials + (b * p.heads + g * plan.group) * p.q_len * plan.chunks * stride;
-        const auto chunk_row = [&](size_t c) { return base + (c * plan.group * p.q_len + row) * stride; };
+        const auto chunk_row = [&](size_t c) {
+          return plan.partials + (((b * plan.chunks + c) * p.heads + h) * p.q_len + i) * stride;
+        };
         float m = -INFINITY;
         for (size_t c = 0; c < plan.chunks; ++c) m = std::fmax(m, chunk_row(c)[0]);
         float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;

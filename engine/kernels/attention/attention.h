@@ -13,11 +13,15 @@
 namespace focal {
 namespace kernels {
 
-// A task attends the query rows (head, position) for heads [head_begin, head_end) of one
-// grouped-query group and positions [query_begin, query_end) to keys within
-// [key_begin, key_end). K and V of that range are packed once per task and reused by
-// every row; rows are processed kMaxTaskRows at a time.
+// A task attends the query rows (head, position) for heads [head_begin, head_end) and
+// positions [query_begin, query_end) to keys within [key_begin, key_end). Rows are
+// processed kMaxTaskRows at a time. Two paths:
+//  - tiled (prefill): the heads are one grouped-query group (kv_head); K and V of the
+//    range are packed once per task and reused by every row;
+//  - streaming (decode, at most kStreamMaxRows rows, head_dim a multiple of kDimAlign):
+//    K and V are read in place; the heads may span several kv heads.
 constexpr size_t kMaxTaskRows = 64;
+constexpr size_t kStreamMaxRows = 16;
 
 struct AttentionTask {
   size_t batch;
@@ -28,6 +32,7 @@ struct AttentionTask {
   // Split-KV decode: when non-null, row k = (h - head_begin) * queries + (i - query_begin)
   // writes its running max m (log2 domain), sum l and unnormalized output o[head_dim]
   // to partial[k * (head_dim + 2) + {0: m, 1: l, 2..: o}] instead of to `out`.
+  // kv_head is only meaningful on the tiled path.
   float* partial;
 };
 

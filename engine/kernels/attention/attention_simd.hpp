@@ -30,7 +30,7 @@ namespace {
 
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr size_t kRowTile = 4;
-constexpr size_t kStreamMaxRows = 16;
+constexpr size_t kPrefetchKeys = 16;  // streaming path: how far ahead to request K/V rows
 
 template <class Arch, size_t kKeyVectors>
 struct TiledAttention {
@@ -262,13 +262,15 @@ struct TiledAttention {
   }
 
   // ---- Streaming path: few rows (decode). K and V rows are read in place (converted
-  // from f16 on the fly), with no packing: each key row is loaded once per row tile and
-  // dotted with every row's query along head_dim, so the pass streams the cache at
-  // memory speed. Needs head_dim to be a multiple of W (checked by the caller).
+  // from f16 on the fly), with no packing, key by key: for each key, every row's score,
+  // then every row's share of that key's value. A task may span several kv heads
+  // (all heads of a decode step), so the loop walks a [seq, heads, dim] cache in
+  // address order and the stream runs at memory speed. Needs head_dim to be a multiple
+  // of W (the caller checks).
 
   static const void* kv_row(const AttentionParams& p, const void* base, const AttentionStrides& st,
-                            const AttentionTask& t, size_t j) {
-    const size_t at = t.batch * st.batch + j * st.seq + t.kv_head * st.head;
+                            size_t batch, size_t kv_head, size_t j) {
+    const size_t at = batch * st.batch + j * st.seq + kv_head * st.head;
     if (p.kv_type == KvType::kF16) return static_cast<const uint16_t*>(base) + at;
     return static_cast<const float*>(base) + at;
   }
@@ -278,11 +280,26 @@ struct TiledAttention {
     return V::load(static_cast<const float*>(row) + d);
   }
 
-  static void stream_scores(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
-                            size_t rows, size_t block_start, size_t block_end) {
+  // Requests key j's rows of every kv head of the task ahead of use: between the loads
+  // there is enough arithmetic that the hardware alone keeps too few misses in flight.
+  static void prefetch_key(const AttentionParams& p, const AttentionTask& t, const void* base,
+                           const AttentionStrides& st, size_t j) {
+    if (j >= t.key_end) return;
+    const size_t group = p.heads / p.kv_heads;
+    const size_t row_bytes = p.head_dim * (p.kv_type == KvType::kF16 ? 2 : 4);
+    for (size_t g = t.head_begin / group; g <= (t.head_end - 1) / group; ++g) {
+      const char* row = static_cast<const char*>(kv_row(p, base, st, t.batch, g, j));
+      for (size_t offset = 0; offset < row_bytes; offset += 64) __builtin_prefetch(row + offset);
+    }
+  }
+
+  static void stream_scores(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
+                            const Scratch& s, size_t block_start, size_t block_end) {
+    const size_t group = p.heads / p.kv_heads;
     for (size_t j = block_start; j < block_end; ++j) {
-      const void* k = kv_row(p, p.k, p.k_strides, t, j);
-      for (size_t r = 0; r < rows; ++r) {
+      prefetch_key(p, t, p.k, p.k_strides, j + kPrefetchKeys);
+      for (size_t r = 0; r < rows.count; ++r) {
+        const void* k = kv_row(p, p.k, p.k_strides, t.batch, rows.head[r] / group, j);
         const float* q = s.q + r * s.dim;
         vec acc = V::zero();
         for (size_t d = 0; d < p.head_dim; d += W) acc = V::fma(V::load(q + d), load_kv_vec(p, k, d), acc);
@@ -291,34 +308,20 @@ struct TiledAttention {
     }
   }
 
-  // o[rows][dims] += sum over keys of p[r][key] * v[key][dims], for R rows and C
-  // vectors of dims, V read in place.
-  template <size_t R, size_t C>
-  static void stream_value_pass(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
-                                size_t row0, size_t block_start, size_t block_end, size_t dim0) {
-    vec acc[R][C];
-    for (size_t r = 0; r < R; ++r)
-      for (size_t c = 0; c < C; ++c) acc[r][c] = V::load(s.o + (row0 + r) * s.dim + dim0 + c * W);
+  static void stream_values(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
+                            const Scratch& s, size_t block_start, size_t block_end) {
+    const size_t group = p.heads / p.kv_heads;
     for (size_t j = block_start; j < block_end; ++j) {
-      const void* v = kv_row(p, p.v, p.v_strides, t, j);
-      vec vv[C];
-      for (size_t c = 0; c < C; ++c) vv[c] = load_kv_vec(p, v, dim0 + c * W);
-      for (size_t r = 0; r < R; ++r) {
-        const vec pv = V::splat(s.s[(row0 + r) * kKeyBlock + (j - block_start)]);
-        for (size_t c = 0; c < C; ++c) acc[r][c] = V::fma(pv, vv[c], acc[r][c]);
+      prefetch_key(p, t, p.v, p.v_strides, j + kPrefetchKeys);
+      for (size_t r = 0; r < rows.count; ++r) {
+        const float weight = s.s[r * kKeyBlock + (j - block_start)];
+        if (weight == 0.0f) continue;  // masked or underflowed: adds nothing
+        const void* v = kv_row(p, p.v, p.v_strides, t.batch, rows.head[r] / group, j);
+        const vec pv = V::splat(weight);
+        float* o = s.o + r * s.dim;
+        for (size_t d = 0; d < p.head_dim; d += W) V::store(o + d, V::fma(pv, load_kv_vec(p, v, d), V::load(o + d)));
       }
     }
-    for (size_t r = 0; r < R; ++r)
-      for (size_t c = 0; c < C; ++c) V::store(s.o + (row0 + r) * s.dim + dim0 + c * W, acc[r][c]);
-  }
-
-  template <size_t R>
-  static void stream_values(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
-                            size_t row0, size_t block_start, size_t block_end) {
-    size_t dim0 = 0;
-    for (; dim0 + 4 * W <= p.head_dim; dim0 += 4 * W)
-      stream_value_pass<R, 4>(p, t, s, row0, block_start, block_end, dim0);
-    for (; dim0 < p.head_dim; dim0 += W) stream_value_pass<R, 1>(p, t, s, row0, block_start, block_end, dim0);
   }
 
   static void stream_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
@@ -334,7 +337,7 @@ struct TiledAttention {
     }
     for (size_t block_start = s.key_begin; block_start < s.key_end; block_start += kKeyBlock) {
       const size_t block_end = block_start + kKeyBlock < s.key_end ? block_start + kKeyBlock : s.key_end;
-      stream_scores(p, t, s, rows.count, block_start, block_end);
+      stream_scores(p, t, rows, s, block_start, block_end);
       for (size_t r = 0; r < rows.count; ++r) {
         const size_t begin = visible[r].begin > block_start ? visible[r].begin : block_start;
         const size_t end = visible[r].end < block_end ? visible[r].end : block_end;
@@ -342,10 +345,7 @@ struct TiledAttention {
         softmax_row(p, t, rows, s, r, block_start, any ? begin - block_start : 0,
                     any ? end - block_start : 0);
       }
-      // Rows in tiles of 4 (one V load feeds 4 rows), the rest one by one.
-      size_t row0 = 0;
-      for (; row0 + kRowTile <= rows.count; row0 += kRowTile) stream_values<kRowTile>(p, t, s, row0, block_start, block_end);
-      for (; row0 < rows.count; ++row0) stream_values<1>(p, t, s, row0, block_start, block_end);
+      stream_values(p, t, rows, s, block_start, block_end);
     }
     finish_rows(p, t, rows, s);
   }
@@ -369,7 +369,8 @@ struct TiledAttention {
     const size_t queries = t.query_end - t.query_begin;
     const size_t total = (t.head_end - t.head_begin) * queries;
     Scratch s = carve(p, total, keys.begin, keys.end, scratch);
-    // Few rows: streaming K and V beats packing them (decode is bound by memory).
+    // Few rows: streaming K and V beats packing them (decode is bound by memory). A
+    // task over several kv heads is only ever made for the streaming path.
     const bool stream = total <= kStreamMaxRows && p.head_dim % W == 0;
     if (!stream) pack_keys_values(p, t, s);
     Rows rows;
