@@ -224,18 +224,25 @@ struct TiledAttention {
     }
   }
 
-  // Attends one chunk of up to kMaxTaskRows rows to the packed keys.
-  static void attend_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
-                          Scratch& s) {
+  // Packs the rows' queries, finds the keys each sees, and resets their running max,
+  // sum and output (padding rows up to the row tile see nothing).
+  static void begin_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
+                         Scratch& s, KeyRange* visible) {
     s.rows = round_up(rows.count, kRowTile);
     pack_queries(p, t, rows, s);
-    KeyRange visible[kMaxTaskRows];
     for (size_t r = 0; r < s.rows; ++r) {
       visible[r] = r < rows.count ? visible_keys(p, t.batch, rows.query[r]) : KeyRange{0, 0};
       s.m[r] = -INFINITY;
       s.l[r] = 0.0f;
       for (size_t d = 0; d < s.dim; ++d) s.o[r * s.dim + d] = 0.0f;
     }
+  }
+
+  // Attends one chunk of up to kMaxTaskRows rows to the packed keys.
+  static void attend_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
+                          Scratch& s) {
+    KeyRange visible[kMaxTaskRows];
+    begin_rows(p, t, rows, s, visible);
     for (size_t block_start = s.key_begin; block_start < s.key_end; block_start += kKeyBlock) {
       const size_t block = (block_start - s.key_begin) / kKeyBlock;
       const size_t block_end = block_start + kKeyBlock < s.key_end ? block_start + kKeyBlock : s.key_end;
@@ -326,15 +333,8 @@ struct TiledAttention {
 
   static void stream_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
                           Scratch& s) {
-    s.rows = round_up(rows.count, kRowTile);
-    pack_queries(p, t, rows, s);
     KeyRange visible[kMaxTaskRows];
-    for (size_t r = 0; r < s.rows; ++r) {
-      visible[r] = r < rows.count ? visible_keys(p, t.batch, rows.query[r]) : KeyRange{0, 0};
-      s.m[r] = -INFINITY;
-      s.l[r] = 0.0f;
-      for (size_t d = 0; d < s.dim; ++d) s.o[r * s.dim + d] = 0.0f;
-    }
+    begin_rows(p, t, rows, s, visible);
     for (size_t block_start = s.key_begin; block_start < s.key_end; block_start += kKeyBlock) {
       const size_t block_end = block_start + kKeyBlock < s.key_end ? block_start + kKeyBlock : s.key_end;
       stream_scores(p, t, rows, s, block_start, block_end);
