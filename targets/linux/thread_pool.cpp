@@ -1,6 +1,19 @@
 #include "thread_pool.h"
 
 namespace focal {
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+
+constexpr int kSpinsBeforeSleep = 4096;  // about 20-50 us
+
+}  // namespace
 
 ThreadPool::ThreadPool(int workers) {
   for (int w = 1; w < workers; ++w) threads_.emplace_back([this, w] { work(w); });
@@ -30,27 +43,35 @@ void ThreadPool::run(size_t count, void (*task)(void*, size_t, int), void* conte
     task_ = task;
     context_ = context;
     next_.store(0);
-    busy_ = static_cast<int>(threads_.size());
-    ++generation_;
+    busy_.store(static_cast<int>(threads_.size()));
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   drain(0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  // The others finish their last task on their own cores: spin, yielding now and then.
+  for (unsigned spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) {
+    if ((spins & 1023u) == 1023u) {
+      std::this_thread::yield();
+    } else {
+      cpu_relax();
+    }
+  }
 }
 
 void ThreadPool::work(int worker) {
   uint64_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
+    for (int spin = 0; spin < kSpinsBeforeSleep && generation_.load(std::memory_order_acquire) == seen; ++spin) {
+      cpu_relax();
     }
+    if (generation_.load(std::memory_order_acquire) == seen) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_.load(std::memory_order_acquire) != seen; });
+    }
+    if (stopping_) return;
+    seen = generation_.load(std::memory_order_acquire);
     drain(worker);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--busy_ == 0) done_.notify_one();
+    busy_.fetch_sub(1, std::memory_order_release);
   }
 }
 
