@@ -21,8 +21,9 @@ using kernels::AttentionTask;
 constexpr size_t kDecodeChunk = 512;
 constexpr size_t kDecodeMaxQueries = 16;
 // Prefill: each task packs K/V once and attends this many query positions of every
-// head of one grouped-query group.
-constexpr size_t kPrefillQueries = 256;
+// head of one grouped-query group (larger amortizes the packing, smaller gives more
+// tasks to share among workers).
+constexpr size_t kPrefillQueries = 512;
 
 const AttentionKernelTable* best_kernels() {
   const CpuIsas& isas = usable_isas();

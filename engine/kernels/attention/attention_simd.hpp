@@ -81,11 +81,6 @@ struct TiledAttention {
     return s;
   }
 
-  static float load_kv(const AttentionParams& p, const void* base, size_t index) {
-    if (p.kv_type == KvType::kF16) return simd::half_to_float(static_cast<const uint16_t*>(base)[index]);
-    return static_cast<const float*>(base)[index];
-  }
-
   static void pack_queries(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
                            const Scratch& s) {
     const float factor = effective_scale(p) * kLog2e;
@@ -101,27 +96,42 @@ struct TiledAttention {
     }
   }
 
+  // One K or V row as floats: vector loads (converting f16) for whole vectors, then
+  // the tail element by element, zeros up to the padded dim.
+  static void load_row_f32(const AttentionParams& p, const void* base, size_t at, size_t dim,
+                           float* out) {
+    size_t d = 0;
+    if (p.kv_type == KvType::kF16) {
+      const uint16_t* src = static_cast<const uint16_t*>(base) + at;
+      for (; d + W <= p.head_dim; d += W) V::store(out + d, V::load_half(src + d));
+      for (; d < p.head_dim; ++d) out[d] = simd::half_to_float(src[d]);
+    } else {
+      const float* src = static_cast<const float*>(base) + at;
+      for (; d + W <= p.head_dim; d += W) V::store(out + d, V::load(src + d));
+      for (; d < p.head_dim; ++d) out[d] = src[d];
+    }
+    for (; d < dim; ++d) out[d] = 0.0f;
+  }
+
+  // K transposed into [block][dim][kKeyBlock] and V as [key][dim], zero-padded.
   static void pack_keys_values(const AttentionParams& p, const AttentionTask& t, const Scratch& s) {
     const size_t count = s.key_end - s.key_begin;
     const size_t padded = round_up(count, kKeyBlock);
+    alignas(64) float k_row[kMaxAttentionHeadDim + kDimAlign];
     for (size_t jj = 0; jj < padded; ++jj) {
       float* kt_block = s.kt + (jj / kKeyBlock) * s.dim * kKeyBlock;
       const size_t column = jj % kKeyBlock;
       float* v_row = s.v + jj * s.dim;
-      size_t d = 0;
       if (jj < count) {
         const size_t j = s.key_begin + jj;
-        const size_t k_at = t.batch * p.k_strides.batch + j * p.k_strides.seq + t.kv_head * p.k_strides.head;
-        const size_t v_at = t.batch * p.v_strides.batch + j * p.v_strides.seq + t.kv_head * p.v_strides.head;
-        for (; d < p.head_dim; ++d) {
-          kt_block[d * kKeyBlock + column] = load_kv(p, p.k, k_at + d);
-          v_row[d] = load_kv(p, p.v, v_at + d);
-        }
+        load_row_f32(p, p.k, t.batch * p.k_strides.batch + j * p.k_strides.seq + t.kv_head * p.k_strides.head,
+                     s.dim, k_row);
+        load_row_f32(p, p.v, t.batch * p.v_strides.batch + j * p.v_strides.seq + t.kv_head * p.v_strides.head,
+                     s.dim, v_row);
+      } else {
+        for (size_t d = 0; d < s.dim; ++d) k_row[d] = v_row[d] = 0.0f;
       }
-      for (size_t e = d; e < s.dim; ++e) {
-        kt_block[e * kKeyBlock + column] = 0.0f;
-        v_row[e] = 0.0f;
-      }
+      for (size_t d = 0; d < s.dim; ++d) kt_block[d * kKeyBlock + column] = k_row[d];
     }
   }
 
