@@ -20,10 +20,19 @@ using kernels::AttentionTask;
 // task, merged by log-sum-exp. Fixed, so results do not depend on the worker count.
 constexpr size_t kDecodeChunk = 512;
 constexpr size_t kDecodeMaxQueries = 16;
-// Prefill: each task packs K/V once and attends this many query positions of every
-// head of one grouped-query group (larger amortizes the packing, smaller gives more
-// tasks to share among workers).
-constexpr size_t kPrefillQueries = 512;
+// Prefill: each task packs K/V once and attends a block of query positions of every
+// head of one grouped-query group. Packing reads K and V from memory, so blocks are as
+// large as possible: one per (batch, kv head), split only until there are at least
+// kPrefillMinTasks tasks to share among workers (a constant, not the worker count, so
+// the split and the results do not depend on threads).
+constexpr size_t kPrefillMinTasks = 4;
+
+size_t prefill_query_block(const AttentionParams& p) {
+  const size_t groups = p.batch * p.kv_heads;
+  const size_t blocks = groups >= kPrefillMinTasks ? 1 : (kPrefillMinTasks + groups - 1) / groups;
+  const size_t block = (p.q_len + blocks - 1) / blocks;
+  return block < 64 ? 64 : block;  // at least one chunk of rows
+}
 
 const AttentionKernelTable* best_kernels() {
   const CpuIsas& isas = usable_isas();
@@ -106,7 +115,7 @@ size_t max_task_keys(const AttentionParams& p) {
 size_t max_task_rows(const AttentionParams& p) {
   if (decode_all_heads(p)) return p.heads * p.q_len;
   const size_t group = p.heads / p.kv_heads;
-  return group * (is_decode(p) || p.q_len < kPrefillQueries ? p.q_len : kPrefillQueries);
+  return group * (is_decode(p) ? p.q_len : prefill_query_block(p));
 }
 
 size_t scratch_bytes_per_worker(const AttentionParams& p) {
@@ -126,7 +135,8 @@ struct Plan {
   const AttentionParams* params;
   const AttentionKernelTable* kernels;
   size_t group;            // query heads per kv head
-  size_t query_blocks;     // prefill: blocks of kPrefillQueries
+  size_t query_block;      // prefill: query positions per task
+  size_t query_blocks;
   size_t chunks;           // decode: key chunks per (batch, kv head)
   float* partials;         // null when not split
   uint8_t* scratch;        // per worker, scratch_stride bytes each
@@ -169,8 +179,8 @@ AttentionTask make_task(const Plan& plan, size_t index) {
   t.batch = index / plan.query_blocks / p.kv_heads;
   t.head_begin = t.kv_head * plan.group;
   t.head_end = t.head_begin + plan.group;
-  t.query_begin = block * kPrefillQueries;
-  t.query_end = t.query_begin + kPrefillQueries < p.q_len ? t.query_begin + kPrefillQueries : p.q_len;
+  t.query_begin = block * plan.query_block;
+  t.query_end = t.query_begin + plan.query_block < p.q_len ? t.query_begin + plan.query_block : p.q_len;
   t.key_begin = 0;
   t.key_end = p.kv_len;
   return t;
@@ -306,7 +316,8 @@ Status attention_with_kernels(const AttentionParams& params, const AttentionKern
   plan.params = &params;
   plan.kernels = kernels;
   plan.group = params.heads / params.kv_heads;
-  plan.query_blocks = (params.q_len + kPrefillQueries - 1) / kPrefillQueries;
+  plan.query_block = prefill_query_block(params);
+  plan.query_blocks = (params.q_len + plan.query_block - 1) / plan.query_block;
   plan.chunks = chunks_per_row(params);
   plan.partials = partial_bytes(params) > 0 ? reinterpret_cast<float*>(base) : nullptr;
   plan.scratch = base + partial_bytes(params);
