@@ -7,6 +7,7 @@
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
 #include "support/tiny_model.h"
+#include "thread_pool.h"
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -113,4 +114,30 @@ TEST_CASE("tiny model passes its own self-test, and a wrong expectation fails it
   auto bad_report = run_self_tests(bad_session.value());
   REQUIRE(bad_report.ok());
   CHECK(bad_report->failed_cases == 1);
+}
+
+TEST_CASE("tiny model on a thread pool gives bitwise the same outputs") {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  const auto x = testing::random_values(2 * 8 * 8, 9, -3, 3);
+  Shape shape;
+  shape.rank = 3;
+  shape.dims[0] = 2;
+  shape.dims[1] = 8;
+  shape.dims[2] = 8;
+  std::vector<float> outputs[2];
+  for (int workers : {1, 2}) {
+    ThreadPool pool(workers);
+    SessionOptions options;
+    options.parallel = &pool;
+    AlignedBuffer arena(Session::required_arena_bytes(*model, options).value());
+    auto session = Session::create(*model, options, arena.data(), arena.size());
+    REQUIRE(session.ok());
+    REQUIRE(session->set_input(0, shape, x.data(), x.size() * sizeof(float)).ok());
+    REQUIRE(session->run().ok());
+    const TensorView probs = session->output(1);
+    outputs[workers - 1].assign(probs.as<float>(), probs.as<float>() + probs.shape.element_count());
+  }
+  CHECK(outputs[0] == outputs[1]);
 }

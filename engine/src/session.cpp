@@ -14,9 +14,8 @@ bool is_named(const SymbolInfo& symbol, const char* name) {
 
 // The limit a session puts on each symbol: the option for "batch"/"seq" if given.
 Status symbol_limits(const Model& model, const SessionOptions& options, int64_t* limits) {
-  if (options.threads != 1) {
-    return Status::error(StatusCode::kUnsupported, "threads = %d: this build runs on 1 thread",
-                         options.threads);
+  if (options.parallel != nullptr && options.parallel->workers() < 1) {
+    return Status::error(StatusCode::kInvalidArgument, "parallel has no workers");
   }
   if (options.max_batch < 0 || options.max_seq < 0) {
     return Status::error(StatusCode::kInvalidArgument, "negative session limit");
@@ -70,7 +69,8 @@ Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOp
   int64_t limits[kMaxSymbols] = {};
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, limits));
   // The plan is made for the maximum shapes; smaller limits reuse the same offsets.
-  return activations_bytes(model) + ops_workspace_bytes(model, options.threads);
+  const int workers = options.parallel != nullptr ? options.parallel->workers() : 1;
+  return activations_bytes(model) + ops_workspace_bytes(model, workers);
 }
 
 Result<Session> Session::create(const Model& model, const SessionOptions& options, void* arena,
@@ -91,6 +91,7 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
                          "arena of %zu bytes is too small: this model needs %zu", arena_bytes,
                          needed);
   }
+  session.parallel_ = options.parallel;
   session.workspace_ = session.arena_ + activations_bytes(model);
   session.workspace_bytes_ = needed - activations_bytes(model);
   for (int s = 0; s < kMaxSymbols; ++s) session.symbol_value_[s] = session.symbol_limit_[s];
@@ -194,7 +195,7 @@ Status Session::run() {
     for (int i = 0; i < input_count; ++i) inputs[i] = bind(op->inputs()->Get(i));
     for (uint32_t i = 0; i < op->outputs()->size(); ++i) outputs[i] = bind(op->outputs()->Get(i));
     find_op_def(op->options_type())
-        ->run(OpRun{*op, inputs, input_count, outputs, workspace_, workspace_bytes_});
+        ->run(OpRun{*op, inputs, input_count, outputs, workspace_, workspace_bytes_, parallel_});
   }
   return Status();
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "focal/model.h"
+#include "focal/parallel.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
 
@@ -18,7 +19,10 @@ struct SessionOptions {
   // A limit above the planned maximum is refused.
   int64_t max_batch = 0;
   int64_t max_seq = 0;
-  int threads = 1;  // 1 until the thread pool lands; other values are refused
+  // Workers for the ops that split their work (attention today): a caller-owned
+  // ParallelFor that outlives the session (on Linux, focal::ThreadPool); null runs
+  // everything on the calling thread. Results are bitwise identical either way.
+  ParallelFor* parallel = nullptr;
 };
 
 class Session {
@@ -63,6 +67,7 @@ class Session {
   uint8_t* arena_;
   uint8_t* workspace_ = nullptr;  // kernel scratch, after the planned activations
   size_t workspace_bytes_ = 0;
+  ParallelFor* parallel_ = nullptr;
   int64_t symbol_limit_[kMaxSymbols] = {};
   int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
   int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound

@@ -98,7 +98,7 @@ void run_attention(const OpRun& r) {
   p.v = r.inputs[2].f32();
   p.out = r.outputs[0].mutable_f32();
   // Validated at load (shapes, heads) and session creation (workspace): cannot fail.
-  (void)attention(p, r.workspace, r.workspace_bytes);
+  (void)attention(p, r.workspace, r.workspace_bytes, r.parallel);
 }
 
 }  // namespace

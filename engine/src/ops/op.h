@@ -2,6 +2,7 @@
 // count, dtypes, shapes, options) and a run function that trusts what was checked.
 #pragma once
 
+#include "focal/parallel.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
 #include "focal_generated.h"
@@ -40,6 +41,7 @@ struct OpRun {
   // Kernel scratch at the end of the arena, workspace_bytes() long for this op.
   void* workspace;
   size_t workspace_bytes;
+  ParallelFor* parallel;  // null: run on the calling thread
 };
 
 struct OpDef {
