@@ -1,0 +1,137 @@
+#include "readers/checkpoint.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "simd/vec_scalar.hpp"
+
+namespace focal {
+namespace convert {
+
+const char* element_type_name(ElementType type) {
+  switch (type) {
+    case ElementType::kF64: return "F64";
+    case ElementType::kF32: return "F32";
+    case ElementType::kF16: return "F16";
+    case ElementType::kBF16: return "BF16";
+    case ElementType::kI64: return "I64";
+    case ElementType::kI32: return "I32";
+    case ElementType::kI16: return "I16";
+    case ElementType::kI8: return "I8";
+    case ElementType::kU8: return "U8";
+    case ElementType::kBool: return "BOOL";
+  }
+  return "?";
+}
+
+size_t element_size(ElementType type) {
+  switch (type) {
+    case ElementType::kF64: case ElementType::kI64: return 8;
+    case ElementType::kF32: case ElementType::kI32: return 4;
+    case ElementType::kF16: case ElementType::kBF16: case ElementType::kI16: return 2;
+    case ElementType::kI8: case ElementType::kU8: case ElementType::kBool: return 1;
+  }
+  return 0;
+}
+
+int64_t CheckpointTensor::element_count() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+namespace {
+template <class T>
+T read_le(const uint8_t* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));  // all supported hosts are little-endian
+  return value;
+}
+}  // namespace
+
+std::vector<float> CheckpointTensor::to_f32() const {
+  const size_t count = static_cast<size_t>(element_count());
+  const size_t size = element_size(type);
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* p = bytes.data() + i * size;
+    switch (type) {
+      case ElementType::kF64: out[i] = static_cast<float>(read_le<double>(p)); break;
+      case ElementType::kF32: out[i] = read_le<float>(p); break;
+      case ElementType::kF16: out[i] = simd::half_to_float(read_le<uint16_t>(p)); break;
+      case ElementType::kBF16: {
+        const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;
+        std::memcpy(&out[i], &bits, 4);
+        break;
+      }
+      case ElementType::kI64: out[i] = static_cast<float>(read_le<int64_t>(p)); break;
+      case ElementType::kI32: out[i] = static_cast<float>(read_le<int32_t>(p)); break;
+      case ElementType::kI16: out[i] = static_cast<float>(read_le<int16_t>(p)); break;
+      case ElementType::kI8: out[i] = static_cast<float>(read_le<int8_t>(p)); break;
+      case ElementType::kU8: case ElementType::kBool: out[i] = static_cast<float>(*p); break;
+    }
+  }
+  return out;
+}
+
+const CheckpointTensor* Checkpoint::find(const std::string& name) const {
+  for (const CheckpointTensor& t : tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes) {
+  constexpr uint64_t kLimit = uint64_t(1) << 48;  // 256 TiB: no real checkpoint is larger
+  uint64_t total = element_size(type);
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+    if (d > 0 && total > kLimit / static_cast<uint64_t>(d)) return false;
+    total *= static_cast<uint64_t>(d);
+  }
+  *bytes = total;
+  return true;
+}
+
+Status reader_error(const std::string& path, const std::string& what) {
+  return Status::error(StatusCode::kInvalidModel, "%s: %s", path.c_str(), what.c_str());
+}
+
+Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Status::error(StatusCode::kIoError, "cannot size %s", path.c_str());
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    return Status::error(StatusCode::kIoError, "cannot read %s", path.c_str());
+  }
+  return bytes;
+}
+
+Result<Checkpoint> read_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
+  unsigned char magic[8] = {};
+  in.read(reinterpret_cast<char*>(magic), sizeof(magic));
+  const std::streamsize got = in.gcount();
+  if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) {
+    // torch.save archives and .npz files are both zips: look inside.
+    Result<Checkpoint> pytorch = read_pytorch(path);
+    if (pytorch.ok() || std::strstr(pytorch.status().message(), "no data.pkl") == nullptr) {
+      return pytorch;
+    }
+    return read_npz(path);
+  }
+  if (got >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) return read_npy(path);
+  if (got >= 2 && magic[0] == 0x80 && magic[1] <= 5) {
+    return reader_error(path, "a legacy (non-zip) torch.save file; re-save it with a current "
+                              "PyTorch: torch.save(torch.load(path), path) writes the zip format");
+  }
+  return read_safetensors(path);
+}
+
+}  // namespace convert
+}  // namespace focal

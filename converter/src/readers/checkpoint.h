@@ -1,0 +1,55 @@
+// Checkpoints as the converter sees them: named tensors with an element type, a shape
+// and their bytes (little-endian, row-major), whatever file they came from. Readers
+// never execute anything from a file, bound every allocation by the file's own size,
+// and refuse malformed input with a message naming the file, the entry and the problem.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "focal/status.h"
+
+namespace focal {
+namespace convert {
+
+enum class ElementType { kF64, kF32, kF16, kBF16, kI64, kI32, kI16, kI8, kU8, kBool };
+
+const char* element_type_name(ElementType type);
+size_t element_size(ElementType type);
+
+struct CheckpointTensor {
+  std::string name;
+  ElementType type = ElementType::kF32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;  // element_size(type) * product(shape)
+
+  int64_t element_count() const;
+  // Every element converted to float (integers and bools by value; f64 rounded).
+  std::vector<float> to_f32() const;
+};
+
+struct Checkpoint {
+  std::string path;
+  std::vector<CheckpointTensor> tensors;  // in the file's order
+
+  const CheckpointTensor* find(const std::string& name) const;
+};
+
+// Picks the reader by the file's first bytes: a zip archive holding data.pkl (torch.save)
+// or .npy members (NumPy .npz), a NumPy .npy file, else safetensors. The legacy
+// (pre-1.6, non-zip) torch.save format is refused with advice on re-saving it.
+Result<Checkpoint> read_checkpoint(const std::string& path);
+
+Result<Checkpoint> read_safetensors(const std::string& path);
+Result<Checkpoint> read_pytorch(const std::string& path);
+Result<Checkpoint> read_npz(const std::string& path);
+Result<Checkpoint> read_npy(const std::string& path);
+
+// Helpers shared by the readers.
+bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes);
+Status reader_error(const std::string& path, const std::string& what);
+Result<std::vector<uint8_t>> read_whole_file(const std::string& path);
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,185 @@
+// NumPy .npy (magic, version, a Python-literal header {'descr', 'fortran_order',
+// 'shape'}, then the data) and .npz (a zip, stored or deflated, of .npy members named
+// <array>.npy).
+#include <cctype>
+#include <cstring>
+
+#include "readers/checkpoint.h"
+#include "readers/zip_archive.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+constexpr size_t kMaxHeader = 1 << 16;
+
+struct NpyHeader {
+  ElementType type;
+  bool fortran_order;
+  std::vector<int64_t> shape;
+  size_t header_bytes;  // magic through the end of the header text
+};
+
+bool parse_descr(const std::string& descr, ElementType* type) {
+  static const std::pair<const char*, ElementType> kTypes[] = {
+      {"<f8", ElementType::kF64}, {"<f4", ElementType::kF32}, {"<f2", ElementType::kF16},
+      {"<i8", ElementType::kI64}, {"<i4", ElementType::kI32}, {"<i2", ElementType::kI16},
+      {"|i1", ElementType::kI8},  {"|u1", ElementType::kU8},  {"|b1", ElementType::kBool}};
+  for (const auto& t : kTypes) {
+    if (descr == t.first) {
+      *type = t.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The text after `'key':` in the header dict, up to the value's end.
+std::string value_of(const std::string& header, const std::string& key) {
+  const size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) return "";
+  size_t p = header.find(':', at);
+  if (p == std::string::npos) return "";
+  ++p;
+  while (p < header.size() && header[p] == ' ') ++p;
+  if (p >= header.size()) return "";
+  if (header[p] == '\'') {
+    const size_t end = header.find('\'', p + 1);
+    return end == std::string::npos ? "" : header.substr(p, end - p + 1);
+  }
+  if (header[p] == '(') {
+    const size_t end = header.find(')', p);
+    return end == std::string::npos ? "" : header.substr(p, end - p + 1);
+  }
+  size_t end = p;
+  while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
+  return header.substr(p, end - p);
+}
+
+Result<NpyHeader> parse_header(const std::string& where, const uint8_t* bytes, size_t size) {
+  if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) return reader_error(where, "not a .npy array");
+  const uint8_t major = bytes[6];
+  size_t length, start;
+  if (major == 1) {
+    length = size_t(bytes[8]) | (size_t(bytes[9]) << 8);
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (size < 12) return reader_error(where, "truncated .npy header");
+    length = size_t(bytes[8]) | (size_t(bytes[9]) << 8) | (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
+    start = 12;
+  } else {
+    return reader_error(where, ".npy version " + std::to_string(major) + " is unknown");
+  }
+  if (length > kMaxHeader || length > size - start) return reader_error(where, ".npy header length exceeds the data");
+  const std::string header(reinterpret_cast<const char*>(bytes + start), length);
+  NpyHeader h;
+  h.header_bytes = start + length;
+  const std::string descr = value_of(header, "descr");
+  if (descr.size() < 3 || !parse_descr(descr.substr(1, descr.size() - 2), &h.type)) {
+    return reader_error(where, "unsupported dtype " + (descr.empty() ? std::string("(none)") : descr) +
+                                   " (little-endian float, int, uint8 and bool arrays are read)");
+  }
+  const std::string order = value_of(header, "fortran_order");
+  if (order != "True" && order != "False") return reader_error(where, "header lacks fortran_order");
+  h.fortran_order = order == "True";
+  const std::string shape = value_of(header, "shape");
+  if (shape.size() < 2 || shape.front() != '(') return reader_error(where, "header lacks a shape tuple");
+  size_t p = 1;
+  while (p < shape.size() - 1) {
+    while (p < shape.size() - 1 && (shape[p] == ' ' || shape[p] == ',')) ++p;
+    if (p >= shape.size() - 1) break;
+    size_t end = p;
+    while (end < shape.size() - 1 && std::isdigit(static_cast<unsigned char>(shape[end]))) ++end;
+    if (end == p || end - p > 15) return reader_error(where, "bad shape " + shape);
+    h.shape.push_back(std::stoll(shape.substr(p, end - p)));
+    p = end;
+  }
+  if (h.shape.size() > 16) return reader_error(where, "more than 16 dims");
+  return h;
+}
+
+// Row-major copy of a column-major array.
+std::vector<uint8_t> from_fortran_order(const std::vector<uint8_t>& data, const std::vector<int64_t>& shape, size_t size) {
+  std::vector<uint8_t> out(data.size());
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t e = 0; e < count; ++e) {  // e walks row-major order
+    int64_t at = 0, stride = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      at += index[i] * stride;
+      stride *= shape[i];
+    }
+    std::memcpy(out.data() + static_cast<size_t>(e) * size, data.data() + static_cast<size_t>(at) * size, size);
+    for (size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < shape[i]) break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+Result<CheckpointTensor> make_tensor(const std::string& where, const std::string& name, const NpyHeader& h,
+                                     const uint8_t* data, size_t data_bytes) {
+  CheckpointTensor t;
+  t.name = name;
+  t.type = h.type;
+  t.shape = h.shape;
+  uint64_t expected = 0;
+  if (!checked_byte_size(t.type, t.shape, &expected)) return reader_error(where, "array size overflows");
+  if (data_bytes != expected) {
+    return reader_error(where, "array data is " + std::to_string(data_bytes) + " bytes, its header needs " +
+                                   std::to_string(expected));
+  }
+  t.bytes.assign(data, data + data_bytes);
+  if (h.fortran_order && t.shape.size() > 1) t.bytes = from_fortran_order(t.bytes, t.shape, element_size(t.type));
+  return t;
+}
+
+}  // namespace
+
+Result<Checkpoint> read_npy(const std::string& path) {
+  auto file = read_whole_file(path);
+  if (!file.ok()) return file.status();
+  auto header = parse_header(path, file->data(), file->size());
+  if (!header.ok()) return header.status();
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
+  auto tensor = make_tensor(path, name, header.value(), file->data() + header->header_bytes,
+                            file->size() - header->header_bytes);
+  if (!tensor.ok()) return tensor.status();
+  Checkpoint checkpoint;
+  checkpoint.path = path;
+  checkpoint.tensors.push_back(std::move(tensor.value()));
+  return checkpoint;
+}
+
+Result<Checkpoint> read_npz(const std::string& path) {
+  auto archive = ZipArchive::open(path);
+  if (!archive.ok()) return archive.status();
+  Checkpoint checkpoint;
+  checkpoint.path = path;
+  for (const std::string& member : archive->names()) {
+    if (member.size() <= 4 || member.compare(member.size() - 4, 4, ".npy") != 0) continue;
+    const std::string where = path + ": " + member;
+    // The header first, so the declared shape bounds what the member may hold.
+    auto prefix = archive->read_prefix(member, 12 + kMaxHeader);
+    if (!prefix.ok()) return prefix.status();
+    auto header = parse_header(where, prefix->data(), prefix->size());
+    if (!header.ok()) return header.status();
+    uint64_t data_bytes = 0;
+    if (!checked_byte_size(header->type, header->shape, &data_bytes)) return reader_error(where, "array size overflows");
+    const uint64_t total = header->header_bytes + data_bytes;
+    auto bytes = archive->read(member, static_cast<int64_t>(total), total);
+    if (!bytes.ok()) return bytes.status();
+    auto tensor = make_tensor(where, member.substr(0, member.size() - 4), header.value(),
+                              bytes->data() + header->header_bytes, bytes->size() - header->header_bytes);
+    if (!tensor.ok()) return tensor.status();
+    checkpoint.tensors.push_back(std::move(tensor.value()));
+  }
+  if (checkpoint.tensors.empty()) return reader_error(path, "no .npy arrays in the archive");
+  return checkpoint;
+}
+
+}  // namespace convert
+}  // namespace focal
