@@ -111,27 +111,5 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
   return bytes;
 }
 
-Result<Checkpoint> read_checkpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
-  unsigned char magic[8] = {};
-  in.read(reinterpret_cast<char*>(magic), sizeof(magic));
-  const std::streamsize got = in.gcount();
-  if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) {
-    // torch.save archives and .npz files are both zips: look inside.
-    Result<Checkpoint> pytorch = read_pytorch(path);
-    if (pytorch.ok() || std::strstr(pytorch.status().message(), "no data.pkl") == nullptr) {
-      return pytorch;
-    }
-    return read_npz(path);
-  }
-  if (got >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) return read_npy(path);
-  if (got >= 2 && magic[0] == 0x80 && magic[1] <= 5) {
-    return reader_error(path, "a legacy (non-zip) torch.save file; re-save it with a current "
-                              "PyTorch: torch.save(torch.load(path), path) writes the zip format");
-  }
-  return read_safetensors(path);
-}
-
 }  // namespace convert
 }  // namespace focal

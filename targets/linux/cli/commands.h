@@ -7,6 +7,7 @@ namespace cli {
 
 int inspect_command(int argc, char** argv);
 int verify_command(int argc, char** argv);
+int run_command(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace focal

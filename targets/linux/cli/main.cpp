@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"inspect", "print a model's ops, tensors, parameters and arena size",
      focal::cli::inspect_command},
     {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
+    {"run", "run a model on .npy inputs, write .npy outputs", focal::cli::run_command},
 };
 
 void print_usage(std::FILE* out) {

@@ -1,24 +1,15 @@
-// NumPy .npy (magic, version, a Python-literal header {'descr', 'fortran_order',
-// 'shape'}, then the data) and .npz (a zip, stored or deflated, of .npy members named
-// <array>.npy).
+// NumPy .npy: magic, version, a Python-literal header {'descr', 'fortran_order',
+// 'shape'}, then the data. Read here, and written for `focal run`'s outputs.
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 
 #include "readers/checkpoint.h"
-#include "readers/zip_archive.h"
+#include "readers/npy.h"
 
 namespace focal {
 namespace convert {
 namespace {
-
-constexpr size_t kMaxHeader = 1 << 16;
-
-struct NpyHeader {
-  ElementType type;
-  bool fortran_order;
-  std::vector<int64_t> shape;
-  size_t header_bytes;  // magic through the end of the header text
-};
 
 bool parse_descr(const std::string& descr, ElementType* type) {
   static const std::pair<const char*, ElementType> kTypes[] = {
@@ -56,7 +47,9 @@ std::string value_of(const std::string& header, const std::string& key) {
   return header.substr(p, end - p);
 }
 
-Result<NpyHeader> parse_header(const std::string& where, const uint8_t* bytes, size_t size) {
+}  // namespace
+
+Result<NpyHeader> parse_npy_header(const std::string& where, const uint8_t* bytes, size_t size) {
   if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) return reader_error(where, "not a .npy array");
   const uint8_t major = bytes[6];
   size_t length, start;
@@ -70,7 +63,7 @@ Result<NpyHeader> parse_header(const std::string& where, const uint8_t* bytes, s
   } else {
     return reader_error(where, ".npy version " + std::to_string(major) + " is unknown");
   }
-  if (length > kMaxHeader || length > size - start) return reader_error(where, ".npy header length exceeds the data");
+  if (length > kMaxNpyHeader || length > size - start) return reader_error(where, ".npy header length exceeds the data");
   const std::string header(reinterpret_cast<const char*>(bytes + start), length);
   NpyHeader h;
   h.header_bytes = start + length;
@@ -98,6 +91,8 @@ Result<NpyHeader> parse_header(const std::string& where, const uint8_t* bytes, s
   return h;
 }
 
+namespace {
+
 // Row-major copy of a column-major array.
 std::vector<uint8_t> from_fortran_order(const std::vector<uint8_t>& data, const std::vector<int64_t>& shape, size_t size) {
   std::vector<uint8_t> out(data.size());
@@ -119,7 +114,9 @@ std::vector<uint8_t> from_fortran_order(const std::vector<uint8_t>& data, const 
   return out;
 }
 
-Result<CheckpointTensor> make_tensor(const std::string& where, const std::string& name, const NpyHeader& h,
+}  // namespace
+
+Result<CheckpointTensor> make_npy_tensor(const std::string& where, const std::string& name, const NpyHeader& h,
                                      const uint8_t* data, size_t data_bytes) {
   CheckpointTensor t;
   t.name = name;
@@ -136,16 +133,14 @@ Result<CheckpointTensor> make_tensor(const std::string& where, const std::string
   return t;
 }
 
-}  // namespace
-
 Result<Checkpoint> read_npy(const std::string& path) {
   auto file = read_whole_file(path);
   if (!file.ok()) return file.status();
-  auto header = parse_header(path, file->data(), file->size());
+  auto header = parse_npy_header(path, file->data(), file->size());
   if (!header.ok()) return header.status();
   std::string name = path.substr(path.find_last_of('/') + 1);
   if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
-  auto tensor = make_tensor(path, name, header.value(), file->data() + header->header_bytes,
+  auto tensor = make_npy_tensor(path, name, header.value(), file->data() + header->header_bytes,
                             file->size() - header->header_bytes);
   if (!tensor.ok()) return tensor.status();
   Checkpoint checkpoint;
@@ -154,31 +149,33 @@ Result<Checkpoint> read_npy(const std::string& path) {
   return checkpoint;
 }
 
-Result<Checkpoint> read_npz(const std::string& path) {
-  auto archive = ZipArchive::open(path);
-  if (!archive.ok()) return archive.status();
-  Checkpoint checkpoint;
-  checkpoint.path = path;
-  for (const std::string& member : archive->names()) {
-    if (member.size() <= 4 || member.compare(member.size() - 4, 4, ".npy") != 0) continue;
-    const std::string where = path + ": " + member;
-    // The header first, so the declared shape bounds what the member may hold.
-    auto prefix = archive->read_prefix(member, 12 + kMaxHeader);
-    if (!prefix.ok()) return prefix.status();
-    auto header = parse_header(where, prefix->data(), prefix->size());
-    if (!header.ok()) return header.status();
-    uint64_t data_bytes = 0;
-    if (!checked_byte_size(header->type, header->shape, &data_bytes)) return reader_error(where, "array size overflows");
-    const uint64_t total = header->header_bytes + data_bytes;
-    auto bytes = archive->read(member, static_cast<int64_t>(total), total);
-    if (!bytes.ok()) return bytes.status();
-    auto tensor = make_tensor(where, member.substr(0, member.size() - 4), header.value(),
-                              bytes->data() + header->header_bytes, bytes->size() - header->header_bytes);
-    if (!tensor.ok()) return tensor.status();
-    checkpoint.tensors.push_back(std::move(tensor.value()));
+Status write_npy(const std::string& path, ElementType type, const std::vector<int64_t>& shape,
+                 const void* data, size_t bytes) {
+  const char* descr = nullptr;
+  switch (type) {
+    case ElementType::kF32: descr = "<f4"; break;
+    case ElementType::kI32: descr = "<i4"; break;
+    case ElementType::kF16: descr = "<f2"; break;
+    case ElementType::kI64: descr = "<i8"; break;
+    default: return Status::error(StatusCode::kUnsupported, "cannot write %s to .npy", element_type_name(type));
   }
-  if (checkpoint.tensors.empty()) return reader_error(path, "no .npy arrays in the archive");
-  return checkpoint;
+  std::string dims;
+  for (int64_t d : shape) dims += std::to_string(d) + ", ";
+  if (shape.size() > 1) dims.resize(dims.size() - 1);  // "(2, 3)" but "(5,)"
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  // Magic (6) + version (2) + length (2) + header + '\n', padded to 64 bytes.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) return Status::error(StatusCode::kIoError, "cannot write %s", path.c_str());
+  const uint8_t preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size() & 0xFF),
+                                static_cast<uint8_t>(header.size() >> 8)};
+  bool ok = std::fwrite(preamble, 1, 10, out) == 10 &&
+            std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
+            (bytes == 0 || std::fwrite(data, 1, bytes, out) == bytes);
+  ok = std::fclose(out) == 0 && ok;
+  return ok ? Status() : Status::error(StatusCode::kIoError, "cannot write %s", path.c_str());
 }
 
 }  // namespace convert

@@ -1,0 +1,160 @@
+// focal run MODEL --input NAME=FILE.npy [...] --output-dir DIR [--threads N]: runs a
+// model on .npy inputs and writes DIR/<output name>.npy for every output.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/loaded_model.h"
+#include "focal/session.h"
+#include "readers/checkpoint.h"
+#include "readers/npy.h"
+#include "thread_pool.h"
+
+namespace focal {
+namespace cli {
+namespace {
+
+const char* kUsage =
+    "usage: focal run MODEL.focal --input NAME=FILE.npy [--input ...] --output-dir DIR\n"
+    "                 [--threads N]\n"
+    "Runs the model once on the given inputs (every model input is needed; symbolic dims\n"
+    "such as batch and seq take the arrays' sizes) and writes DIR/<output>.npy for each\n"
+    "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids).\n";
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+struct Options {
+  const char* model = nullptr;
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, file
+  std::string output_dir;
+  int threads = 1;
+};
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--input" && has_value) {
+      const std::string spec = argv[++i];
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0) return false;
+      o->inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (arg == "--output-dir" && has_value) {
+      o->output_dir = argv[++i];
+    } else if (arg == "--threads" && has_value) {
+      o->threads = std::atoi(argv[++i]);
+      if (o->threads < 1) return false;
+    } else if (arg[0] != '-' && o->model == nullptr) {
+      o->model = argv[i];
+    } else {
+      return false;
+    }
+  }
+  return o->model != nullptr && !o->output_dir.empty();
+}
+
+// The array's values in the input's dtype, refusing conversions that could lose values.
+Result<std::vector<uint8_t>> input_bytes(const convert::CheckpointTensor& array, DType dtype,
+                                         const std::string& name) {
+  const std::vector<float> values = array.to_f32();
+  const bool integral = array.type == convert::ElementType::kI64 || array.type == convert::ElementType::kI32 ||
+                        array.type == convert::ElementType::kI16 || array.type == convert::ElementType::kI8 ||
+                        array.type == convert::ElementType::kU8;
+  std::vector<uint8_t> bytes(values.size() * 4);
+  if (dtype == DType::kF32) {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  }
+  if (dtype == DType::kI32 && integral) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int32_t v = static_cast<int32_t>(values[i]);
+      std::memcpy(bytes.data() + i * 4, &v, 4);
+    }
+    return bytes;
+  }
+  return Status::error(StatusCode::kInvalidArgument, "input '%s' is %s but the array is %s", name.c_str(),
+                       dtype_name(dtype), convert::element_type_name(array.type));
+}
+
+Status set_inputs(Session& session, const Options& o) {
+  for (const auto& input : o.inputs) {
+    const int index = session.find_input(input.first.c_str());
+    if (index < 0) {
+      return Status::error(StatusCode::kInvalidArgument, "the model has no input '%s'", input.first.c_str());
+    }
+    auto file = convert::read_npy(input.second);
+    if (!file.ok()) return file.status();
+    const convert::CheckpointTensor& array = file->tensors[0];
+    if (array.shape.size() > static_cast<size_t>(kMaxRank)) {
+      return Status::error(StatusCode::kInvalidArgument, "%s has more than %d dims", input.second.c_str(), kMaxRank);
+    }
+    Shape shape;
+    shape.rank = static_cast<int>(array.shape.size());
+    for (int d = 0; d < shape.rank; ++d) shape.dims[d] = array.shape[static_cast<size_t>(d)];
+    const TensorInfo info = session.model().tensor(session.model().input_tensor(index));
+    auto bytes = input_bytes(array, info.dtype, input.first);
+    if (!bytes.ok()) return bytes.status();
+    FOCAL_RETURN_IF_ERROR(session.set_input(index, shape, bytes->data(), bytes->size()));
+  }
+  return Status();
+}
+
+Status write_outputs(const Session& session, const std::string& dir) {
+  for (int i = 0; i < session.output_count(); ++i) {
+    const TensorView out = session.output(i);
+    std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
+    const convert::ElementType type = out.dtype == DType::kI32 ? convert::ElementType::kI32 : convert::ElementType::kF32;
+    const size_t bytes = static_cast<size_t>(out.shape.element_count()) * dtype_size(out.dtype);
+    FOCAL_RETURN_IF_ERROR(convert::write_npy(dir + "/" + out.name + ".npy", type, shape, out.data, bytes));
+    std::printf("%s: %s -> %s/%s.npy\n", out.name, dtype_name(out.dtype), dir.c_str(), out.name);
+  }
+  return Status();
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Options o;
+  if (!parse(argc, argv, &o)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const auto loaded = load_model_or_report("run", o.model);
+  if (!loaded) return 1;
+  ThreadPool pool(o.threads);
+  SessionOptions options;
+  options.parallel = &pool;
+  const auto needed = Session::required_arena_bytes(loaded->model, options);
+  if (!needed.ok()) {
+    std::fprintf(stderr, "focal run: %s\n", needed.status().message());
+    return 1;
+  }
+  std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
+  auto session = Session::create(loaded->model, options, arena.get(), needed.value());
+  Status status = session.ok() ? set_inputs(session.value(), o) : session.status();
+  if (status.ok()) status = session->run();
+  if (status.ok()) {
+    ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
+    status = write_outputs(session.value(), o.output_dir);
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "focal run: %s\n", status.message());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace focal
