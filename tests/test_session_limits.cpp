@@ -93,3 +93,16 @@ TEST_CASE("input checks: length beyond the limit, wrong dims, wrong byte counts,
   CHECK(session->find_output("probs") == 1);
   CHECK(session->find_output("nope") == -1);
 }
+
+TEST_CASE("views out of range are empty, not out of bounds") {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(session.ok());
+  CHECK(session->output(2).data == nullptr);
+  CHECK(session->output(-1).data == nullptr);
+  CHECK(session->tensor_view(1000).data == nullptr);
+  CHECK(session->output(0).data != nullptr);
+}

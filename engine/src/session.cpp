@@ -201,6 +201,7 @@ Status Session::run() {
 }
 
 TensorView Session::tensor_view(int tensor_index) const {
+  if (tensor_index < 0 || tensor_index >= model_->tensor_count()) return TensorView();
   const fb::Tensor& t = *model_->schema().tensors()->Get(tensor_index);
   TensorView view;
   view.name = t.name()->c_str();
@@ -213,6 +214,7 @@ TensorView Session::tensor_view(int tensor_index) const {
 }
 
 TensorView Session::output(int output_index) const {
+  if (output_index < 0 || output_index >= output_count()) return TensorView();
   return tensor_view(model_->output_tensor(output_index));
 }
 

@@ -53,7 +53,8 @@ class Session {
   // (so one run never mixes fresh and stale inputs); that is the only failure.
   Status run();
 
-  // The output's value from the last run, at its actual shape.
+  // The output's value from the last run, at its actual shape; an empty view (null
+  // data, rank 0) for an index out of range.
   TensorView output(int output_index) const;
   // Any non-constant tensor by model tensor index (for inspection and tests).
   TensorView tensor_view(int tensor_index) const;
