@@ -141,3 +141,16 @@ TEST_CASE("tiny model on a thread pool gives bitwise the same outputs") {
   }
   CHECK(outputs[0] == outputs[1]);
 }
+
+TEST_CASE("model accessors answer -1 or empty out of range") {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  CHECK(model->input_tensor(1) == -1);
+  CHECK(model->output_tensor(-1) == -1);
+  CHECK(model->op_input(0, 3) == -1);
+  CHECK(model->op_input(99, 0) == -1);
+  CHECK(std::string(model->tensor(500).name).empty());
+  CHECK(std::string(model->op(-3).kind).empty());
+  CHECK(std::string(model->symbol(8).name).empty());
+}

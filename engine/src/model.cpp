@@ -92,13 +92,23 @@ int Model::tensor_count() const { return static_cast<int>(root_->tensors()->size
 int Model::op_count() const { return static_cast<int>(root_->ops()->size()); }
 int Model::input_count() const { return static_cast<int>(root_->inputs()->size()); }
 int Model::output_count() const { return static_cast<int>(root_->outputs()->size()); }
-int Model::input_tensor(int i) const { return root_->inputs()->Get(i); }
-int Model::output_tensor(int i) const { return root_->outputs()->Get(i); }
+// Index accessors answer -1 (or an empty description) out of range rather than read
+// past a vector: they are public, and callers loop with counts they may get wrong.
+int Model::input_tensor(int i) const {
+  return i >= 0 && i < input_count() ? root_->inputs()->Get(static_cast<uint32_t>(i)) : -1;
+}
+int Model::output_tensor(int i) const {
+  return i >= 0 && i < output_count() ? root_->outputs()->Get(static_cast<uint32_t>(i)) : -1;
+}
 int Model::op_input(int op_index, int i) const {
-  return root_->ops()->Get(op_index)->inputs()->Get(i);
+  if (op_index < 0 || op_index >= op_count()) return -1;
+  const auto* inputs = root_->ops()->Get(static_cast<uint32_t>(op_index))->inputs();
+  return i >= 0 && static_cast<uint32_t>(i) < inputs->size() ? inputs->Get(static_cast<uint32_t>(i)) : -1;
 }
 int Model::op_output(int op_index, int i) const {
-  return root_->ops()->Get(op_index)->outputs()->Get(i);
+  if (op_index < 0 || op_index >= op_count()) return -1;
+  const auto* outputs = root_->ops()->Get(static_cast<uint32_t>(op_index))->outputs();
+  return i >= 0 && static_cast<uint32_t>(i) < outputs->size() ? outputs->Get(static_cast<uint32_t>(i)) : -1;
 }
 uint64_t Model::arena_bytes() const { return root_->plan()->arena_bytes(); }
 int Model::self_test_count() const {
@@ -109,11 +119,13 @@ int Model::symbol_count() const {
 }
 
 SymbolInfo Model::symbol(int index) const {
+  if (index < 0 || index >= symbol_count()) return SymbolInfo();
   const fb::Symbol* s = root_->symbols()->Get(index);
   return {s->name()->c_str(), s->max()};
 }
 
 TensorInfo Model::tensor(int index) const {
+  if (index < 0 || index >= tensor_count()) return TensorInfo();
   const fb::Tensor& t = *root_->tensors()->Get(index);
   TensorInfo info;
   info.name = t.name()->c_str();
@@ -138,6 +150,7 @@ int Model::find_tensor(const char* name) const {
 }
 
 OpInfo Model::op(int index) const {
+  if (index < 0 || index >= op_count()) return OpInfo();
   const fb::Op& op = *root_->ops()->Get(index);
   OpInfo info;
   info.name = op.name() ? op.name()->c_str() : "";

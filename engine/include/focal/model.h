@@ -51,7 +51,7 @@ class Model {
   int find_tensor(const char* name) const;  // -1 when absent
   int op_count() const;
   OpInfo op(int index) const;
-  int op_input(int op_index, int i) const;   // tensor index
+  int op_input(int op_index, int i) const;   // tensor index; -1 out of range, as below
   int op_output(int op_index, int i) const;  // tensor index
   int input_count() const;
   int input_tensor(int i) const;  // tensor index of the i-th model input
