@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "simd/vec_scalar.hpp"
 
@@ -103,9 +104,14 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
   if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const std::streamoff size = in.tellg();
   if (size < 0) return Status::error(StatusCode::kIoError, "cannot size %s", path.c_str());
+  // On 32-bit targets a file must fit the address space (and std::streamsize).
+  if (static_cast<uint64_t>(size) > static_cast<uint64_t>(std::numeric_limits<std::streamsize>::max()) ||
+      static_cast<uint64_t>(size) > std::numeric_limits<size_t>::max()) {
+    return Status::error(StatusCode::kIoError, "%s is too large to read on this machine", path.c_str());
+  }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
     return Status::error(StatusCode::kIoError, "cannot read %s", path.c_str());
   }
   return bytes;
