@@ -1,6 +1,8 @@
 // Everything an application needs: load a model, make a session, run it.
 #pragma once
 
+#include "focal/attention.h"
+#include "focal/attention_scoring.h"
 #include "focal/model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"
