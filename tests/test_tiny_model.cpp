@@ -6,6 +6,7 @@
 
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
+#include "support/emulation.h"
 #include "support/tiny_model.h"
 #include "thread_pool.h"
 
@@ -116,7 +117,8 @@ TEST_CASE("tiny model passes its own self-test, and a wrong expectation fails it
   CHECK(bad_report->failed_cases == 1);
 }
 
-TEST_CASE("tiny model on a thread pool gives bitwise the same outputs") {
+TEST_CASE("tiny model on a thread pool gives bitwise the same outputs" *
+          doctest::skip(testing::kUnderEmulation)) {
   AlignedBuffer file(testing::build_tiny_model());
   auto model = Model::from_bytes(file.data(), file.size());
   REQUIRE(model.ok());

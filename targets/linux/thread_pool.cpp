@@ -16,6 +16,8 @@ constexpr int kSpinsBeforeSleep = 4096;  // about 20-50 us
 }  // namespace
 
 ThreadPool::ThreadPool(int workers) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  spins_ = cores == 0 || static_cast<unsigned>(workers) <= cores ? kSpinsBeforeSleep : 0;
   for (int w = 1; w < workers; ++w) threads_.emplace_back([this, w] { work(w); });
 }
 
@@ -48,20 +50,18 @@ void ThreadPool::run(size_t count, void (*task)(void*, size_t, int), void* conte
   }
   wake_.notify_all();
   drain(0);
-  // The others finish their last task on their own cores: spin, yielding now and then.
-  for (unsigned spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) {
-    if ((spins & 1023u) == 1023u) {
-      std::this_thread::yield();
-    } else {
-      cpu_relax();
-    }
+  // The others finish their last task on their own cores: spin a little, then sleep.
+  for (int spin = 0; spin < spins_ && busy_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
+  if (busy_.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
   }
 }
 
 void ThreadPool::work(int worker) {
   uint64_t seen = 0;
   for (;;) {
-    for (int spin = 0; spin < kSpinsBeforeSleep && generation_.load(std::memory_order_acquire) == seen; ++spin) {
+    for (int spin = 0; spin < spins_ && generation_.load(std::memory_order_acquire) == seen; ++spin) {
       cpu_relax();
     }
     if (generation_.load(std::memory_order_acquire) == seen) {
@@ -71,7 +71,12 @@ void ThreadPool::work(int worker) {
     if (stopping_) return;
     seen = generation_.load(std::memory_order_acquire);
     drain(worker);
-    busy_.fetch_sub(1, std::memory_order_release);
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // The last one out wakes the caller if it went to sleep. Taking the lock orders
+      // this after the caller's check, so the notification cannot be missed.
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_one();
+    }
   }
 }
 

@@ -1,9 +1,11 @@
 // A fixed pool of worker threads implementing focal::ParallelFor: created once (with a
 // session, a benchmark, an app), then run() hands out task indices through an atomic
 // counter, so uneven tasks (causal attention rows) balance themselves. The calling
-// thread works too, as worker 0. Idle workers spin for a few tens of microseconds
-// before sleeping, so back-to-back runs (decode steps) do not pay a wake-up each.
-// run() allocates nothing.
+// thread works too, as worker 0. When there are no more workers than cores, idle
+// workers (and the caller waiting for them) spin for a few tens of microseconds before
+// sleeping, so back-to-back runs (decode steps) do not pay a wake-up each; with more
+// workers than cores spinning would only steal the time of the thread being waited
+// for, so they sleep at once. run() allocates nothing.
 #pragma once
 
 #include <atomic>
@@ -35,6 +37,8 @@ class ThreadPool final : public ParallelFor {
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable done_;
+  int spins_ = 0;  // spin iterations before sleeping (0 when oversubscribed)
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> generation_{0};  // bumped by every run(); workers wait for a new one
   std::atomic<int> busy_{0};             // workers still draining the current run
