@@ -33,41 +33,16 @@
 
 #include "focal/attention.h"
 #include "focal/parallel.h"
+#include "bench_support.h"
 #include "machine_peak.h"
 #include "thread_pool.h"
 
 namespace {
 
-// ---------------------------------------------------------------------------------------
-// Memory: 64-byte aligned, every page touched at allocation (never inside a timed loop).
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
-class AlignedBuffer {
- public:
-  AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t bytes) {
-    const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-    data_.reset(std::aligned_alloc(64, rounded));
-    if (data_ == nullptr) throw std::bad_alloc();
-    std::memset(data_.get(), 0, rounded);
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(data_.get());
-  }
-
- private:
-  std::unique_ptr<void, FreeDeleter> data_;
-};
-
-void fill_uniform(float* x, size_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (size_t i = 0; i < count; ++i) x[i] = dist(rng);
-}
+using focal_bench::AlignedBuffer;
+using focal_bench::fill_uniform;
+using focal_bench::format_double;
+using focal_bench::only_listing;
 
 // IEEE binary16, round to nearest even.
 uint16_t float_to_half(float value) {
@@ -292,23 +267,7 @@ void register_cases() {
   }
 }
 
-std::string format_double(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), format, value);
-  return text;
-}
 
-// --benchmark_list_tests runs nothing: no need to measure the machine (~2 s) first.
-bool only_listing(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--benchmark_list_tests" || arg == "--benchmark_list_tests=true" ||
-        arg == "--benchmark_list_tests=1") {
-      return true;
-    }
-  }
-  return false;
-}
 
 }  // namespace
 

@@ -10,8 +10,12 @@
 namespace focal {
 namespace simd {
 
+// The free functions here are `static`: per-ISA translation units (AVX-512 ...) call
+// them, and an ordinary inline function compiled there could be the copy the linker
+// keeps for baseline code too. Internal linkage gives every translation unit its own.
+
 // IEEE binary16 to float, exactly (subnormals, infinities and NaN included).
-inline float half_to_float(uint16_t half) {
+static inline float half_to_float(uint16_t half) {
   const uint32_t sign = uint32_t(half & 0x8000u) << 16;
   const uint32_t exponent = (half >> 10) & 0x1Fu, mantissa = half & 0x3FFu;
   uint32_t bits;
@@ -30,6 +34,14 @@ inline float half_to_float(uint16_t half) {
   return result;
 }
 
+// bfloat16 to float, exactly: the 16 bits are the top half of the float's.
+static inline float bf16_to_float(uint16_t bf16) {
+  const uint32_t bits = uint32_t(bf16) << 16;
+  float result;
+  std::memcpy(&result, &bits, 4);
+  return result;
+}
+
 struct ScalarArch {
   static constexpr const char* name() { return "scalar"; }
 };
@@ -41,7 +53,7 @@ struct Vec;
 // x = n + f with n an integer and |f| <= 1/2; 2^f by a degree-6 polynomial (Cephes'
 // exp2f coefficients); 2^n put straight into the exponent bits. Below -126 the result
 // is 0 exactly (so -inf gives 0), above 128 it is +inf.
-inline float exp2_scalar(float x) {
+static inline float exp2_scalar(float x) {
   if (!(x > -126.0f)) return 0.0f;  // also NaN -> 0: masked scores never become NaN
   if (x > 128.0f) return INFINITY;
   const float n = std::nearbyint(x);
@@ -77,7 +89,21 @@ struct Vec<ScalarArch> {
   static float reduce_max(type v) { return v; }
   static type exp2(type x) { return exp2_scalar(x); }
   static type tanh(type x) { return std::tanh(x); }
+  // Accurate libm functions (activations, position encodings; not the softmax exp2).
+  static type exp(type x) { return std::exp(x); }
+  static type erf(type x) { return std::erf(x); }
+  static void sincos(type x, type* sin_x, type* cos_x) {
+    *sin_x = std::sin(x);
+    *cos_x = std::cos(x);
+  }
   static type load_half(const uint16_t* p) { return half_to_float(*p); }
+  static type div(type a, type b) { return a / b; }
+  static type load_partial(const float* p, size_t n, float pad) { return n != 0 ? *p : pad; }
+  static void store_partial(float* p, size_t n, type v) {
+    if (n != 0) *p = v;
+  }
+  static type load_bf16(const uint16_t* p) { return bf16_to_float(*p); }
+  static type load_i8(const int8_t* p) { return static_cast<float>(*p); }
 };
 
 }  // namespace simd

@@ -64,6 +64,70 @@ struct Vec {
   // saturating to +-1): within 2 ulp over -20..20, measured on AVX2, NEON64 and NEON.
   static type tanh(type x) { return xsimd::tanh(x); }
 
+  // xsimd's accurate e^x, erf and sin/cos (Cephes/Boost.SIMD polynomials; sin/cos reduce
+  // large arguments exactly, as fdlibm): activations and position encodings, where
+  // accuracy matters more than the last cycle (the softmax exp is exp2 above).
+  static type exp(type x) { return xsimd::exp(x); }
+  static type erf(type x) { return xsimd::erf(x); }
+  static void sincos(type x, type* sin_x, type* cos_x) {
+    const auto sc = xsimd::sincos(x);
+    *sin_x = sc.first;
+    *cos_x = sc.second;
+  }
+
+  // a / b correctly rounded. xsimd 8.1's operator/ on NEON floats is a reciprocal
+  // estimate refined by two Newton steps (up to ~2 ulp off), on AArch64 too; this uses
+  // AArch64's divide instruction, and one VFP divide per lane on ARMv7 (no vector
+  // divide there: slow, for once-per-row divisions only).
+  static type div(type a, type b) {
+#if defined(__aarch64__)
+    if constexpr (width == 4) return type(vdivq_f32(a, b));
+#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+    if constexpr (width == 4) {
+      alignas(16) float x[4], y[4];
+      a.store_aligned(x);
+      b.store_aligned(y);
+      for (size_t i = 0; i < 4; ++i) x[i] /= y[i];
+      return type::load_aligned(x);
+    }
+#endif
+    return a / b;
+  }
+
+  // Row tails (xsimd 8.1 has no masked loads): the first n < width floats of p in the low
+  // lanes and `pad` in the others (0 for sums, -inf for maxima), and the low n lanes of v
+  // to p. Through a stack copy, so nothing past p + n is touched.
+  static type load_partial(const float* p, size_t n, float pad) {
+    alignas(64) float lanes[width];
+    for (size_t i = 0; i < width; ++i) lanes[i] = i < n ? p[i] : pad;
+    return type::load_aligned(lanes);
+  }
+  static void store_partial(float* p, size_t n, type v) {
+    alignas(64) float lanes[width];
+    v.store_aligned(lanes);
+    for (size_t i = 0; i < n; ++i) p[i] = lanes[i];
+  }
+
+  // Lanes swapped in pairs: (v1, v0, v3, v2, ...); for interleaved (GPT-J) rotary pairs.
+  static type swap_pairs(type v) {
+#if defined(__AVX512F__)
+    if constexpr (width == 16) return type(_mm512_permute_ps(v, 0xB1));
+#endif
+#if defined(__AVX__)
+    if constexpr (width == 8) return type(_mm256_permute_ps(v, 0xB1));
+#endif
+#if defined(__SSE2__)
+    if constexpr (width == 4) return type(_mm_shuffle_ps(v, v, 0xB1));
+#endif
+#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+    if constexpr (width == 4) return type(vrev64q_f32(v));
+#endif
+    alignas(64) float lanes[width], swapped[width];
+    v.store_aligned(lanes);
+    for (size_t i = 0; i < width; ++i) swapped[i] = lanes[i ^ 1];
+    return type::load_aligned(swapped);
+  }
+
   // `width` IEEE halves from p, as floats.
   static type load_half(const uint16_t* p) {
 #if defined(__AVX512F__)
@@ -81,6 +145,66 @@ struct Vec {
 #endif
     alignas(64) float lanes[width];
     for (size_t i = 0; i < width; ++i) lanes[i] = half_to_float(p[i]);
+    return type::load_aligned(lanes);
+  }
+
+  // `width` bfloat16 from p, as floats (a bfloat16 is the top half of a float's bits).
+  static type load_bf16(const uint16_t* p) {
+#if defined(__AVX512F__)
+    if constexpr (width == 16) {
+      const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+      return type(_mm512_castsi512_ps(_mm512_slli_epi32(wide, 16)));
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (width == 8) {
+      const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      return type(_mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)));
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (width == 4) {
+      const __m128i halves = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+      return type(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), halves)));
+    }
+#endif
+#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+    if constexpr (width == 4) return type(vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)));
+#endif
+    alignas(64) float lanes[width];
+    for (size_t i = 0; i < width; ++i) lanes[i] = bf16_to_float(p[i]);
+    return type::load_aligned(lanes);
+  }
+
+  // `width` int8 from p, as floats (exact).
+  static type load_i8(const int8_t* p) {
+#if defined(__AVX512F__)
+    if constexpr (width == 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      return type(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(bytes)));
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (width == 8) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+      return type(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes)));
+    }
+#endif
+    if constexpr (width == 4) {  // 4 bytes as one word, widened by NEON or SSE2 shuffles
+      int32_t word;
+      std::memcpy(&word, p, 4);
+#if defined(__SSE2__)
+      __m128i v = _mm_cvtsi32_si128(word);
+      v = _mm_unpacklo_epi8(v, v);   // each byte twice
+      v = _mm_unpacklo_epi16(v, v);  // each byte four times: its own 32-bit lane
+      return type(_mm_cvtepi32_ps(_mm_srai_epi32(v, 24)));
+#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+      const int16x8_t shorts = vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(word)));
+      return type(vcvtq_f32_s32(vmovl_s16(vget_low_s16(shorts))));
+#endif
+    }
+    alignas(64) float lanes[width];
+    for (size_t i = 0; i < width; ++i) lanes[i] = static_cast<float>(p[i]);
     return type::load_aligned(lanes);
   }
 

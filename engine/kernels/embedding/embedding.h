@@ -1,0 +1,53 @@
+// Embedding gather: rows of a [vocab, dim] table picked by token ids, optionally scaled
+// (the original Transformer and Gemma multiply embeddings by sqrt(dim)), as a kernel
+// table per instruction set (embedding_<isa>.cpp, written once in embedding_simd.hpp)
+// and the scalar reference twin (reference.cpp).
+//
+// The kernels trust the ids: every id must be in [0, vocab). The checked entry point
+// (focal::embedding_gather in pointwise_dispatch.h) refuses an out-of-range id, naming
+// it and its position, before any kernel runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace focal {
+namespace kernels {
+
+enum class EmbeddingType {
+  kF32,
+  kF16,  // IEEE binary16, converted exactly
+};
+
+struct EmbeddingParams {
+  size_t count = 0;  // tokens
+  size_t dim = 0;
+  size_t vocab = 0;  // rows of the table
+  EmbeddingType type = EmbeddingType::kF32;
+  const void* table = nullptr;   // [vocab, dim] of `type`, dense rows
+  const int32_t* ids = nullptr;  // [count], each in [0, vocab)
+  float scale = 1.0f;            // out = table[id] * scale
+  float* out = nullptr;          // [count, dim], dense rows
+};
+
+// out[t, :] = table[ids[t], :] * scale.
+void embedding_gather_reference(const EmbeddingParams& p);
+
+using EmbeddingGatherFn = void (*)(const EmbeddingParams& p);
+
+struct EmbeddingKernelTable {
+  const char* isa;
+  EmbeddingGatherFn gather;
+};
+
+// One table per instruction set, each from its own translation unit compiled with that
+// instruction set's flags; only those the build includes are defined.
+const EmbeddingKernelTable* embedding_kernels_scalar();
+const EmbeddingKernelTable* embedding_kernels_sse2();
+const EmbeddingKernelTable* embedding_kernels_avx2();
+const EmbeddingKernelTable* embedding_kernels_avx512();
+const EmbeddingKernelTable* embedding_kernels_neon64();
+const EmbeddingKernelTable* embedding_kernels_neon();
+
+}  // namespace kernels
+}  // namespace focal

@@ -1,0 +1,17 @@
+// The embedding gather kernels for avx2: 8-float ymm vectors, FMA.
+// Compiled with that instruction set's flags (engine/CMakeLists.txt).
+#include "embedding/embedding_simd.hpp"
+#include "simd/vec_xsimd.hpp"
+
+namespace focal {
+namespace kernels {
+namespace {
+
+constexpr EmbeddingKernelTable kTable = Embedding<xsimd::fma3<xsimd::avx2>>::table("avx2");
+
+}  // namespace
+
+const EmbeddingKernelTable* embedding_kernels_avx2() { return &kTable; }
+
+}  // namespace kernels
+}  // namespace focal

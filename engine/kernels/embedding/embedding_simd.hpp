@@ -1,0 +1,64 @@
+// The embedding gather, written once against Vec<Arch> (simd/vec_*.hpp) and compiled
+// once per instruction set by embedding_<isa>.cpp. Everything here is in an anonymous
+// namespace: each ISA's translation unit keeps a private copy, so code built with
+// AVX-512 flags can never be merged into another ISA's path.
+//
+// A gather is a copy: f32 rows with scale 1 are memcpy'd (bitwise the table's values);
+// otherwise each row is converted (f16) and scaled a vector at a time. The last
+// dim % W elements of an f16 row are converted through a zero-padded stack copy.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+#include "embedding/embedding.h"
+#include "simd/vec_scalar.hpp"
+
+namespace focal {
+namespace kernels {
+namespace {
+
+template <class Arch>
+struct Embedding {
+  using V = simd::Vec<Arch>;
+  using vec = typename V::type;
+  static constexpr size_t W = V::width;
+
+  static void row_f32(const float* src, size_t dim, vec scale, float* out) {
+    size_t i = 0;
+    for (; i + W <= dim; i += W) V::store(out + i, V::load(src + i) * scale);
+    if (i < dim)
+      V::store_partial(out + i, dim - i, V::load_partial(src + i, dim - i, 0.0f) * scale);
+  }
+
+  static void row_f16(const uint16_t* src, size_t dim, vec scale, float* out) {
+    size_t i = 0;
+    for (; i + W <= dim; i += W) V::store(out + i, V::load_half(src + i) * scale);
+    if (i < dim) {
+      uint16_t tail[W] = {};
+      std::memcpy(tail, src + i, (dim - i) * sizeof(uint16_t));
+      V::store_partial(out + i, dim - i, V::load_half(tail) * scale);
+    }
+  }
+
+  static void gather(const EmbeddingParams& p) {
+    const vec scale = V::splat(p.scale);
+    for (size_t t = 0; t < p.count; ++t) {
+      const size_t row = static_cast<size_t>(p.ids[t]) * p.dim;
+      float* out = p.out + t * p.dim;
+      if (p.type == EmbeddingType::kF16) {
+        row_f16(static_cast<const uint16_t*>(p.table) + row, p.dim, scale, out);
+      } else if (p.scale == 1.0f) {
+        std::memcpy(out, static_cast<const float*>(p.table) + row, p.dim * sizeof(float));
+      } else {
+        row_f32(static_cast<const float*>(p.table) + row, p.dim, scale, out);
+      }
+    }
+  }
+
+  static constexpr EmbeddingKernelTable table(const char* isa) { return {isa, gather}; }
+};
+
+}  // namespace
+}  // namespace kernels
+}  // namespace focal

@@ -1,0 +1,156 @@
+// Packing of dense weights into the panel layout of include/focal/gemm.h: runs on the
+// host when the converter writes a model (and in tests), never in a session's hot path.
+#include <cmath>
+#include <cstring>
+
+#include "gemm/gemm.h"
+
+namespace focal {
+namespace kernels {
+namespace {
+
+uint32_t float_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+// IEEE binary16, rounded to nearest even, subnormals included. `value` is finite and
+// below 65520 in magnitude (the caller checked), so the result is finite.
+uint16_t float_to_half(float value) {
+  const uint32_t bits = float_bits(value);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or 0, or 2^-14 by rounding)
+    float abs_value;
+    std::memcpy(&abs_value, &magnitude, 4);
+    const float units = abs_value * 16777216.0f;  // in units of 2^-24, exact
+    auto rounded = static_cast<uint32_t>(units);
+    const float rest = units - static_cast<float>(rounded);
+    if (rest > 0.5f || (rest == 0.5f && (rounded & 1u) != 0)) ++rounded;
+    return static_cast<uint16_t>(sign | rounded);
+  }
+  uint32_t half = (magnitude - 0x38000000u) >> 13;  // rebias 127 -> 15, drop 13 bits
+  const uint32_t dropped = magnitude & 0x1FFFu;
+  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u) != 0)) ++half;  // may carry
+  return static_cast<uint16_t>(sign | half);
+}
+
+// bfloat16: the top half of the float, rounded to nearest even (finite input).
+uint16_t float_to_bf16(float value) {
+  const uint32_t bits = float_bits(value);
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// |value| that rounds to infinity in each type.
+constexpr float kHalfOverflow = 65520.0f;
+constexpr float kBf16Overflow = 3.3961775e38f;  // (2 - 2^-8) * 2^127, the tie above the max
+
+void set_failure(PackFailure* failure, size_t row, size_t col, float value, const char* why) {
+  failure->row = row;
+  failure->col = col;
+  failure->value = value;
+  failure->why = why;
+}
+
+// Checks one weight against the type; false (with the reason) if it cannot be stored.
+bool storable(GemmWeights type, float value, const char** why) {
+  if (type == GemmWeights::kF32) return true;
+  if (!std::isfinite(value)) {
+    *why = "not finite";
+    return false;
+  }
+  if (type == GemmWeights::kF16 && std::fabs(value) >= kHalfOverflow) {
+    *why = "|w| >= 65520";
+    return false;
+  }
+  if (type == GemmWeights::kBF16 && std::fabs(value) >= kBf16Overflow) {
+    *why = "|w| >= 3.3961775e38";
+    return false;
+  }
+  return true;
+}
+
+// The scale of output row `n`: the caller's (checked before), or max |w| / 127 (0 for
+// an all-zero row, whose q are all 0).
+float row_scale(const float* w_row, size_t k, const float* scales, size_t n) {
+  if (scales != nullptr) return scales[n];
+  float amax = 0.0f;
+  for (size_t i = 0; i < k; ++i) amax = std::fmax(amax, std::fabs(w_row[i]));
+  return amax / 127.0f;
+}
+
+int8_t quantize(float value, float scale) {
+  if (scale == 0.0f) return 0;
+  const float q = std::nearbyint(value / scale);
+  return static_cast<int8_t>(q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q);
+}
+
+}  // namespace
+
+size_t gemm_packed_bytes(GemmWeights type, size_t n, size_t k) {
+  const size_t panels = (n + kGemmPanel - 1) / kGemmPanel;
+  const size_t elements = panels * k * kGemmPanel;
+  if (type == GemmWeights::kI8) return gemm_scales_offset(panels, k) + panels * kGemmPanel * 4;
+  return elements * gemm_weight_bytes(type);
+}
+
+bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
+               uint8_t* packed, PackFailure* failure) {
+  // Check everything first, so a refused matrix leaves nothing half-written.
+  for (size_t row = 0; row < n; ++row) {
+    for (size_t col = 0; col < k; ++col) {
+      const char* why = nullptr;
+      if (!storable(type, w[row * k + col], &why)) {
+        set_failure(failure, row, col, w[row * k + col], why);
+        return false;
+      }
+    }
+    if (type == GemmWeights::kI8 && scales != nullptr &&
+        !(scales[row] > 0.0f && std::isfinite(scales[row]))) {
+      set_failure(failure, row, k, scales[row], "must be finite and > 0");
+      return false;
+    }
+  }
+  const size_t panels = (n + kGemmPanel - 1) / kGemmPanel;
+  uint8_t* scales_out = packed + gemm_scales_offset(panels, k);  // int8 only
+  for (size_t p = 0; p < panels; ++p) {
+    for (size_t j = 0; j < kGemmPanel; ++j) {
+      const size_t row = p * kGemmPanel + j;
+      const float* w_row = row < n ? w + row * k : nullptr;  // null: zero padding
+      const float scale =
+          type == GemmWeights::kI8 && w_row != nullptr ? row_scale(w_row, k, scales, row) : 0.0f;
+      if (type == GemmWeights::kI8) std::memcpy(scales_out + row * 4, &scale, 4);
+      for (size_t col = 0; col < k; ++col) {
+        const size_t at = (p * k + col) * kGemmPanel + j;
+        const float value = w_row != nullptr ? w_row[col] : 0.0f;
+        switch (type) {
+          case GemmWeights::kF32:
+            std::memcpy(packed + at * 4, &value, 4);
+            break;
+          case GemmWeights::kF16: {
+            const uint16_t h = float_to_half(value);
+            std::memcpy(packed + at * 2, &h, 2);
+            break;
+          }
+          case GemmWeights::kBF16: {
+            const uint16_t b = float_to_bf16(value);
+            std::memcpy(packed + at * 2, &b, 2);
+            break;
+          }
+          case GemmWeights::kI8:
+            packed[at] = static_cast<uint8_t>(quantize(value, scale));
+            break;
+        }
+      }
+    }
+  }
+  if (type == GemmWeights::kI8) {  // the gap between the panels and the scales
+    const size_t end = panels * k * kGemmPanel;
+    std::memset(packed + end, 0, gemm_scales_offset(panels, k) - end);
+  }
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace focal

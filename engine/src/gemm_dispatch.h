@@ -1,0 +1,16 @@
+// Internal: run the GEMM family on a chosen kernel table, and list the tables this binary
+// has and this CPU can run (tests sweep every one; benchmarks compare them).
+#pragma once
+
+#include "focal/gemm.h"
+#include "gemm/gemm.h"
+
+namespace focal {
+
+// Fills `tables` (room for 8) with every usable kernel table, scalar first; returns the count.
+int usable_gemm_kernels(const kernels::GemmKernelTable** tables);
+
+Status gemm_with_kernels(const GemmParams& params, const kernels::GemmKernelTable* kernels,
+                         ParallelFor* parallel);
+
+}  // namespace focal
