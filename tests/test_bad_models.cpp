@@ -28,6 +28,8 @@ bool contains(const Status& status, const char* text) {
 }
 
 // x [1, 4] -> Dense(w [3, 4], b [3]) -> y [1, 3]; `edit` may change anything first.
+// The writer packs w for the GEMM kernels: one 32-output panel of 4 f32 rows, 512 bytes.
+constexpr uint64_t kPackedW = 512;
 struct SmallModel {
   ModelWriter writer;
   int x, w, b, y;
@@ -136,19 +138,19 @@ TEST_CASE("misaligned, out-of-file, short and overlapping buffers") {
   CHECK(contains(status, "'w': data offset 4 is not a multiple of 64"));
 
   status = load_status(small_model([](SmallModel& m) {
-    m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(1 << 20, 48)});
+    m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(1 << 20, kPackedW)});
   }));
-  CHECK(contains(status, "'w': data [1048576, +48) lies outside"));
+  CHECK(contains(status, "'w': data [1048576, +512) lies outside"));
 
   status = load_status(small_model([](SmallModel& m) {
-    m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(UINT64_MAX - 63, 48)});
+    m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(UINT64_MAX - 63, kPackedW)});
   }));
   CHECK(contains(status, "lies outside"));
 
   status = load_status(small_model([](SmallModel& m) {
     m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(0, 40)});
   }));
-  CHECK(contains(status, "'w': data is 40 bytes, its shape and dtype need 48"));
+  CHECK(contains(status, "'w': data is 40 bytes, its shape and dtype need 512"));
 
   status = load_status(small_model([](SmallModel& m) {
     m.options.data_ref_overrides.push_back({m.b, fb::BufferRef(0, 12)});
@@ -241,4 +243,25 @@ TEST_CASE("null, misaligned and tiny inputs to the loader") {
   CHECK(contains(Model::from_bytes(buffer.data(), buffer.size()).status(), "64-byte aligned"));
   AlignedBuffer tiny(8);
   CHECK(contains(Model::from_bytes(tiny.data(), tiny.size()).status(), "too small"));
+}
+
+TEST_CASE("packed dense weights: size and layout checks") {
+  Status status = load_status(small_model([](SmallModel& m) {
+    m.writer.set_dense_weight_type(DType::kI8);
+  }));
+  CHECK_MESSAGE(status.ok(), status.message());  // int8 packed weights load fine
+
+  ModelWriter writer;  // I32 is not a weight type: the writer refuses, naming why
+  const int x = writer.add_input("x", DType::kF32, {1, 4});
+  const int w = writer.add_constant_f32("w", {3, 4}, std::vector<float>(12, 0.5f));
+  const int y = writer.add_output("y", DType::kF32, {1, 3});
+  writer.set_dense_weight_type(DType::kI32);
+  writer.add_dense("dense", x, w, -1, y);
+  CHECK(!writer.finish().ok());
+
+  // A packed weight whose bytes do not match its [out, in] size is refused.
+  status = load_status(small_model([](SmallModel& m) {
+    m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(0, 448)});
+  }));
+  CHECK(contains(status, "'w': data is 448 bytes, its shape and dtype need 512"));
 }

@@ -156,3 +156,25 @@ TEST_CASE("model accessors answer -1 or empty out of range") {
   CHECK(std::string(model->op(-3).kind).empty());
   CHECK(std::string(model->symbol(8).name).empty());
 }
+
+TEST_CASE("tiny model with f16, bf16 and int8 dense weights stays within its stated bounds") {
+  const size_t f32_bytes = testing::build_tiny_model().size();
+  for (DType type : {DType::kF16, DType::kBF16, DType::kI8}) {
+    CAPTURE(std::string(dtype_name(type)));
+    testing::TinyConfig config;
+    config.weight_type = type;
+    AlignedBuffer file(testing::build_tiny_model(config));
+    REQUIRE(file.size() > 0);
+    CHECK(file.size() < f32_bytes);  // the weights shrank
+    auto model = Model::from_bytes(file.data(), file.size());
+    REQUIRE_MESSAGE(model.ok(), model.status().message());
+    AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+    auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+    REQUIRE(session.ok());
+    auto report = run_self_tests(session.value());
+    REQUIRE(report.ok());
+    CHECK(report->failed_cases == 0);
+    MESSAGE(std::string(dtype_name(type)) << ": max abs error " << report->max_abs_error
+                             << ", worst error/tolerance " << report->worst_tolerance_ratio);
+  }
+}

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "checksum.h"
+#include "focal/gemm.h"
 #include "graph.h"
 #include "planner.h"
 
@@ -79,8 +80,33 @@ int ModelWriter::add_constant_f32(const std::string& name, std::vector<int64_t> 
   return add_constant(name, DType::kF32, std::move(shape), std::move(bytes));
 }
 
+// Packs a row-major f32 [out, in] constant in place; anything else (already packed, a
+// non-constant, another dtype or rank) is left for the loader to judge.
+void ModelWriter::pack_dense_weight(int weight) {
+  if (weight < 0 || static_cast<size_t>(weight) >= tensors_.size()) return;
+  TensorSpec& w = tensors_[static_cast<size_t>(weight)];
+  if (w.role != TensorRole::kConstant || w.dtype != DType::kF32 || w.dense_packed ||
+      w.shape.size() != 2 || w.shape[0] < 1 || w.shape[1] < 1 ||
+      w.bytes.size() != static_cast<size_t>(w.shape[0] * w.shape[1]) * sizeof(float)) {
+    return;
+  }
+  const size_t out = static_cast<size_t>(w.shape[0]), in = static_cast<size_t>(w.shape[1]);
+  std::vector<float> values(out * in);
+  std::memcpy(values.data(), w.bytes.data(), w.bytes.size());
+  std::vector<uint8_t> packed(packed_dense_weights_bytes(dense_weight_type_, out, in));
+  auto written = pack_dense_weights(dense_weight_type_, values.data(), out, in, packed.data(), packed.size());
+  if (!written.ok()) {
+    if (error_.ok()) error_ = written.status();
+    return;
+  }
+  w.bytes = std::move(packed);
+  w.dtype = dense_weight_type_;
+  w.dense_packed = true;
+}
+
 void ModelWriter::add_dense(const std::string& name, int x, int weight, int bias, int y,
                             fb::Activation activation) {
+  pack_dense_weight(weight);
   OpSpec op{name, fb::OpOptions_DenseOptions, {x, weight}, {y}};
   if (bias >= 0) op.inputs.push_back(bias);
   op.activation = activation;
@@ -165,7 +191,8 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
         fbb, spec.name.c_str(), static_cast<fb::DType>(spec.dtype),
         static_cast<fb::TensorRole>(spec.role), &spec.shape,
         spec.dim_symbols.empty() ? nullptr : &spec.dim_symbols,
-        constant ? &layout.tensor_refs[t] : nullptr, 0, constant ? 0 : arena_offsets[t]));
+        constant ? &layout.tensor_refs[t] : nullptr, 0, constant ? 0 : arena_offsets[t],
+        spec.dense_packed ? fb::TensorLayout_DensePacked : fb::TensorLayout_RowMajor));
   }
 
   std::vector<flatbuffers::Offset<fb::Op>> ops;
@@ -237,6 +264,7 @@ bool ModelWriter::operands_in_range() const {
 }
 
 Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
+  if (!error_.ok()) return error_;
   const Layout layout = lay_out_data(options);
   std::vector<uint64_t> offsets(tensors_.size(), 0);
 

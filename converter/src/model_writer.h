@@ -57,6 +57,11 @@ class ModelWriter {
   int add_constant_f32(const std::string& name, std::vector<int64_t> shape,
                        const std::vector<float>& values);
 
+  // Dense weights: a row-major f32 [out, in] constant given to add_dense is packed into
+  // the GEMM kernels' layout (focal/gemm.h, pack_dense_weights) stored as this type:
+  // kF32 (the default), kF16, kBF16 or kI8 (per-output scales). Applies to later calls.
+  void set_dense_weight_type(DType type) { dense_weight_type_ = type; }
+
   // Ops, in execution order. Tensor arguments are indices from the add_* calls; `bias`
   // may be -1 for none.
   void add_dense(const std::string& name, int x, int weight, int bias, int y,
@@ -84,6 +89,7 @@ class ModelWriter {
     std::vector<int64_t> shape;
     std::vector<int32_t> dim_symbols;
     std::vector<uint8_t> bytes;  // constants only
+    bool dense_packed = false;   // bytes are in the GEMM panel layout
   };
   struct OpSpec {
     std::string name;
@@ -99,6 +105,7 @@ class ModelWriter {
   struct Layout;
 
   int add_tensor(TensorSpec spec);
+  void pack_dense_weight(int weight);
   Layout lay_out_data(const WriteOptions& options) const;
   std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
                                  uint64_t arena_bytes, uint32_t version) const;
@@ -109,6 +116,8 @@ class ModelWriter {
   std::vector<OpSpec> ops_;
   std::vector<SelfTestSpec> self_tests_;
   std::string architecture_, producer_, source_;
+  DType dense_weight_type_ = DType::kF32;
+  Status error_;  // the first failure of a call that cannot return one, for finish()
   std::vector<std::pair<std::string, std::string>> hyperparameters_;
 };
 

@@ -137,6 +137,9 @@ TensorInfo Model::tensor(int index) const {
   }
   uint64_t bytes = 0;
   tensor_max_bytes(t, &bytes);
+  // A constant's bytes are what it stores (a packed or quantized weight differs from
+  // its logical f32 size).
+  if (t.role() == fb::TensorRole_Constant) bytes = t.data()->size();
   info.max_bytes = static_cast<size_t>(bytes);
   info.arena_offset = t.arena_offset();
   return info;

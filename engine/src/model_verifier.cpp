@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "focal/gemm.h"
 #include "focal/model.h"
 #include "focal/session.h"
 #include "graph.h"
@@ -13,6 +14,7 @@ namespace focal {
 namespace {
 
 const char* name_of(const fb::Tensor& t) { return t.name()->c_str(); }
+uint32_t rank_of(const fb::Tensor& t) { return t.shape()->size(); }
 
 Status invalid(const char* format, ...) __attribute__((format(printf, 1, 2)));
 Status invalid(const char* format, ...) {
@@ -110,7 +112,8 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
 }
 
 Status check_quantization(const fb::Tensor& t) {
-  if (t.dtype() != fb::DType_I8) return Status();
+  // Packed dense weights carry their int8 scales inside their bytes.
+  if (t.dtype() != fb::DType_I8 || t.layout() == fb::TensorLayout_DensePacked) return Status();
   const fb::Quantization* q = t.quantization();
   if (q == nullptr || q->scales() == nullptr) {
     return invalid("int8 tensor '%s' has no quantization scales", name_of(t));
@@ -155,6 +158,19 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
     uint64_t bytes = 0;
     FOCAL_RETURN_IF_ERROR(check_tensor_shape(model, *t, &bytes));
     FOCAL_RETURN_IF_ERROR(check_quantization(*t));
+    if (t->layout() > fb::TensorLayout_MAX ||
+        (t->layout() != fb::TensorLayout_RowMajor && t->role() != fb::TensorRole_Constant)) {
+      return invalid("tensor '%s' has layout %d, which only constants may use", name_of(*t),
+                     static_cast<int>(t->layout()));
+    }
+    if (t->layout() == fb::TensorLayout_DensePacked) {
+      bytes = rank_of(*t) == 2 ? packed_dense_weights_bytes(to_dtype(t->dtype()), static_cast<size_t>(t->shape()->Get(0)),
+                                                             static_cast<size_t>(t->shape()->Get(1)))
+                               : 0;
+      if (bytes == 0) {
+        return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8", name_of(*t));
+      }
+    }
     if (t->role() == fb::TensorRole_Constant) {
       if (t->dim_symbols() != nullptr) {
         for (int32_t s : *t->dim_symbols()) {

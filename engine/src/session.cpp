@@ -195,7 +195,7 @@ Status Session::run() {
     for (int i = 0; i < input_count; ++i) inputs[i] = bind(op->inputs()->Get(i));
     for (uint32_t i = 0; i < op->outputs()->size(); ++i) outputs[i] = bind(op->outputs()->Get(i));
     find_op_def(op->options_type())
-        ->run(OpRun{*op, inputs, input_count, outputs, workspace_, workspace_bytes_, parallel_});
+        ->run(OpRun{schema, *op, inputs, input_count, outputs, workspace_, workspace_bytes_, parallel_});
   }
   return Status();
 }

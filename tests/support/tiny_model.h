@@ -20,6 +20,7 @@ struct TinyConfig {
   int64_t max_batch = 2;
   int64_t max_seq = 8;
   uint32_t seed = 1;
+  DType weight_type = DType::kF32;  // how the dense weights are stored (packed)
 };
 
 constexpr int kTinyModelWidth = 8;

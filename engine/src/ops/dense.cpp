@@ -1,5 +1,6 @@
 // Dense op: y[..., out] = act(x[..., in] . W[out, in]^T + b[out]).
 #include "dense/dense.h"
+#include "focal/gemm.h"
 
 #include "ops/op_checks.h"
 
@@ -17,9 +18,11 @@ Status check_dense(const OpCheck& c) {
   const fb::Tensor& w = c.input(1);
   const fb::Tensor& y = c.output(0);
   FOCAL_RETURN_IF_ERROR(expect_f32(c, x));
-  FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
   FOCAL_RETURN_IF_ERROR(expect_f32(c, y));
   FOCAL_RETURN_IF_ERROR(expect_constant(c, w));
+  // Packed weights (f32, f16, bf16, i8; sizes checked at load) run on the GEMM kernels;
+  // row-major ones must be f32 and run on the reference kernel.
+  if (w.layout() != fb::TensorLayout_DensePacked) FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, w, 2, 2));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, x, 1, kMaxRank));
   if (dim(w, 1) != dim(x, -1) || dim_symbol(x, -1) != -1) {
@@ -40,7 +43,32 @@ Status check_dense(const OpCheck& c) {
   return Status();
 }
 
+bool packed_weight(const OpRun& r) {
+  return r.model.tensors()->Get(r.op.inputs()->Get(1))->layout() == fb::TensorLayout_DensePacked;
+}
+
+void run_dense_packed(const OpRun& r) {
+  const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(1));
+  GemmParams p;
+  p.m = leading_rows(r.inputs[0].shape);
+  p.n = static_cast<size_t>(r.inputs[1].shape.dims[0]);
+  p.k = static_cast<size_t>(r.inputs[1].shape.dims[1]);
+  p.weight_type = static_cast<DType>(w.dtype());
+  p.activation = static_cast<Activation>(r.op.options_as_DenseOptions()->activation());
+  p.x = r.inputs[0].f32();
+  p.packed_weights = r.inputs[1].data;
+  p.packed_weights_bytes = static_cast<size_t>(w.data()->size());
+  p.bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
+  p.y = r.outputs[0].mutable_f32();
+  // Shapes, dtypes and sizes were checked at load: this cannot fail.
+  (void)gemm(p, r.parallel);
+}
+
 void run_dense(const OpRun& r) {
+  if (packed_weight(r)) {
+    run_dense_packed(r);
+    return;
+  }
   const BoundTensor& x = r.inputs[0];
   const BoundTensor& w = r.inputs[1];
   kernels::DenseParams params;

@@ -34,6 +34,7 @@ struct BoundTensor {
 };
 
 struct OpRun {
+  const fb::Model& model;
   const fb::Op& op;
   const BoundTensor* inputs;
   int input_count;
