@@ -1,5 +1,5 @@
 // Add op: y = a + b, elementwise over equal shapes (residual connections).
-#include "elementwise/elementwise.h"
+#include "pointwise_dispatch.h"
 #include "ops/op_checks.h"
 
 namespace focal {
@@ -14,7 +14,7 @@ Status check_add(const OpCheck& c) {
 
 void run_add(const OpRun& r) {
   const size_t count = static_cast<size_t>(r.outputs[0].shape.element_count());
-  kernels::add_f32_reference(count, r.inputs[0].f32(), r.inputs[1].f32(),
+  residual_add(count, r.inputs[0].f32(), r.inputs[1].f32(),
                              r.outputs[0].mutable_f32());
 }
 

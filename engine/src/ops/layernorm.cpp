@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "normalization/normalization.h"
+#include "pointwise_dispatch.h"
 #include "ops/op_checks.h"
 
 namespace focal {
@@ -28,7 +29,7 @@ void run_layernorm(const OpRun& r) {
   params.width = static_cast<size_t>(shape.dims[shape.rank - 1]);
   params.rows = static_cast<size_t>(shape.element_count()) / params.width;
   params.epsilon = r.op.options_as_LayerNormOptions()->epsilon();
-  kernels::layernorm_f32_reference(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
+  layernorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
                                    r.outputs[0].mutable_f32());
 }
 
