@@ -1,0 +1,125 @@
+// Pointwise kernels: embedding gather, on every instruction set this CPU has, against
+// their reference twins and double-precision computations (tolerances: see
+// support/pointwise_testing.h).
+#include "support/pointwise_testing.h"
+
+using namespace focal;
+using namespace focal::kernels;
+using namespace focal::pointwise_testing;
+
+namespace {
+
+// ---------------------------------------------------------------------------------
+// Embedding gather
+
+uint16_t float_to_half(float f) {  // round to nearest even; test values are in half range
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const int32_t exponent = int32_t((x >> 23) & 0xFF) - 127 + 15;
+  const uint32_t mantissa = x & 0x7FFFFFu;
+  if (exponent <= 0) return static_cast<uint16_t>(sign);
+  uint32_t half = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(half);
+}
+
+TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
+  uint32_t seed = 500;
+  const size_t vocab = 37;
+  const std::vector<int32_t> ids = {0, 36, 5, 5, 17, 1, 35, 0, 22};
+  for (const auto& k : kernel_sets()) {
+    CAPTURE(std::string(k.isa));
+    for (size_t dim : kWidths) {
+      for (EmbeddingType type : {EmbeddingType::kF32, EmbeddingType::kF16}) {
+        for (float scale : {1.0f, std::sqrt(float(dim)), -0.5f}) {
+          CAPTURE(dim);
+          CAPTURE(int(type));
+          CAPTURE(scale);
+          const std::vector<float> values = uniform(vocab * dim, ++seed, -3.0f, 3.0f);
+          std::vector<uint16_t> halves(values.size());
+          std::vector<float> table(values.size());
+          for (size_t i = 0; i < values.size(); ++i) {
+            halves[i] = float_to_half(values[i]);
+            table[i] = type == EmbeddingType::kF16 ? simd::half_to_float(halves[i]) : values[i];
+          }
+          Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);
+          EmbeddingParams p;
+          p.count = ids.size();
+          p.dim = dim;
+          p.vocab = vocab;
+          p.type = type;
+          p.table =
+              type == EmbeddingType::kF16 ? static_cast<const void*>(halves.data()) : table.data();
+          p.ids = ids.data();
+          p.scale = scale;
+          p.out = out.data();
+          REQUIRE(embedding_gather(p, k).ok());
+          p.out = ref.data();
+          embedding_gather_reference(p);
+          bool exact = true, matches_reference = true;
+          for (size_t t = 0; t < ids.size(); ++t) {
+            for (size_t i = 0; i < dim; ++i) {
+              // One rounding of the exact product: the double product rounded to f32.
+              const float want =
+                  static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * scale);
+              exact = exact && same_bits(out[t * dim + i], want);
+              matches_reference = matches_reference && same_bits(ref[t * dim + i], want);
+            }
+          }
+          CHECK(exact);
+          CHECK(matches_reference);
+          CHECK(out.guards_intact());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("pointwise: embedding gather refuses out-of-range ids before writing anything") {
+  const size_t vocab = 10, dim = 4;
+  const std::vector<float> table(vocab * dim, 1.0f);
+  struct Bad {
+    std::vector<int32_t> ids;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {{1, 2, -1, 3}, "embedding: ids[2] = -1 outside the vocabulary 0..9"},
+      {{10}, "embedding: ids[0] = 10 outside the vocabulary 0..9"},
+      {{0, 9, 9, 0, std::numeric_limits<int32_t>::min()},
+       "embedding: ids[4] = -2147483648 outside the vocabulary 0..9"},
+      {{0, std::numeric_limits<int32_t>::max()},
+       "embedding: ids[1] = 2147483647 outside the vocabulary 0..9"},
+  };
+  for (const Bad& bad : cases) {
+    Floats out(bad.ids.size() * dim);
+    EmbeddingParams p;
+    p.count = bad.ids.size();
+    p.dim = dim;
+    p.vocab = vocab;
+    p.table = table.data();
+    p.ids = bad.ids.data();
+    p.out = out.data();
+    const Status status = embedding_gather(p);
+    CHECK(status.code() == StatusCode::kOutOfRange);
+    CHECK(std::string(status.message()) == bad.message);
+    bool untouched = true;
+    for (size_t i = 0; i < out.size(); ++i) untouched = untouched && same_bits(out[i], kSentinel);
+    CHECK(untouched);
+  }
+  EmbeddingParams p;
+  p.count = 1;
+  p.dim = dim;
+  p.vocab = vocab;
+  p.table = table.data();
+  const int32_t id = 0;
+  p.ids = &id;
+  CHECK(embedding_gather(p).code() == StatusCode::kInvalidArgument);  // null out
+  float out[dim];
+  p.out = out;
+  p.vocab = 0;
+  CHECK(embedding_gather(p).code() == StatusCode::kInvalidArgument);
+}
+
+}  // namespace
