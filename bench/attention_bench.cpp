@@ -34,6 +34,7 @@
 #include "focal/attention.h"
 #include "focal/parallel.h"
 #include "bench_support.h"
+#include "simd/vec_scalar.hpp"
 #include "machine_peak.h"
 #include "thread_pool.h"
 
@@ -43,32 +44,6 @@ using focal_bench::AlignedBuffer;
 using focal_bench::fill_uniform;
 using focal_bench::format_double;
 using focal_bench::only_listing;
-
-// IEEE binary16, round to nearest even.
-uint16_t float_to_half(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t magnitude = bits & 0x7FFFFFFFu;
-  if (magnitude >= 0x7F800000u) {  // inf or NaN (kept quiet)
-    return static_cast<uint16_t>(sign | 0x7C00u | (magnitude > 0x7F800000u ? 0x0200u : 0u));
-  }
-  if (magnitude >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // >= 65520
-  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or its rounding up)
-    float abs_value;
-    std::memcpy(&abs_value, &magnitude, sizeof(abs_value));
-    const float units = abs_value * 16777216.0f;  // in units of 2^-24, exact
-    auto rounded = static_cast<uint32_t>(units);
-    const float rest = units - static_cast<float>(rounded);
-    if (rest > 0.5f || (rest == 0.5f && (rounded & 1u) != 0)) ++rounded;
-    return static_cast<uint16_t>(sign | rounded);  // 1024 is the smallest normal: right
-  }
-  uint32_t half = magnitude - 0x38000000u;  // rebias the exponent 127 -> 15
-  const uint32_t dropped = half & 0x1FFFu;
-  half >>= 13;
-  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u) != 0)) ++half;  // may carry
-  return static_cast<uint16_t>(sign | half);
-}
 
 // ---------------------------------------------------------------------------------------
 // Workers: the engine's own Linux pool (targets/linux/thread_pool.h), created once.
@@ -142,9 +117,9 @@ std::unique_ptr<Problem> make_problem(const Case& c) {
   if (c.kv_type == focal::KvType::kF16) {
     std::vector<float> values(kv_count);
     fill_uniform(values.data(), kv_count, 2);
-    for (size_t i = 0; i < kv_count; ++i) p->k.as<uint16_t>()[i] = float_to_half(values[i]);
+    for (size_t i = 0; i < kv_count; ++i) p->k.as<uint16_t>()[i] = focal::simd::float_to_half(values[i]);
     fill_uniform(values.data(), kv_count, 3);
-    for (size_t i = 0; i < kv_count; ++i) p->v.as<uint16_t>()[i] = float_to_half(values[i]);
+    for (size_t i = 0; i < kv_count; ++i) p->v.as<uint16_t>()[i] = focal::simd::float_to_half(values[i]);
   } else {
     fill_uniform(p->k.as<float>(), kv_count, 2);
     fill_uniform(p->v.as<float>(), kv_count, 3);
@@ -164,18 +139,7 @@ std::unique_ptr<Problem> make_problem(const Case& c) {
   return p;
 }
 
-// Google Benchmark calls a case's function several times (growing the iteration count):
-// keep the current case's buffers, and free them when the next case starts.
-Problem& problem_for(const Case& c) {
-  static const Case* current = nullptr;
-  static std::unique_ptr<Problem> problem;
-  if (current != &c) {
-    problem.reset();
-    problem = make_problem(c);
-    current = &c;
-  }
-  return *problem;
-}
+Problem& problem_for(const Case& c) { return focal_bench::current_problem<Problem>(c, make_problem); }
 
 void run_case(benchmark::State& state, const Case& c) {
   Problem& p = problem_for(c);

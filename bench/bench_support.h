@@ -60,4 +60,19 @@ inline bool only_listing(int argc, char** argv) {
   return false;
 }
 
+// Google Benchmark calls a case's function several times (growing the iteration count):
+// keep the buffers of the current case, made by make(c), and free them (before making
+// the next) when another case starts. One case at a time, so memory stays bounded.
+template <class Problem, class Case, class Make>
+Problem& current_problem(const Case& c, Make make) {
+  static const Case* current = nullptr;
+  static std::unique_ptr<Problem> problem;
+  if (current != &c) {
+    problem.reset();
+    problem = make(c);
+    current = &c;
+  }
+  return *problem;
+}
+
 }  // namespace focal_bench

@@ -115,18 +115,7 @@ std::unique_ptr<Problem> make_problem(const Case& c) {
   return p;
 }
 
-// Google Benchmark calls a case's function several times (growing the iteration count):
-// keep the current case's buffers, and free them when the next case starts.
-Problem& problem_for(const Case& c) {
-  static const Case* current = nullptr;
-  static std::unique_ptr<Problem> problem;
-  if (current != &c) {
-    problem.reset();
-    problem = make_problem(c);
-    current = &c;
-  }
-  return *problem;
-}
+Problem& problem_for(const Case& c) { return focal_bench::current_problem<Problem>(c, make_problem); }
 
 bool run_once(const Case& c, Problem& p, std::string* error) {
   const size_t copy = p.next;

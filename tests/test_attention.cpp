@@ -22,18 +22,6 @@ using focal::testing::AlignedBuffer;
 
 namespace {
 
-uint16_t float_to_half(float f) {  // round to nearest even; test data is in half range
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  int32_t exponent = int32_t((x >> 23) & 0xFF) - 127 + 15;
-  uint32_t mantissa = x & 0x7FFFFFu;
-  if (exponent <= 0) return static_cast<uint16_t>(sign);  // flush tiny values
-  uint32_t half = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(half);
-}
 
 struct Problem {
   size_t batch = 1, heads = 2, kv_heads = 1, q_len = 5, kv_len = 7, head_dim = 8;
@@ -72,10 +60,10 @@ struct Instance {
     k = testing::random_values(p.batch * p.kv_len * p.kv_heads * p.head_dim, p.seed + 1, -p.value_range, p.value_range);
     v = testing::random_values(p.batch * p.kv_len * p.kv_heads * p.head_dim, p.seed + 2, -1, 1);
     if (p.kv_type == KvType::kF16) {
-      for (float& x : k) x = simd::half_to_float(float_to_half(x));  // exact in both forms
-      for (float& x : v) x = simd::half_to_float(float_to_half(x));
-      for (float x : k) k16.push_back(float_to_half(x));
-      for (float x : v) v16.push_back(float_to_half(x));
+      for (float& x : k) x = simd::half_to_float(simd::float_to_half(x));  // exact in both forms
+      for (float& x : v) x = simd::half_to_float(simd::float_to_half(x));
+      for (float x : k) k16.push_back(simd::float_to_half(x));
+      for (float x : v) v16.push_back(simd::float_to_half(x));
     }
     if (p.bias) bias = testing::random_values(p.batch * p.heads * p.q_len * p.kv_len, p.seed + 3, -2, 2);
     if (p.padding) {

@@ -12,18 +12,6 @@ namespace {
 // ---------------------------------------------------------------------------------
 // Embedding gather
 
-uint16_t float_to_half(float f) {  // round to nearest even; test values are in half range
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exponent = int32_t((x >> 23) & 0xFF) - 127 + 15;
-  const uint32_t mantissa = x & 0x7FFFFFu;
-  if (exponent <= 0) return static_cast<uint16_t>(sign);
-  uint32_t half = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(half);
-}
 
 TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
   uint32_t seed = 500;
@@ -41,7 +29,7 @@ TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
           std::vector<uint16_t> halves(values.size());
           std::vector<float> table(values.size());
           for (size_t i = 0; i < values.size(); ++i) {
-            halves[i] = float_to_half(values[i]);
+            halves[i] = simd::float_to_half(values[i]);
             table[i] = type == EmbeddingType::kF16 ? simd::half_to_float(halves[i]) : values[i];
           }
           Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "simd/vec_scalar.hpp"
+
 #include "gemm/gemm.h"
 
 namespace focal {
@@ -13,27 +15,6 @@ uint32_t float_bits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
   return bits;
-}
-
-// IEEE binary16, rounded to nearest even, subnormals included. `value` is finite and
-// below 65520 in magnitude (the caller checked), so the result is finite.
-uint16_t float_to_half(float value) {
-  const uint32_t bits = float_bits(value);
-  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t magnitude = bits & 0x7FFFFFFFu;
-  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or 0, or 2^-14 by rounding)
-    float abs_value;
-    std::memcpy(&abs_value, &magnitude, 4);
-    const float units = abs_value * 16777216.0f;  // in units of 2^-24, exact
-    auto rounded = static_cast<uint32_t>(units);
-    const float rest = units - static_cast<float>(rounded);
-    if (rest > 0.5f || (rest == 0.5f && (rounded & 1u) != 0)) ++rounded;
-    return static_cast<uint16_t>(sign | rounded);
-  }
-  uint32_t half = (magnitude - 0x38000000u) >> 13;  // rebias 127 -> 15, drop 13 bits
-  const uint32_t dropped = magnitude & 0x1FFFu;
-  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u) != 0)) ++half;  // may carry
-  return static_cast<uint16_t>(sign | half);
 }
 
 // bfloat16: the top half of the float, rounded to nearest even (finite input).
@@ -129,7 +110,7 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
             std::memcpy(packed + at * 4, &value, 4);
             break;
           case GemmWeights::kF16: {
-            const uint16_t h = float_to_half(value);
+            const uint16_t h = simd::float_to_half(value);
             std::memcpy(packed + at * 2, &h, 2);
             break;
           }

@@ -35,6 +35,28 @@ static inline float half_to_float(uint16_t half) {
 }
 
 // bfloat16 to float, exactly: the 16 bits are the top half of the float's.
+// IEEE binary16, rounded to nearest even, subnormals included. `value` is finite and
+// below 65520 in magnitude (the caller checks), so the result is finite.
+static inline uint16_t float_to_half(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or 0, or 2^-14 by rounding)
+    float abs_value;
+    std::memcpy(&abs_value, &magnitude, 4);
+    const float units = abs_value * 16777216.0f;  // in units of 2^-24, exact
+    auto rounded = static_cast<uint32_t>(units);
+    const float rest = units - static_cast<float>(rounded);
+    if (rest > 0.5f || (rest == 0.5f && (rounded & 1u) != 0)) ++rounded;
+    return static_cast<uint16_t>(sign | rounded);
+  }
+  uint32_t half = (magnitude - 0x38000000u) >> 13;  // rebias 127 -> 15, drop 13 bits
+  const uint32_t dropped = magnitude & 0x1FFFu;
+  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u) != 0)) ++half;  // may carry
+  return static_cast<uint16_t>(sign | half);
+}
+
 static inline float bf16_to_float(uint16_t bf16) {
   const uint32_t bits = uint32_t(bf16) << 16;
   float result;
