@@ -68,6 +68,12 @@ int ModelWriter::add_activation(const std::string& name, DType dtype, std::vecto
       {name, dtype, TensorRole::kActivation, std::move(shape), std::move(dim_symbols), {}});
 }
 
+int ModelWriter::add_state(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                           std::vector<int32_t> dim_symbols) {
+  return add_tensor(
+      {name, dtype, TensorRole::kState, std::move(shape), std::move(dim_symbols), {}});
+}
+
 int ModelWriter::add_constant(const std::string& name, DType dtype, std::vector<int64_t> shape,
                               std::vector<uint8_t> bytes) {
   return add_tensor({name, dtype, TensorRole::kConstant, std::move(shape), {}, std::move(bytes)});
@@ -138,6 +144,60 @@ void ModelWriter::add_attention(const std::string& name, int q, int k, int v, in
   op.causal = causal;
   op.scale = scale;
   ops_.push_back(op);
+}
+
+void ModelWriter::add_embedding(const std::string& name, int ids, int table, int positions,
+                                int type_ids, int segments, int y, float scale) {
+  OpSpec op{name, fb::OpOptions_EmbeddingOptions, {ids, table, positions, type_ids, segments}, {y}};
+  while (op.inputs.size() > 2 && op.inputs.back() < 0) op.inputs.pop_back();
+  op.scale = scale;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_rmsnorm(const std::string& name, int x, int gamma, int y, float epsilon) {
+  OpSpec op{name, fb::OpOptions_RmsNormOptions, {x, gamma}, {y}};
+  op.epsilon = epsilon;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_copy(const std::string& name, int x, int y) {
+  ops_.push_back({name, fb::OpOptions_CopyOptions, {x}, {y}});
+}
+
+void ModelWriter::add_glu(const std::string& name, int x, int y, fb::Activation activation) {
+  OpSpec op{name, fb::OpOptions_GluOptions, {x}, {y}};
+  op.activation = activation;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_pool(const std::string& name, int x, int mask, int y, fb::PoolMode mode) {
+  OpSpec op{name, fb::OpOptions_PoolOptions, {x}, {y}};
+  if (mask >= 0) op.inputs.push_back(mask);
+  op.pool = mode;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_multi_head_attention(const std::string& name,
+                                           const MultiHeadAttentionSpec& s, int y) {
+  for (int w : {s.wq, s.wk, s.wv, s.wo}) pack_dense_weight(w);
+  OpSpec op{name,
+            fb::OpOptions_MultiHeadAttentionOptions,
+            {s.x, s.wq, s.bq, s.wk, s.bk, s.wv, s.bv, s.wo, s.bo, s.key_mask, s.k_state, s.v_state,
+             s.memory},
+            {y}};
+  op.num_heads = s.num_heads;
+  op.num_kv_heads = s.num_kv_heads;
+  op.head_dim = s.head_dim;
+  op.causal = s.causal;
+  op.scale = s.scale;
+  op.rope = s.rope;
+  op.rope_theta = s.rope_theta;
+  op.rotary_dim = s.rotary_dim;
+  ops_.push_back(op);
+}
+
+void ModelWriter::begin_stage(const std::string& name) {
+  stages_.emplace_back(name, static_cast<int>(ops_.size()));
 }
 
 void ModelWriter::set_metadata(const std::string& architecture, const std::string& producer,
@@ -217,6 +277,27 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
                                              op.causal, op.scale)
                       .Union();
         break;
+      case fb::OpOptions_EmbeddingOptions:
+        options = fb::CreateEmbeddingOptions(fbb, op.scale).Union();
+        break;
+      case fb::OpOptions_RmsNormOptions:
+        options = fb::CreateRmsNormOptions(fbb, op.epsilon).Union();
+        break;
+      case fb::OpOptions_CopyOptions:
+        options = fb::CreateCopyOptions(fbb).Union();
+        break;
+      case fb::OpOptions_GluOptions:
+        options = fb::CreateGluOptions(fbb, op.activation).Union();
+        break;
+      case fb::OpOptions_PoolOptions:
+        options = fb::CreatePoolOptions(fbb, op.pool).Union();
+        break;
+      case fb::OpOptions_MultiHeadAttentionOptions:
+        options = fb::CreateMultiHeadAttentionOptions(fbb, op.num_heads, op.num_kv_heads,
+                                                      op.head_dim, op.causal, op.scale, op.rope,
+                                                      op.rope_theta, op.rotary_dim)
+                      .Union();
+        break;
       default:
         break;
     }
@@ -247,16 +328,23 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
   const fb::Checksum checksum(0);  // stamped after the whole file is assembled
   const auto plan = fb::CreateMemoryPlan(fbb, arena_bytes, static_cast<uint32_t>(kBufferAlignment));
   const auto metadata = build_metadata(fbb, architecture_, producer_, source_, hyperparameters_);
+  std::vector<flatbuffers::Offset<fb::Stage>> stages;
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    const int end = s + 1 < stages_.size() ? stages_[s + 1].second : static_cast<int>(ops_.size());
+    stages.push_back(fb::CreateStageDirect(fbb, stages_[s].first.c_str(), stages_[s].second,
+                                           end - stages_[s].second));
+  }
   const auto root = fb::CreateModelDirect(fbb, version, &checksum, &symbols, &tensors, &ops,
-                                          &inputs, &outputs, plan, metadata, 0, &tests);
+                                          &inputs, &outputs, plan, metadata, 0, &tests,
+                                          stages_.empty() ? nullptr : &stages);
   fb::FinishSizePrefixedModelBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
 bool ModelWriter::operands_in_range() const {
   for (const OpSpec& op : ops_) {
-    for (int32_t t : op.inputs)
-      if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
+    for (int32_t t : op.inputs)  // -1: an absent optional operand, judged by the loader
+      if (t < -1 || static_cast<size_t>(t + 1) > tensors_.size()) return false;
     for (int32_t t : op.outputs)
       if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
   }

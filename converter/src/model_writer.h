@@ -52,6 +52,9 @@ class ModelWriter {
                  std::vector<int32_t> dim_symbols = {});
   int add_activation(const std::string& name, DType dtype, std::vector<int64_t> shape,
                      std::vector<int32_t> dim_symbols = {});
+  // Kept across runs (KV caches, cross-attention keys and values).
+  int add_state(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                std::vector<int32_t> dim_symbols = {});
   int add_constant(const std::string& name, DType dtype, std::vector<int64_t> shape,
                    std::vector<uint8_t> bytes);
   int add_constant_f32(const std::string& name, std::vector<int64_t> shape,
@@ -72,6 +75,28 @@ class ModelWriter {
   void add_softmax(const std::string& name, int x, int y);
   void add_attention(const std::string& name, int q, int k, int v, int out, int num_heads,
                      int num_kv_heads, int head_dim, bool causal, float scale = 0.0f);
+  // Optional tensors are -1. Semantics: schema/focal.fbs.
+  void add_embedding(const std::string& name, int ids, int table, int positions, int type_ids,
+                     int segments, int y, float scale = 1.0f);
+  void add_rmsnorm(const std::string& name, int x, int gamma, int y, float epsilon);
+  void add_copy(const std::string& name, int x, int y);
+  void add_glu(const std::string& name, int x, int y, fb::Activation activation);
+  void add_pool(const std::string& name, int x, int mask, int y, fb::PoolMode mode);
+  struct MultiHeadAttentionSpec {
+    int x = -1, wq = -1, bq = -1, wk = -1, bk = -1, wv = -1, bv = -1, wo = -1, bo = -1;
+    int key_mask = -1, k_state = -1, v_state = -1, memory = -1;
+    int num_heads = 1, num_kv_heads = 1, head_dim = 1;
+    bool causal = false;
+    float scale = 0.0f;
+    fb::RopeLayout rope = fb::RopeLayout_None;
+    float rope_theta = 10000.0f;
+    int rotary_dim = 0;
+  };
+  // Packs wq, wk, wv and wo (as add_dense does).
+  void add_multi_head_attention(const std::string& name, const MultiHeadAttentionSpec& spec, int y);
+
+  // Stages: call begin_stage before the first op of each; none gives one implicit stage.
+  void begin_stage(const std::string& name);
 
   void set_metadata(const std::string& architecture, const std::string& producer,
                     const std::string& source);
@@ -101,6 +126,10 @@ class ModelWriter {
     int num_heads = 0, num_kv_heads = 0, head_dim = 0;
     bool causal = false;
     float scale = 0.0f;
+    fb::PoolMode pool = fb::PoolMode_Cls;
+    fb::RopeLayout rope = fb::RopeLayout_None;
+    float rope_theta = 10000.0f;
+    int rotary_dim = 0;
   };
   struct Layout;
 
@@ -115,6 +144,7 @@ class ModelWriter {
   std::vector<TensorSpec> tensors_;
   std::vector<OpSpec> ops_;
   std::vector<SelfTestSpec> self_tests_;
+  std::vector<std::pair<std::string, int>> stages_;  // name, first op
   std::string architecture_, producer_, source_;
   DType dense_weight_type_ = DType::kF32;
   Status error_;  // the first failure of a call that cannot return one, for finish()

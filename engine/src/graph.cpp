@@ -28,7 +28,9 @@ void compute_lifetimes(const fb::Model& model, Lifetime* lifetimes) {
   const uint32_t tensor_count = model.tensors()->size();
   for (uint32_t t = 0; t < tensor_count; ++t) {
     const auto role = model.tensors()->Get(t)->role();
-    const bool whole_run = role == fb::TensorRole_Constant;
+    // Constants are never planned; states keep their bytes across runs, so nothing
+    // else may ever share them.
+    const bool whole_run = role == fb::TensorRole_Constant || role == fb::TensorRole_State;
     lifetimes[t] = {whole_run || role == fb::TensorRole_Input ? -1 : op_count,
                     whole_run || role == fb::TensorRole_Output ? op_count : -1};
   }
@@ -39,6 +41,7 @@ void compute_lifetimes(const fb::Model& model, Lifetime* lifetimes) {
       if (step > lifetimes[t].last) lifetimes[t].last = step;
     }
     for (int32_t t : *op->inputs()) {
+      if (t < 0) continue;  // an absent optional operand
       if (step > lifetimes[t].last) lifetimes[t].last = step;
     }
   }

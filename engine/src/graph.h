@@ -40,7 +40,8 @@ inline bool lifetimes_overlap(const Lifetime& a, const Lifetime& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
-// One entry per tensor. Constants get {-1, op_count}: alive throughout, never planned.
+// One entry per tensor. Constants and states get {-1, op_count}: alive throughout
+// (constants are never planned; states are planned where nothing else goes).
 // Only for models whose op operands were verified to be in range.
 void compute_lifetimes(const fb::Model& model, Lifetime* lifetimes);
 

@@ -265,7 +265,9 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def, ui
                   def.min_inputs, def.max_inputs, def.outputs);
   }
   const uint32_t tensor_count = model.tensors()->size();
-  for (int32_t t : *op.inputs()) {
+  for (int slot = 0; slot < inputs; ++slot) {
+    const int32_t t = op.inputs()->Get(static_cast<uint32_t>(slot));
+    if (t == -1 && slot < 32 && (def.optional_inputs >> slot & 1u)) continue;
     if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
       return c.fail("input names tensor %d, the model has %u", static_cast<int>(t),
                     static_cast<unsigned>(tensor_count));
@@ -280,6 +282,8 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def, ui
                     static_cast<unsigned>(tensor_count));
     }
     const fb::Tensor& out = *model.tensors()->Get(t);
+    // States are defined from the start and may be updated (an earlier stage fills them).
+    if (out.role() == fb::TensorRole_State) continue;
     if (defined[t]) return c.fail("writes tensor '%s', which is already defined", name_of(out));
     defined[t] = 1;
   }
@@ -294,7 +298,8 @@ Status check_ops(const fb::Model& model, GraphScratch& scratch) {
   const uint32_t tensor_count = model.tensors()->size();
   for (uint32_t t = 0; t < tensor_count; ++t) {
     const auto role = model.tensors()->Get(t)->role();
-    scratch.defined[t] = role == fb::TensorRole_Constant || role == fb::TensorRole_Input;
+    scratch.defined[t] = role == fb::TensorRole_Constant || role == fb::TensorRole_Input ||
+                         role == fb::TensorRole_State;
   }
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const fb::Op& op = *ops.Get(i);
@@ -311,6 +316,57 @@ Status check_ops(const fb::Model& model, GraphScratch& scratch) {
   for (int32_t t : *model.outputs()) {
     if (!scratch.defined[t]) {
       return invalid("output '%s' is never written", name_of(*model.tensors()->Get(t)));
+    }
+  }
+  return Status();
+}
+
+// Stages: contiguous op ranges that cover the graph in order, and only states carry
+// values from one stage to another (a stage runs alone, so its activations are gone
+// by the time another stage runs). `producer_stage` is scratch, one byte per tensor.
+Status check_stages(const fb::Model& model, uint8_t* producer_stage) {
+  if (model.stages() == nullptr) return Status();
+  const auto& stages = *model.stages();
+  const uint32_t op_count = model.ops()->size();
+  if (stages.size() < 1 || stages.size() > static_cast<uint32_t>(Session::kMaxStages)) {
+    return invalid("%u stages, expected 1 to %d", static_cast<unsigned>(stages.size()),
+                   Session::kMaxStages);
+  }
+  int64_t next = 0;
+  for (const fb::Stage* stage : stages) {
+    if (stage->first_op() != next || stage->op_count() < 1 ||
+        stage->first_op() + int64_t(stage->op_count()) > int64_t(op_count)) {
+      return invalid("stage '%s' (ops %d+%d) does not continue the previous one at op %lld",
+                     stage->name()->c_str(), static_cast<int>(stage->first_op()),
+                     static_cast<int>(stage->op_count()), static_cast<long long>(next));
+    }
+    next = stage->first_op() + int64_t(stage->op_count());
+  }
+  if (next != int64_t(op_count)) {
+    return invalid("stages cover %lld of %u ops", static_cast<long long>(next),
+                   static_cast<unsigned>(op_count));
+  }
+  for (uint32_t s = 0; s < stages.size(); ++s) {
+    const fb::Stage& stage = *stages.Get(s);
+    for (int i = stage.first_op(); i < stage.first_op() + stage.op_count(); ++i) {
+      for (int32_t t : *model.ops()->Get(static_cast<uint32_t>(i))->outputs()) {
+        producer_stage[t] = static_cast<uint8_t>(s);
+      }
+    }
+  }
+  for (uint32_t s = 0; s < stages.size(); ++s) {
+    const fb::Stage& stage = *stages.Get(s);
+    for (int i = stage.first_op(); i < stage.first_op() + stage.op_count(); ++i) {
+      for (int32_t t : *model.ops()->Get(static_cast<uint32_t>(i))->inputs()) {
+        if (t < 0) continue;
+        const fb::Tensor& tensor = *model.tensors()->Get(t);
+        const bool carried = tensor.role() == fb::TensorRole_Activation ||
+                             tensor.role() == fb::TensorRole_Output;
+        if (carried && producer_stage[t] != s) {
+          return invalid("stage '%s' reads '%s' from another stage; only states cross stages",
+                         stage.name()->c_str(), name_of(tensor));
+        }
+      }
     }
   }
   return Status();
@@ -419,6 +475,7 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
                          "no memory for verifying a graph of %u tensors", static_cast<unsigned>(n));
   }
   FOCAL_RETURN_IF_ERROR(check_ops(model, scratch));
+  FOCAL_RETURN_IF_ERROR(check_stages(model, scratch.defined));
   FOCAL_RETURN_IF_ERROR(check_plan_overlaps(model, scratch));
   return check_self_tests(model, file);
 }

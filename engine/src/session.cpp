@@ -164,39 +164,141 @@ Status Session::set_input(int input_index, const Shape& shape, const void* data,
   return Status();
 }
 
-Status Session::run() {
+int Session::stage_count() const {
+  const auto* stages = model_->schema().stages();
+  return stages != nullptr ? static_cast<int>(stages->size()) : 1;
+}
+
+int Session::find_stage(const char* name) const {
+  const auto* stages = model_->schema().stages();
+  if (stages == nullptr) return -1;
+  for (uint32_t s = 0; s < stages->size(); ++s) {
+    if (std::strcmp(stages->Get(s)->name()->c_str(), name) == 0) return static_cast<int>(s);
+  }
+  return -1;
+}
+
+int64_t Session::cache_capacity() const {
+  for (const fb::Op* op : *model_->schema().ops()) {
+    if (is_kv_cache_attention(*op)) return kv_cache_capacity(model_->schema(), *op);
+  }
+  return 0;
+}
+
+Status Session::capture_attention(int op_index, float* weights, size_t capacity) {
+  if (weights == nullptr) {
+    capture_op_ = -1;
+    return Status();
+  }
+  if (op_index < 0 || op_index >= model_->op_count() ||
+      model_->schema().ops()->Get(static_cast<uint32_t>(op_index))->options_type() !=
+          fb::OpOptions_MultiHeadAttentionOptions) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "op %d is not a MultiHeadAttention op; its weights cannot be captured",
+                         op_index);
+  }
+  capture_op_ = op_index;
+  capture_weights_ = weights;
+  capture_capacity_ = capacity;
+  return Status();
+}
+
+Status Session::run() { return run_ops(0, model_->op_count()); }
+
+Status Session::run_stage(int stage_index) {
+  const auto* stages = model_->schema().stages();
+  if (stages == nullptr && stage_index == 0) return run();
+  if (stages == nullptr || stage_index < 0 || stage_index >= static_cast<int>(stages->size())) {
+    return Status::error(StatusCode::kInvalidArgument, "stage %d does not exist (model has %d)",
+                         stage_index, stage_count());
+  }
+  const fb::Stage& stage = *stages->Get(static_cast<uint32_t>(stage_index));
+  return run_ops(stage.first_op(), stage.op_count());
+}
+
+namespace {
+
+// Bit i set when one of ops [first, first + count) reads model input i.
+uint64_t inputs_read(const Model& model, int first, int count) {
+  uint64_t read = 0;
+  for (int op = first; op < first + count; ++op) {
+    for (int slot = 0; slot < model.op(op).input_count; ++slot) {
+      const int t = model.op_input(op, slot);
+      for (int i = 0; t >= 0 && i < model.input_count(); ++i) {
+        if (model.input_tensor(i) == t) read |= uint64_t(1) << i;
+      }
+    }
+  }
+  return read;
+}
+
+}  // namespace
+
+Status Session::run_ops(int first_op, int op_count) {
+  const uint64_t needed = inputs_read(*model_, first_op, op_count);
   for (int i = 0; i < input_count(); ++i) {
-    if (!(inputs_set_ & (uint64_t(1) << i))) {
+    if ((needed & (uint64_t(1) << i)) && !(inputs_set_ & (uint64_t(1) << i))) {
       return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run",
                            model_->tensor(model_->input_tensor(i)).name);
     }
   }
+  int64_t values[kMaxSymbols];
   for (int s = 0; s < kMaxSymbols; ++s) {
-    symbol_value_[s] = pending_symbol_[s] != 0 ? pending_symbol_[s] : symbol_limit_[s];
-    pending_symbol_[s] = 0;
+    values[s] = pending_symbol_[s] != 0 ? pending_symbol_[s] : symbol_value_[s];
   }
-  inputs_set_ = 0;
 
   const fb::Model& schema = model_->schema();
   const uint8_t* constants = model_->data_segment();
   const auto bind = [&](int32_t index) {
-    const fb::Tensor& t = *schema.tensors()->Get(index);
     BoundTensor bound;
+    if (index < 0) return bound;  // an absent optional operand
+    const fb::Tensor& t = *schema.tensors()->Get(index);
     bound.data = t.role() == fb::TensorRole_Constant
                      ? const_cast<uint8_t*>(constants + t.data()->offset())
                      : static_cast<void*>(arena_ + t.arena_offset());
-    bound.shape = actual_shape(t, symbol_value_);
+    bound.shape = actual_shape(t, values);
     return bound;
   };
-  for (const fb::Op* op : *schema.ops()) {
+  // Room in the KV caches for this run's tokens, checked before any op changes them.
+  int64_t appended = 0;
+  for (int i = first_op; i < first_op + op_count; ++i) {
+    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
+    if (!is_kv_cache_attention(op)) continue;
+    appended = bind(op.inputs()->Get(0)).shape.dims[1];
+    const int64_t capacity = kv_cache_capacity(schema, op);
+    if (cached_length_ + appended > capacity) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "sequence longer than planned: %lld cached + %lld new positions "
+                           "exceed the KV cache's %lld; reset the session or convert with a "
+                           "larger --max-seq",
+                           static_cast<long long>(cached_length_),
+                           static_cast<long long>(appended), static_cast<long long>(capacity));
+    }
+  }
+  std::memcpy(symbol_value_, values, sizeof(values));
+  for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
+  inputs_set_ &= ~needed;
+
+  for (int i = first_op; i < first_op + op_count; ++i) {
+    const fb::Op* op = schema.ops()->Get(static_cast<uint32_t>(i));
     BoundTensor inputs[kMaxOperands];
     BoundTensor outputs[kMaxOperands];
     const int input_count = static_cast<int>(op->inputs()->size());
-    for (int i = 0; i < input_count; ++i) inputs[i] = bind(op->inputs()->Get(i));
-    for (uint32_t i = 0; i < op->outputs()->size(); ++i) outputs[i] = bind(op->outputs()->Get(i));
-    find_op_def(op->options_type())
-        ->run(OpRun{schema, *op, inputs, input_count, outputs, workspace_, workspace_bytes_, parallel_});
+    for (int k = 0; k < input_count; ++k) inputs[k] = bind(op->inputs()->Get(k));
+    for (uint32_t k = 0; k < op->outputs()->size(); ++k) outputs[k] = bind(op->outputs()->Get(k));
+    const bool capture = i == capture_op_;
+    const OpRun run{schema,          *op,        inputs,     input_count,
+                    outputs,         workspace_, workspace_bytes_, parallel_,
+                    cached_length_,  capture ? capture_weights_ : nullptr,
+                    capture ? capture_capacity_ : 0};
+    const Status status = find_op_def(op->options_type())->run(run);
+    if (!status.ok()) {
+      // The caches may hold part of this run's keys past cached_length_: harmless, as
+      // only positions below it are ever read.
+      return status;
+    }
   }
+  cached_length_ += appended;
   return Status();
 }
 

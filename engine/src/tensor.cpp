@@ -44,6 +44,8 @@ const char* tensor_role_name(TensorRole role) {
       return "output";
     case TensorRole::kActivation:
       return "activation";
+    case TensorRole::kState:
+      return "state";
   }
   return "?";
 }

@@ -29,6 +29,7 @@ class Session {
  public:
   static constexpr int kMaxSymbols = 8;
   static constexpr int kMaxInputs = 64;
+  static constexpr int kMaxStages = 4;
 
   // Bytes of arena that create() needs for this model and these options: the model's
   // planned activations, then the largest scratch any op's kernel needs.
@@ -50,8 +51,32 @@ class Session {
   Status set_input(int input_index, const Shape& shape, const void* data, size_t bytes);
 
   // Runs every op in order. Every input must have been set since the previous run
-  // (so one run never mixes fresh and stale inputs); that is the only failure.
+  // (so one run never mixes fresh and stale inputs). Other failures come from the
+  // data: a token id out of range, a mask that is not 1s then 0s, or more tokens than
+  // the KV cache has room for. With KV caches, each run appends its tokens to them.
   Status run();
+
+  // Stages: named parts of the graph that run on their own (an encoder-decoder's
+  // "encode" fills the cross-attention states once per source, then "decode" runs once
+  // per generated token). A model without stages has one, running every op. A stage
+  // needs only the inputs its own ops read; symbols keep the values of the last run
+  // that bound them (the source length stays known while decoding).
+  int stage_count() const;
+  int find_stage(const char* name) const;  // -1 when absent
+  Status run_stage(int stage_index);
+
+  // KV caches: positions already cached (the next run's tokens start here), and their
+  // capacity (the planned maximum context; 0 for models without caches). reset_state()
+  // starts a new sequence; it touches no memory.
+  int64_t cached_length() const { return cached_length_; }
+  int64_t cache_capacity() const;
+  void reset_state() { cached_length_ = 0; }
+
+  // Inspection: from the next run on, the attention op `op_index` (a MultiHeadAttention
+  // op) also writes its softmax weights, [batch, heads, q_len, kv_len] floats, to
+  // `weights` (`capacity` floats, caller-owned; a run that needs more fails). A null
+  // `weights` stops it.
+  Status capture_attention(int op_index, float* weights, size_t capacity);
 
   // The output's value from the last run, at its actual shape; an empty view (null
   // data, rank 0) for an index out of range.
@@ -73,6 +98,12 @@ class Session {
   int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
   int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound
   uint64_t inputs_set_ = 0;                   // bit i: input i set since the last run
+  int64_t cached_length_ = 0;
+  int capture_op_ = -1;
+  float* capture_weights_ = nullptr;
+  size_t capture_capacity_ = 0;
+
+  Status run_ops(int first_op, int op_count);
 
   friend struct SessionAccess;
 };

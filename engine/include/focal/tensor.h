@@ -11,7 +11,13 @@ enum class DType : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI8 = 3, kI32 = 4 };
 const char* dtype_name(DType dtype);
 size_t dtype_size(DType dtype);  // bytes per element
 
-enum class TensorRole : uint8_t { kConstant = 0, kInput = 1, kOutput = 2, kActivation = 3 };
+enum class TensorRole : uint8_t {
+  kConstant = 0,
+  kInput = 1,
+  kOutput = 2,
+  kActivation = 3,
+  kState = 4,  // kept across runs: KV caches, cross-attention keys and values
+};
 
 const char* tensor_role_name(TensorRole role);
 

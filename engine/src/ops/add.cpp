@@ -12,10 +12,10 @@ Status check_add(const OpCheck& c) {
   return expect_same_shape(c, c.input(0), c.output(0));
 }
 
-void run_add(const OpRun& r) {
+Status run_add(const OpRun& r) {
   const size_t count = static_cast<size_t>(r.outputs[0].shape.element_count());
-  residual_add(count, r.inputs[0].f32(), r.inputs[1].f32(),
-                             r.outputs[0].mutable_f32());
+  residual_add(count, r.inputs[0].f32(), r.inputs[1].f32(), r.outputs[0].mutable_f32());
+  return Status();
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ size_t attention_workspace(const fb::Model& model, const fb::Op& op, int workers
   return prefill > decode ? prefill : decode;
 }
 
-void run_attention(const OpRun& r) {
+Status run_attention(const OpRun& r) {
   const Shape& q = r.inputs[0].shape;
   AttentionParams p = make_params(*r.op.options_as_AttentionOptions(), q.dims[0], q.dims[1],
                                   r.inputs[1].shape.dims[1]);
@@ -98,7 +98,7 @@ void run_attention(const OpRun& r) {
   p.v = r.inputs[2].f32();
   p.out = r.outputs[0].mutable_f32();
   // Validated at load (shapes, heads) and session creation (workspace): cannot fail.
-  (void)attention(p, r.workspace, r.workspace_bytes, r.parallel);
+  return attention(p, r.workspace, r.workspace_bytes, r.parallel);
 }
 
 }  // namespace

@@ -47,28 +47,16 @@ bool packed_weight(const OpRun& r) {
   return r.model.tensors()->Get(r.op.inputs()->Get(1))->layout() == fb::TensorLayout_DensePacked;
 }
 
-void run_dense_packed(const OpRun& r) {
+Status run_dense_packed(const OpRun& r) {
   const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(1));
-  GemmParams p;
-  p.m = leading_rows(r.inputs[0].shape);
-  p.n = static_cast<size_t>(r.inputs[1].shape.dims[0]);
-  p.k = static_cast<size_t>(r.inputs[1].shape.dims[1]);
-  p.weight_type = static_cast<DType>(w.dtype());
-  p.activation = static_cast<Activation>(r.op.options_as_DenseOptions()->activation());
-  p.x = r.inputs[0].f32();
-  p.packed_weights = r.inputs[1].data;
-  p.packed_weights_bytes = static_cast<size_t>(w.data()->size());
-  p.bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
-  p.y = r.outputs[0].mutable_f32();
-  // Shapes, dtypes and sizes were checked at load: this cannot fail.
-  (void)gemm(p, r.parallel);
+  const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
+  return packed_dense(w, r.inputs[1].data, r.inputs[0].f32(), leading_rows(r.inputs[0].shape), bias,
+                      r.outputs[0].mutable_f32(), 0, r.parallel,
+                      r.op.options_as_DenseOptions()->activation());
 }
 
-void run_dense(const OpRun& r) {
-  if (packed_weight(r)) {
-    run_dense_packed(r);
-    return;
-  }
+Status run_dense(const OpRun& r) {
+  if (packed_weight(r)) return run_dense_packed(r);
   const BoundTensor& x = r.inputs[0];
   const BoundTensor& w = r.inputs[1];
   kernels::DenseParams params;
@@ -79,6 +67,7 @@ void run_dense(const OpRun& r) {
       static_cast<kernels::Activation>(r.op.options_as_DenseOptions()->activation());
   const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
   kernels::dense_f32_reference(params, x.f32(), w.f32(), bias, r.outputs[0].mutable_f32());
+  return Status();
 }
 
 }  // namespace

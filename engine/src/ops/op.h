@@ -9,7 +9,7 @@
 
 namespace focal {
 
-constexpr int kMaxOperands = 8;
+constexpr int kMaxOperands = 16;
 
 // Load-time view of one op, for checks and their error messages.
 struct OpCheck {
@@ -18,17 +18,21 @@ struct OpCheck {
   int index;  // position in the graph
 
   int input_count() const { return static_cast<int>(op.inputs()->size()); }
+  // False for an optional slot given as -1 (or beyond the operands listed).
+  bool has_input(int i) const { return i < input_count() && op.inputs()->Get(i) >= 0; }
   const fb::Tensor& input(int i) const { return *model.tensors()->Get(op.inputs()->Get(i)); }
   const fb::Tensor& output(int i) const { return *model.tensors()->Get(op.outputs()->Get(i)); }
   // An InvalidModel status prefixed with the op's index, name and kind.
   Status fail(const char* format, ...) const __attribute__((format(printf, 2, 3)));
 };
 
-// A tensor's bytes and actual shape for one run.
+// A tensor's bytes and actual shape for one run; null data for an absent optional slot.
 struct BoundTensor {
-  void* data;
+  void* data = nullptr;
   Shape shape;
 
+  bool present() const { return data != nullptr; }
+  const int32_t* i32() const { return static_cast<const int32_t*>(data); }
   const float* f32() const { return static_cast<const float*>(data); }
   float* mutable_f32() const { return static_cast<float*>(data); }
 };
@@ -43,6 +47,11 @@ struct OpRun {
   void* workspace;
   size_t workspace_bytes;
   ParallelFor* parallel;  // null: run on the calling thread
+  // Positions already in the session's KV caches: where this run's tokens start.
+  int64_t cached_length;
+  // Attention weights requested for inspection ([B, H, Sq, Sk] floats), or null.
+  float* attention_weights;
+  size_t attention_weights_floats;
 };
 
 struct OpDef {
@@ -51,11 +60,20 @@ struct OpDef {
   int max_inputs;
   int outputs;
   Status (*check)(const OpCheck&);
-  void (*run)(const OpRun&);
+  // Fails only on what load-time checks cannot see: the run's data (a token id out of
+  // range, a mask that is not 1s then 0s, a sequence past a positional table).
+  Status (*run)(const OpRun&);
   // Scratch the op's kernel needs at the planned maximum shapes with `workers` threads;
   // null for ops that need none. The session reserves the largest over all ops.
   size_t (*workspace_bytes)(const fb::Model& model, const fb::Op& op, int workers);
+  // Bit i set: input slot i may be -1 (absent).
+  uint32_t optional_inputs = 0;
 };
+
+// A MultiHeadAttention op that keeps a KV cache (states plus its own K/V projections),
+// and the positions its cache holds (the states' planned length).
+bool is_kv_cache_attention(const fb::Op& op);
+int64_t kv_cache_capacity(const fb::Model& model, const fb::Op& op);
 
 // The definition for an op type; null for types this engine does not know.
 const OpDef* find_op_def(fb::OpOptions type);
@@ -66,5 +84,11 @@ const OpDef& add_op_def();
 const OpDef& layernorm_op_def();
 const OpDef& softmax_op_def();
 const OpDef& attention_op_def();
+const OpDef& embedding_op_def();
+const OpDef& rmsnorm_op_def();
+const OpDef& glu_op_def();
+const OpDef& pool_op_def();
+const OpDef& multi_head_attention_op_def();
+const OpDef& copy_op_def();
 
 }  // namespace focal

@@ -3,6 +3,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "focal/gemm.h"
+
 namespace focal {
 
 Status OpCheck::fail(const char* format, ...) const {
@@ -64,6 +66,43 @@ Status expect_vector(const OpCheck& c, const fb::Tensor& t, int64_t length) {
   if (rank(t) == 1 && dim(t, 0) == length) return Status();
   return c.fail("tensor '%s' must have shape [%lld]", t.name()->c_str(),
                 static_cast<long long>(length));
+}
+
+Status expect_i32(const OpCheck& c, const fb::Tensor& t) {
+  if (t.dtype() == fb::DType_I32) return Status();
+  return c.fail("tensor '%s' is %s, expected i32", t.name()->c_str(), fb::EnumNameDType(t.dtype()));
+}
+
+Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, int64_t in) {
+  FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
+  if (t.layout() != fb::TensorLayout_DensePacked) {
+    return c.fail("weight '%s' must be packed for the GEMM kernels", t.name()->c_str());
+  }
+  if (rank(t) == 2 && dim(t, 0) == out && dim(t, 1) == in) return Status();
+  return c.fail("weight '%s' must be [%lld, %lld]", t.name()->c_str(), static_cast<long long>(out),
+                static_cast<long long>(in));
+}
+
+Status expect_optional_vector(const OpCheck& c, int slot, int64_t length) {
+  return c.has_input(slot) ? expect_vector(c, c.input(slot), length) : Status();
+}
+
+Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
+                    const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
+                    fb::Activation activation) {
+  GemmParams p;
+  p.m = m;
+  p.n = static_cast<size_t>(w.shape()->Get(0));
+  p.k = static_cast<size_t>(w.shape()->Get(1));
+  p.weight_type = static_cast<DType>(w.dtype());
+  p.activation = static_cast<Activation>(activation);
+  p.x = x;
+  p.packed_weights = w_data;
+  p.packed_weights_bytes = static_cast<size_t>(w.data()->size());
+  p.bias = bias;
+  p.y = y;
+  p.y_stride = y_stride;
+  return gemm(p, parallel);
 }
 
 }  // namespace focal

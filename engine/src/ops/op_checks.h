@@ -21,5 +21,16 @@ Status expect_rank(const OpCheck& c, const fb::Tensor& t, int min_rank, int max_
 Status expect_same_shape(const OpCheck& c, const fb::Tensor& a, const fb::Tensor& b);
 // A 1-D constant f32 vector of `length` elements (biases, norm weights).
 Status expect_vector(const OpCheck& c, const fb::Tensor& t, int64_t length);
+Status expect_i32(const OpCheck& c, const fb::Tensor& t);
+// A Dense weight [out, in] in the GEMM panel layout (any packed dtype).
+Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, int64_t in);
+// Input slot `slot`, if present, is a bias vector of `length`.
+Status expect_optional_vector(const OpCheck& c, int slot, int64_t length);
+
+// y[m, n] (rows y_stride apart, 0: n) = act(x[m, k] . W^T + b) on packed weights
+// `w` (checked at load), bias optional.
+Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
+                    const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
+                    fb::Activation activation = fb::Activation_None);
 
 }  // namespace focal

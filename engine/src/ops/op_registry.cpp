@@ -14,6 +14,18 @@ const OpDef* find_op_def(fb::OpOptions type) {
       return &softmax_op_def();
     case fb::OpOptions_AttentionOptions:
       return &attention_op_def();
+    case fb::OpOptions_EmbeddingOptions:
+      return &embedding_op_def();
+    case fb::OpOptions_RmsNormOptions:
+      return &rmsnorm_op_def();
+    case fb::OpOptions_GluOptions:
+      return &glu_op_def();
+    case fb::OpOptions_PoolOptions:
+      return &pool_op_def();
+    case fb::OpOptions_MultiHeadAttentionOptions:
+      return &multi_head_attention_op_def();
+    case fb::OpOptions_CopyOptions:
+      return &copy_op_def();
     default:
       return nullptr;
   }

@@ -1,0 +1,36 @@
+// `focal convert` as a library call: checkpoints and a preset in, verified .focal bytes
+// out. The CLI (targets/linux/cli/convert.cpp) and the tests call this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "focal/status.h"
+#include "focal/tensor.h"
+
+namespace focal {
+namespace convert {
+
+struct ConvertOptions {
+  std::string preset;
+  std::vector<std::string> weights;  // checkpoint files, searched in order
+  std::string config;                // config.json; empty: none
+  DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16 or kI8
+  int64_t max_batch = 1;
+  int64_t max_seq = 0;  // 0: the preset's default
+  bool strict = false;  // unused checkpoint tensors are an error, not a warning
+};
+
+struct Converted {
+  std::vector<uint8_t> bytes;
+  std::vector<std::string> warnings;
+};
+
+Result<Converted> convert_checkpoint(const ConvertOptions& options);
+
+// "f32", "f16", "bf16", "int8" -> the Dense weight type; false for anything else.
+bool parse_weight_dtype(const std::string& text, DType* dtype);
+
+}  // namespace convert
+}  // namespace focal

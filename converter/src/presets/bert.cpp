@@ -1,0 +1,115 @@
+// BERT (HuggingFace names and config.json): word + position + token type embeddings and
+// LayerNorm, post-LN layers with GELU, the tanh pooler over [CLS], and a classifier
+// head when the checkpoint has one (BertForSequenceClassification, prefix "bert.").
+// Inputs input_ids, attention_mask, token_type_ids [batch, seq]; outputs
+// last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden], logits.
+#include "presets/preset.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+struct BertConfig {
+  int64_t vocab, hidden, layers, heads, intermediate, positions, type_vocab;
+  float epsilon;
+  fb::Activation activation;
+};
+
+BertConfig read_config(const nlohmann::json& j) {
+  BertConfig c;
+  c.vocab = config_int(j, "vocab_size");
+  c.hidden = config_int(j, "hidden_size");
+  c.layers = config_int(j, "num_hidden_layers");
+  c.heads = config_int(j, "num_attention_heads");
+  c.intermediate = config_int(j, "intermediate_size");
+  c.positions = config_int(j, "max_position_embeddings", 512);
+  c.type_vocab = config_int(j, "type_vocab_size", 2);
+  c.epsilon = static_cast<float>(config_number(j, "layer_norm_eps", 1e-12));
+  const std::string act = config_string(j, "hidden_act", "gelu");
+  if (act != "gelu" && act != "gelu_new" && act != "relu") {
+    throw std::runtime_error("hidden_act " + act + " is not supported (gelu, gelu_new, relu)");
+  }
+  c.activation = act == "gelu" ? fb::Activation_GeluErf
+                 : act == "relu" ? fb::Activation_Relu
+                                 : fb::Activation_GeluTanh;
+  if (c.heads < 1 || c.hidden % c.heads != 0) throw std::runtime_error("hidden_size must be a multiple of heads");
+  return c;
+}
+
+int bert_layernorm(GraphBuilder& b, const std::string& prefix, int x, const BertConfig& c, int out = -1) {
+  const int gamma = b.param(prefix + ".weight", {c.hidden});
+  const int beta = b.param(prefix + ".bias", {c.hidden});
+  return b.layernorm(prefix, x, gamma, beta, c.epsilon, out);
+}
+
+int bert_linear(GraphBuilder& b, const std::string& prefix, int x, int64_t out_features, int64_t in_features,
+                fb::Activation act = fb::Activation_None, int out = -1) {
+  const int w = b.param(prefix + ".weight", {out_features, in_features});
+  const int bias = b.param(prefix + ".bias", {out_features});
+  return b.dense(prefix, x, w, bias, act, out);
+}
+
+int bert_layer(GraphBuilder& b, const std::string& p, int x, int mask, const BertConfig& c, int out) {
+  ModelWriter::MultiHeadAttentionSpec s;
+  s.x = x;
+  const std::string self = p + ".attention.self";
+  s.wq = b.param(self + ".query.weight", {c.hidden, c.hidden});
+  s.bq = b.param(self + ".query.bias", {c.hidden});
+  s.wk = b.param(self + ".key.weight", {c.hidden, c.hidden});
+  s.bk = b.param(self + ".key.bias", {c.hidden});
+  s.wv = b.param(self + ".value.weight", {c.hidden, c.hidden});
+  s.bv = b.param(self + ".value.bias", {c.hidden});
+  s.wo = b.param(p + ".attention.output.dense.weight", {c.hidden, c.hidden});
+  s.bo = b.param(p + ".attention.output.dense.bias", {c.hidden});
+  s.key_mask = mask;
+  s.num_heads = s.num_kv_heads = static_cast<int>(c.heads);
+  s.head_dim = static_cast<int>(c.hidden / c.heads);
+  const int attended = b.attention(p + ".attention", s);
+  const int h = bert_layernorm(b, p + ".attention.output.LayerNorm",
+                               b.add(p + ".attention.residual", attended, x), c);
+  const int up = bert_linear(b, p + ".intermediate.dense", h, c.intermediate, c.hidden, c.activation);
+  const int down = bert_linear(b, p + ".output.dense", up, c.hidden, c.intermediate);
+  return bert_layernorm(b, p + ".output.LayerNorm", b.add(p + ".output.residual", down, h), c, out);
+}
+
+}  // namespace
+
+Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  const BertConfig c = read_config(config);
+  if (b.weights().has("bert.embeddings.word_embeddings.weight")) b.weights().set_prefix("bert.");
+  const int64_t max_seq = planned_seq(options, c.positions);
+  if (max_seq > c.positions) {
+    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds the model's %lld positions",
+                         static_cast<long long>(max_seq), static_cast<long long>(c.positions));
+  }
+  const int batch = b.symbol("batch", options.max_batch);
+  const int seq = b.symbol("seq", max_seq);
+  const GraphBuilder::Dim B{options.max_batch, batch}, S{max_seq, seq}, H{c.hidden, -1};
+  const int ids = b.input("input_ids", DType::kI32, {B, S});
+  const int mask = b.input("attention_mask", DType::kI32, {B, S});
+  const int types = c.type_vocab > 0 ? b.input("token_type_ids", DType::kI32, {B, S}) : -1;
+
+  const int words = b.param("embeddings.word_embeddings.weight", {c.vocab, c.hidden});
+  const int positions = b.param("embeddings.position_embeddings.weight", {c.positions, c.hidden});
+  const int segments = types >= 0 ? b.param("embeddings.token_type_embeddings.weight", {c.type_vocab, c.hidden}) : -1;
+  int h = b.embedding("embeddings", ids, words, positions, types, segments, 1.0f);
+  h = bert_layernorm(b, "embeddings.LayerNorm", h, c);
+  const int last_hidden = b.output("last_hidden_state", {B, S, H});
+  for (int64_t l = 0; l < c.layers; ++l) {
+    h = bert_layer(b, "encoder.layer." + std::to_string(l), h, mask, c, l + 1 == c.layers ? last_hidden : -1);
+  }
+  if (b.weights().has("pooler.dense.weight")) {
+    const int cls = b.pool("pooler.cls", h, -1, fb::PoolMode_Cls);
+    const int pooled = bert_linear(b, "pooler.dense", cls, c.hidden, c.hidden, fb::Activation_Tanh,
+                                   b.output("pooler_output", {B, H}));
+    if (b.weights().has("classifier.weight")) {
+      const int64_t labels = config_int(config, "num_labels", 2);
+      bert_linear(b, "classifier", pooled, labels, c.hidden, fb::Activation_None,
+                  b.output("logits", {B, {labels, -1}}));
+    }
+  }
+  return b.status();
+}
+
+}  // namespace convert
+}  // namespace focal

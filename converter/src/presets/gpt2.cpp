@@ -1,0 +1,95 @@
+// GPT-2 (HuggingFace names and config.json; the "transformer." prefix of
+// GPT2LMHeadModel is optional): learned positions, pre-LN blocks with gelu-tanh, Conv1D
+// weights stored [in, out] (transposed here), fused c_attn split into q, k, v, a KV
+// cache per layer, and the LM head tied to the token embeddings.
+// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position.
+#include "presets/decoder_common.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+struct Gpt2Config {
+  int64_t vocab, d, layers, heads, positions;
+  float epsilon;
+};
+
+int gpt2_layernorm(GraphBuilder& b, const std::string& prefix, int x, const Gpt2Config& c) {
+  const int gamma = b.param(prefix + ".weight", {c.d});
+  const int beta = b.param(prefix + ".bias", {c.d});
+  return b.layernorm(prefix, x, gamma, beta, c.epsilon);
+}
+
+// A Conv1D weight [in, out] as a Dense weight [out, in], optionally only rows
+// [begin, begin + count) of the result.
+int conv1d_weight(GraphBuilder& b, const std::string& name, int64_t in, int64_t out, int64_t begin,
+                  int64_t count) {
+  const Matrix w = b.fetch(name, {in, out});
+  if (!b.status().ok()) return -1;
+  return b.constant(name + "[" + std::to_string(begin) + ":]", row_slice(transposed(w), begin, count));
+}
+
+int conv1d_bias(GraphBuilder& b, const std::string& name, int64_t out, int64_t begin, int64_t count) {
+  const Matrix bias = b.fetch(name, {out});
+  if (!b.status().ok()) return -1;
+  return b.constant(name + "[" + std::to_string(begin) + ":]", row_slice(bias, begin, count));
+}
+
+int gpt2_block(GraphBuilder& b, const DecoderGraph& g, const std::string& p, int x, const Gpt2Config& c) {
+  ModelWriter::MultiHeadAttentionSpec s;
+  s.x = gpt2_layernorm(b, p + ".ln_1", x, c);
+  const std::string attn = p + ".attn";
+  int* weights[] = {&s.wq, &s.wk, &s.wv};
+  int* biases[] = {&s.bq, &s.bk, &s.bv};
+  for (int part = 0; part < 3; ++part) {
+    *weights[part] = conv1d_weight(b, attn + ".c_attn.weight", c.d, 3 * c.d, part * c.d, c.d);
+    *biases[part] = conv1d_bias(b, attn + ".c_attn.bias", 3 * c.d, part * c.d, c.d);
+  }
+  s.wo = conv1d_weight(b, attn + ".c_proj.weight", c.d, c.d, 0, c.d);
+  s.bo = b.param(attn + ".c_proj.bias", {c.d});
+  kv_states(b, g, attn, c.d, &s.k_state, &s.v_state);
+  s.causal = true;
+  s.num_heads = s.num_kv_heads = static_cast<int>(c.heads);
+  s.head_dim = static_cast<int>(c.d / c.heads);
+  const int h = b.add(attn + ".residual", x, b.attention(attn, s));
+  const std::string mlp = p + ".mlp";
+  const int fc = conv1d_weight(b, mlp + ".c_fc.weight", c.d, 4 * c.d, 0, 4 * c.d);
+  const int up = b.dense(mlp + ".c_fc", gpt2_layernorm(b, p + ".ln_2", h, c), fc, b.param(mlp + ".c_fc.bias", {4 * c.d}),
+                         fb::Activation_GeluTanh);
+  const int proj = conv1d_weight(b, mlp + ".c_proj.weight", 4 * c.d, c.d, 0, c.d);
+  const int down = b.dense(mlp + ".c_proj", up, proj, b.param(mlp + ".c_proj.bias", {c.d}));
+  return b.add(mlp + ".residual", h, down);
+}
+
+}  // namespace
+
+Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  Gpt2Config c;
+  c.vocab = config_int(config, "vocab_size");
+  c.d = config_int(config, "n_embd");
+  c.layers = config_int(config, "n_layer");
+  c.heads = config_int(config, "n_head");
+  c.positions = config_int(config, "n_positions", 1024);
+  c.epsilon = static_cast<float>(config_number(config, "layer_norm_epsilon", 1e-5));
+  const std::string act = config_string(config, "activation_function", "gelu_new");
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh") throw std::runtime_error("activation_function " + act + " is not supported");
+  if (c.heads < 1 || c.d % c.heads != 0) throw std::runtime_error("n_embd must be a multiple of n_head");
+  if (b.weights().has("transformer.wte.weight")) b.weights().set_prefix("transformer.");
+  const int64_t context = planned_seq(options, c.positions, 1024);
+  if (context > c.positions) {
+    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds n_positions %lld",
+                         static_cast<long long>(context), static_cast<long long>(c.positions));
+  }
+  const DecoderGraph g = decoder_inputs(b, options, context);
+  const Matrix wte = b.fetch("wte.weight", {c.vocab, c.d});
+  const int table = b.constant("wte.weight", wte);
+  const int positions = b.param("wpe.weight", {c.positions, c.d});
+  int h = b.embedding("embeddings", g.input_ids, table, positions, -1, -1, 1.0f);
+  for (int64_t l = 0; l < c.layers; ++l) h = gpt2_block(b, g, "h." + std::to_string(l), h, c);
+  const int head = b.constant("lm_head.weight (tied to wte)", wte);
+  last_position_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
+  return b.status();
+}
+
+}  // namespace convert
+}  // namespace focal

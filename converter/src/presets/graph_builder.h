@@ -1,0 +1,72 @@
+// What every preset builds with: ModelWriter calls with shapes inferred from the
+// operands, weights taken from the checkpoint by name, and the first error kept (a
+// failed step returns -1 and later steps given -1 do nothing), so a preset reads as a
+// plain description of the architecture and checks status() once at the end.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model_writer.h"
+#include "presets/weights.h"
+
+namespace focal {
+namespace convert {
+
+class GraphBuilder {
+ public:
+  GraphBuilder(ModelWriter& writer, WeightSource& weights) : w_(writer), weights_(weights) {}
+
+  ModelWriter& writer() { return w_; }
+  WeightSource& weights() { return weights_; }
+  const Status& status() const { return error_; }
+  void fail(const Status& status);
+
+  int symbol(const std::string& name, int64_t max);
+  // Tensors whose dims are (planned size, symbol or -1) pairs.
+  struct Dim {
+    int64_t size;
+    int symbol;
+  };
+  int input(const std::string& name, DType dtype, std::vector<Dim> dims);
+  int output(const std::string& name, std::vector<Dim> dims);
+  int activation(const std::string& name, std::vector<Dim> dims);
+  int state(const std::string& name, DType dtype, std::vector<Dim> dims);
+  std::vector<Dim> dims(int tensor) const;  // of a tensor made here
+  // A tensor like `like` with the last dim replaced by `width`.
+  int activation_like(const std::string& name, int like, int64_t width);
+
+  // Checkpoint tensors (f32 constants) and computed ones.
+  Matrix fetch(const std::string& name, const std::vector<int64_t>& shape);
+  int param(const std::string& name, const std::vector<int64_t>& shape);
+  int constant(const std::string& name, const Matrix& m);
+  int optional_param(const std::string& name, const std::vector<int64_t>& shape);  // -1 if absent
+
+  // Ops; `out` -1 creates an activation named after the op.
+  int dense(const std::string& name, int x, int weight, int bias, fb::Activation act = fb::Activation_None,
+            int out = -1);
+  int add(const std::string& name, int a, int b, int out = -1);
+  int layernorm(const std::string& name, int x, int gamma, int beta, float epsilon, int out = -1);
+  int rmsnorm(const std::string& name, int x, int gamma, float epsilon, int out = -1);
+  int glu(const std::string& name, int x, fb::Activation act, int out = -1);
+  int pool(const std::string& name, int x, int mask, fb::PoolMode mode, int out = -1);
+  int copy(const std::string& name, int x, int out);
+  int embedding(const std::string& name, int ids, int table, int positions, int type_ids, int segments,
+                float scale, int out = -1);
+  // spec.x must be set; the output has x's [B, S] and wo's rows as width.
+  int attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec, int out = -1);
+
+ private:
+  bool ok(std::initializer_list<int> tensors) const;
+  int64_t rows_of(int weight) const;
+
+  ModelWriter& w_;
+  WeightSource& weights_;
+  Status error_;
+  std::map<int, std::vector<Dim>> dims_;
+  std::map<int, std::vector<int64_t>> constant_shapes_;
+};
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,46 @@
+// Presets: the architectures `focal convert --preset NAME` knows, each mapping a
+// checkpoint's tensor names (and its config.json) onto an engine graph. One file per
+// family; the shared PyTorch-module layers are in torch_layers.h.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "presets/graph_builder.h"
+
+namespace focal {
+namespace convert {
+
+struct PresetOptions {
+  int64_t max_batch = 1;
+  int64_t max_seq = 0;  // 0: the preset's default (the model's maximum positions, or 512)
+};
+
+struct Preset {
+  const char* name;
+  const char* description;
+  Status (*build)(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+};
+
+const Preset* find_preset(const std::string& name);
+const Preset* presets(size_t* count);
+
+// Config values: a required key, or one with a default. Type errors surface as
+// nlohmann exceptions, which convert() turns into a message naming the key.
+int64_t config_int(const nlohmann::json& config, const char* key);
+int64_t config_int(const nlohmann::json& config, const char* key, int64_t fallback);
+double config_number(const nlohmann::json& config, const char* key, double fallback);
+bool config_bool(const nlohmann::json& config, const char* key, bool fallback);
+std::string config_string(const nlohmann::json& config, const char* key, const std::string& fallback);
+
+// The sequence limit to plan for: --max-seq, else the model's own limit capped at `cap`.
+int64_t planned_seq(const PresetOptions& options, int64_t model_limit, int64_t cap = 512);
+
+Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+
+}  // namespace convert
+}  // namespace focal

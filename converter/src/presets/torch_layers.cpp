@@ -1,0 +1,119 @@
+#include "presets/torch_layers.h"
+
+#include "presets/preset.h"
+
+namespace focal {
+namespace convert {
+
+TorchLayerConfig torch_layer_config(const nlohmann::json& config) {
+  TorchLayerConfig c;
+  c.d_model = config_int(config, "d_model");
+  c.heads = config_int(config, "nhead");
+  c.feedforward = config_int(config, "dim_feedforward", 2048);
+  const std::string act = config_string(config, "activation", "relu");
+  if (act != "relu" && act != "gelu") throw std::runtime_error("activation must be relu or gelu, found " + act);
+  c.activation = act == "relu" ? fb::Activation_Relu : fb::Activation_GeluErf;
+  c.norm_first = config_bool(config, "norm_first", false);
+  c.epsilon = static_cast<float>(config_number(config, "layer_norm_eps", 1e-5));
+  if (c.heads < 1 || c.d_model % c.heads != 0) throw std::runtime_error("d_model must be a multiple of nhead");
+  return c;
+}
+
+int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c, int out) {
+  const int gamma = b.param(prefix + ".weight", {c.d_model});
+  const int beta = b.param(prefix + ".bias", {c.d_model});
+  return b.layernorm(prefix, x, gamma, beta, c.epsilon, out);
+}
+
+namespace {
+
+// Part `part` (0 q, 1 k, 2 v) of the packed in_proj weight and bias.
+void in_proj(GraphBuilder& b, const std::string& prefix, int part, const TorchLayerConfig& c, int* w,
+             int* bias) {
+  const int64_t d = c.d_model;
+  const char* names[] = {".q_proj", ".k_proj", ".v_proj"};
+  const Matrix weight = b.fetch(prefix + ".in_proj_weight", {3 * d, d});
+  const Matrix biases = b.fetch(prefix + ".in_proj_bias", {3 * d});
+  if (!b.status().ok()) return;
+  *w = b.constant(prefix + names[part] + ".weight", row_slice(weight, part * d, d));
+  *bias = b.constant(prefix + names[part] + ".bias", row_slice(biases, part * d, d));
+}
+
+}  // namespace
+
+int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c,
+                    const TorchKeys& keys, int out) {
+  ModelWriter::MultiHeadAttentionSpec s;
+  s.x = x;
+  in_proj(b, prefix, 0, c, &s.wq, &s.bq);
+  if (!keys.precomputed) {
+    in_proj(b, prefix, 1, c, &s.wk, &s.bk);
+    in_proj(b, prefix, 2, c, &s.wv, &s.bv);
+  }
+  s.wo = b.param(prefix + ".out_proj.weight", {c.d_model, c.d_model});
+  s.bo = b.param(prefix + ".out_proj.bias", {c.d_model});
+  s.memory = keys.memory;
+  s.key_mask = keys.key_mask;
+  s.k_state = keys.k_state;
+  s.v_state = keys.v_state;
+  s.causal = keys.causal;
+  s.num_heads = static_cast<int>(c.heads);
+  s.num_kv_heads = s.num_heads;
+  s.head_dim = static_cast<int>(c.d_model / c.heads);
+  return b.attention(prefix, s, out);
+}
+
+int torch_project_keys(GraphBuilder& b, const std::string& prefix, int part, int memory,
+                       const TorchLayerConfig& c, int out) {
+  int w = -1, bias = -1;
+  in_proj(b, prefix, part, c, &w, &bias);
+  return b.dense(prefix + (part == 1 ? ".k_cache" : ".v_cache"), memory, w, bias,
+                 fb::Activation_None, out);
+}
+
+int torch_feedforward(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c) {
+  const int w1 = b.param(prefix + ".linear1.weight", {c.feedforward, c.d_model});
+  const int b1 = b.param(prefix + ".linear1.bias", {c.feedforward});
+  const int w2 = b.param(prefix + ".linear2.weight", {c.d_model, c.feedforward});
+  const int b2 = b.param(prefix + ".linear2.bias", {c.d_model});
+  const int hidden = b.dense(prefix + ".linear1", x, w1, b1, c.activation);
+  return b.dense(prefix + ".linear2", hidden, w2, b2);
+}
+
+// x + f(x) for pre-LN (f sees norm(x)), norm(x + f(x)) for post-LN.
+namespace {
+template <typename Block>
+int residual(GraphBuilder& b, const std::string& norm, int x, const TorchLayerConfig& c, Block block,
+             int out) {
+  if (c.norm_first) {
+    const int y = block(torch_layernorm(b, norm, x, c));
+    return b.add(norm + ".residual", x, y, out);
+  }
+  const int sum = b.add(norm + ".residual", x, block(x));
+  return torch_layernorm(b, norm, sum, c, out);
+}
+}  // namespace
+
+int torch_encoder_layer(GraphBuilder& b, const std::string& prefix, int x, int key_mask,
+                        const TorchLayerConfig& c, int out) {
+  TorchKeys keys;
+  keys.key_mask = key_mask;
+  const int h = residual(b, prefix + ".norm1", x, c,
+                         [&](int in) { return torch_attention(b, prefix + ".self_attn", in, c, keys); }, -1);
+  return residual(b, prefix + ".norm2", h, c,
+                  [&](int in) { return torch_feedforward(b, prefix, in, c); }, out);
+}
+
+int torch_decoder_layer(GraphBuilder& b, const std::string& prefix, int x, const TorchKeys& self,
+                        const TorchKeys& cross, const TorchLayerConfig& c, int out) {
+  const int h1 = residual(b, prefix + ".norm1", x, c,
+                          [&](int in) { return torch_attention(b, prefix + ".self_attn", in, c, self); }, -1);
+  const int h2 = residual(b, prefix + ".norm2", h1, c,
+                          [&](int in) { return torch_attention(b, prefix + ".multihead_attn", in, c, cross); },
+                          -1);
+  return residual(b, prefix + ".norm3", h2, c, [&](int in) { return torch_feedforward(b, prefix, in, c); },
+                  out);
+}
+
+}  // namespace convert
+}  // namespace focal

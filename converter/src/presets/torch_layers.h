@@ -1,0 +1,57 @@
+// PyTorch nn.MultiheadAttention, nn.TransformerEncoderLayer and nn.TransformerDecoderLayer
+// by their state_dict names, shared by the torch-encoder and torch-transformer presets.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "presets/graph_builder.h"
+
+namespace focal {
+namespace convert {
+
+struct TorchLayerConfig {
+  int64_t d_model = 0;
+  int64_t heads = 0;
+  int64_t feedforward = 0;
+  fb::Activation activation = fb::Activation_Relu;
+  bool norm_first = false;
+  float epsilon = 1e-5f;
+};
+
+// Reads activation ("relu" or "gelu") and norm_first, d_model, nhead, dim_feedforward,
+// layer_norm_eps from a config.
+TorchLayerConfig torch_layer_config(const nlohmann::json& config);
+
+// Where an attention block's keys and values come from.
+struct TorchKeys {
+  int memory = -1;      // cross-attention source [B, Sk, d]; -1: self-attention
+  int key_mask = -1;    // [B, Sk] i32
+  int k_state = -1;     // KV cache, or precomputed cross-attention K/V (with
+  int v_state = -1;     // precomputed = true)
+  bool precomputed = false;
+  bool causal = false;
+};
+
+// nn.MultiheadAttention `prefix` (in_proj_weight [3d, d], in_proj_bias, out_proj).
+int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c,
+                    const TorchKeys& keys, int out = -1);
+// K or V (part 1 or 2 of in_proj) of a cross-attention block over `memory`, written
+// into the state `out` (the encode stage of an encoder-decoder).
+int torch_project_keys(GraphBuilder& b, const std::string& prefix, int part, int memory,
+                       const TorchLayerConfig& c, int out);
+// linear1 -> activation -> linear2 of a layer `prefix`.
+int torch_feedforward(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c);
+// One nn.TransformerEncoderLayer.
+int torch_encoder_layer(GraphBuilder& b, const std::string& prefix, int x, int key_mask,
+                        const TorchLayerConfig& c, int out = -1);
+// One nn.TransformerDecoderLayer: causal self-attention over a KV cache, then
+// cross-attention over precomputed states.
+int torch_decoder_layer(GraphBuilder& b, const std::string& prefix, int x, const TorchKeys& self,
+                        const TorchKeys& cross, const TorchLayerConfig& c, int out = -1);
+// nn.LayerNorm `prefix` (weight, bias).
+int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c,
+                    int out = -1);
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,132 @@
+#include "presets/weights.h"
+
+#include <algorithm>
+
+namespace focal {
+namespace convert {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+// Levenshtein distance, for "did you mean" suggestions; names are short.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+Matrix transposed(const Matrix& m) {
+  const int64_t rows = m.shape[0], cols = m.shape[1];
+  Matrix t{{cols, rows}, std::vector<float>(m.values.size())};
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) t.values[static_cast<size_t>(j * rows + i)] = m.values[static_cast<size_t>(i * cols + j)];
+  }
+  return t;
+}
+
+Matrix row_slice(const Matrix& m, int64_t begin, int64_t count) {
+  const int64_t width = m.shape.size() == 2 ? m.shape[1] : 1;
+  Matrix s;
+  s.shape = m.shape;
+  s.shape[0] = count;
+  s.values.assign(m.values.begin() + begin * width, m.values.begin() + (begin + count) * width);
+  return s;
+}
+
+Matrix stacked(const Matrix& a, const Matrix& b) {
+  Matrix s{a.shape, a.values};
+  s.shape[0] += b.shape[0];
+  s.values.insert(s.values.end(), b.values.begin(), b.values.end());
+  return s;
+}
+
+WeightSource::WeightSource(std::vector<Checkpoint> checkpoints)
+    : checkpoints_(std::move(checkpoints)) {
+  for (const Checkpoint& c : checkpoints_) used_.emplace_back(c.tensors.size(), false);
+}
+
+const CheckpointTensor* WeightSource::find(const std::string& name) const {
+  for (const std::string& candidate : {prefix_ + name, name}) {
+    for (const Checkpoint& c : checkpoints_) {
+      if (const CheckpointTensor* t = c.find(candidate)) return t;
+    }
+  }
+  return nullptr;
+}
+
+bool WeightSource::has(const std::string& name) const { return find(name) != nullptr; }
+
+std::string WeightSource::nearest_names(const std::string& name) const {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const Checkpoint& c : checkpoints_) {
+    for (const CheckpointTensor& t : c.tensors) {
+      scored.emplace_back(std::min(edit_distance(prefix_ + name, t.name), edit_distance(name, t.name)),
+                          t.name);
+    }
+  }
+  std::sort(scored.begin(), scored.end());
+  std::string text;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) text += (i ? ", " : "") + scored[i].second;
+  return text.empty() ? "(the checkpoint is empty)" : text;
+}
+
+Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int64_t>& shape) {
+  const CheckpointTensor* t = find(name);
+  if (t == nullptr) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "the architecture needs tensor '%s%s' %s, which the checkpoint lacks; "
+                         "nearest names: %s",
+                         prefix_.c_str(), name.c_str(), shape_text(shape).c_str(),
+                         nearest_names(name).c_str());
+  }
+  if (t->shape != shape) {
+    return Status::error(StatusCode::kInvalidArgument, "tensor '%s' has shape %s, expected %s",
+                         t->name.c_str(), shape_text(t->shape).c_str(), shape_text(shape).c_str());
+  }
+  for (size_t c = 0; c < checkpoints_.size(); ++c) {
+    const auto& tensors = checkpoints_[c].tensors;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (&tensors[i] == t) used_[c][i] = true;
+    }
+  }
+  return Matrix{t->shape, t->to_f32()};
+}
+
+std::vector<std::string> WeightSource::unused() const {
+  std::vector<std::string> names;
+  for (size_t c = 0; c < checkpoints_.size(); ++c) {
+    for (size_t i = 0; i < checkpoints_[c].tensors.size(); ++i) {
+      if (!used_[c][i]) names.push_back(checkpoints_[c].tensors[i].name);
+    }
+  }
+  return names;
+}
+
+std::string WeightSource::describe_sources() const {
+  std::string text;
+  for (const Checkpoint& c : checkpoints_) {
+    const size_t slash = c.path.find_last_of('/');
+    text += (text.empty() ? "" : ", ") + (slash == std::string::npos ? c.path : c.path.substr(slash + 1));
+  }
+  return text;
+}
+
+}  // namespace convert
+}  // namespace focal

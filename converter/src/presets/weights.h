@@ -1,0 +1,54 @@
+// The checkpoint tensors a preset asks for, by name, with the shape it expects. Keeps
+// track of which tensors were used, so the converter can report the unused ones, and
+// names the nearest existing tensors when one is missing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "readers/checkpoint.h"
+
+namespace focal {
+namespace convert {
+
+// A float tensor in row-major order.
+struct Matrix {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+// out[j, i] = m[i, j] (weights stored [in, out]: Keras, GPT-2's Conv1D).
+Matrix transposed(const Matrix& m);
+// Rows [begin, begin + count) of a 2-D matrix, or elements of a 1-D one (fused QKV).
+Matrix row_slice(const Matrix& m, int64_t begin, int64_t count);
+// a's rows then b's rows (a gated MLP's gate and up projections as one weight).
+Matrix stacked(const Matrix& a, const Matrix& b);
+
+class WeightSource {
+ public:
+  explicit WeightSource(std::vector<Checkpoint> checkpoints);
+
+  // Names are looked up as prefix + name, then as name (so "bert.encoder..." and
+  // "encoder..." both work when the preset sets the prefix "bert.").
+  void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
+  // True when any checkpoint holds prefix + name or name.
+  bool has(const std::string& name) const;
+  // The tensor as f32; an error names the tensor, the expected and found shapes, or,
+  // when it is missing, the nearest names in the checkpoints.
+  Result<Matrix> get(const std::string& name, const std::vector<int64_t>& shape);
+  // Tensors never returned by get(), in checkpoint order.
+  std::vector<std::string> unused() const;
+  std::string describe_sources() const;  // the checkpoint paths, for metadata
+
+ private:
+  const CheckpointTensor* find(const std::string& name) const;
+  std::string nearest_names(const std::string& name) const;
+
+  std::vector<Checkpoint> checkpoints_;
+  std::vector<std::vector<bool>> used_;
+  std::string prefix_;
+};
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,122 @@
+// Embedding op: token rows (times a scale), plus position rows from the session's cached
+// length, plus segment rows. Slots: 0 ids [B, S] i32, 1 table [V, D] f32/f16,
+// 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
+#include "embedding/embedding.h"
+#include "ops/op_checks.h"
+#include "pointwise_dispatch.h"
+
+namespace focal {
+namespace {
+
+enum Slot { kIds = 0, kTable, kPositions, kTypeIds, kSegments };
+
+Status check_table(const OpCheck& c, const fb::Tensor& t, int64_t width, bool allow_f16) {
+  FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 2, 2));
+  if (!(t.dtype() == fb::DType_F32 || (allow_f16 && t.dtype() == fb::DType_F16))) {
+    return c.fail("table '%s' is %s, expected f32%s", t.name()->c_str(), fb::EnumNameDType(t.dtype()),
+                  allow_f16 ? " or f16" : "");
+  }
+  if (t.layout() != fb::TensorLayout_RowMajor || dim(t, 1) != width) {
+    return c.fail("table '%s' must be row-major with %lld columns", t.name()->c_str(),
+                  static_cast<long long>(width));
+  }
+  return Status();
+}
+
+Status check_ids(const OpCheck& c, const fb::Tensor& ids, const fb::Tensor& like) {
+  FOCAL_RETURN_IF_ERROR(expect_i32(c, ids));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, ids, 2, 2));
+  if (!same_dim(ids, 0, like, 0) || !same_dim(ids, 1, like, 1)) {
+    return c.fail("'%s' must be [B, S] like '%s'", ids.name()->c_str(), like.name()->c_str());
+  }
+  return Status();
+}
+
+Status check_embedding(const OpCheck& c) {
+  const fb::Tensor& y = c.output(0);
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, y));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, y, 3, 3));
+  if (dim_symbol(y, 2) != -1) return c.fail("the embedding width must be fixed");
+  const int64_t width = dim(y, 2);
+  FOCAL_RETURN_IF_ERROR(check_ids(c, c.input(kIds), y));
+  FOCAL_RETURN_IF_ERROR(check_table(c, c.input(kTable), width, true));
+  if (c.has_input(kPositions)) FOCAL_RETURN_IF_ERROR(check_table(c, c.input(kPositions), width, false));
+  if (c.has_input(kTypeIds) != c.has_input(kSegments)) {
+    return c.fail("type ids and the segment table come together");
+  }
+  if (c.has_input(kTypeIds)) {
+    FOCAL_RETURN_IF_ERROR(check_ids(c, c.input(kTypeIds), y));
+    FOCAL_RETURN_IF_ERROR(check_table(c, c.input(kSegments), width, false));
+  }
+  const float scale = c.op.options_as_EmbeddingOptions()->scale();
+  if (!(scale == scale) || scale == 0.0f) return c.fail("scale must be a nonzero number");
+  return Status();
+}
+
+Status add_positions(const OpRun& r, size_t batch, size_t seq, size_t width, float* y) {
+  const BoundTensor& table = r.inputs[kPositions];
+  const int64_t rows = table.shape.dims[0];
+  if (r.cached_length + static_cast<int64_t>(seq) > rows) {
+    return Status::error(StatusCode::kOutOfRange,
+                         "positions %lld to %lld are beyond the model's %lld learned positions",
+                         static_cast<long long>(r.cached_length),
+                         static_cast<long long>(r.cached_length + static_cast<int64_t>(seq) - 1),
+                         static_cast<long long>(rows));
+  }
+  const float* first = table.f32() + static_cast<size_t>(r.cached_length) * width;
+  for (size_t b = 0; b < batch; ++b) {
+    float* rows_b = y + b * seq * width;
+    residual_add(seq * width, rows_b, first, rows_b);
+  }
+  return Status();
+}
+
+Status add_segments(const OpRun& r, size_t count, size_t width, float* y) {
+  const int32_t* types = r.inputs[kTypeIds].i32();
+  const BoundTensor& table = r.inputs[kSegments];
+  const int64_t rows = table.shape.dims[0];
+  for (size_t t = 0; t < count; ++t) {
+    if (types[t] < 0 || types[t] >= rows) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "token type id %d at position %zu is outside [0, %lld)",
+                           static_cast<int>(types[t]), t, static_cast<long long>(rows));
+    }
+    float* row = y + t * width;
+    residual_add(width, row, table.f32() + static_cast<size_t>(types[t]) * width, row);
+  }
+  return Status();
+}
+
+Status run_embedding(const OpRun& r) {
+  const Shape& ids = r.inputs[kIds].shape;
+  const size_t batch = static_cast<size_t>(ids.dims[0]), seq = static_cast<size_t>(ids.dims[1]);
+  const BoundTensor& table = r.inputs[kTable];
+  const fb::Tensor& table_tensor = *r.model.tensors()->Get(r.op.inputs()->Get(kTable));
+  kernels::EmbeddingParams p;
+  p.count = batch * seq;
+  p.dim = static_cast<size_t>(table.shape.dims[1]);
+  p.vocab = static_cast<size_t>(table.shape.dims[0]);
+  p.type = table_tensor.dtype() == fb::DType_F16 ? kernels::EmbeddingType::kF16
+                                                 : kernels::EmbeddingType::kF32;
+  p.table = table.data;
+  p.ids = r.inputs[kIds].i32();
+  p.scale = r.op.options_as_EmbeddingOptions()->scale();
+  p.out = r.outputs[0].mutable_f32();
+  FOCAL_RETURN_IF_ERROR(embedding_gather(p));
+  if (r.inputs[kPositions].present()) FOCAL_RETURN_IF_ERROR(add_positions(r, batch, seq, p.dim, p.out));
+  if (r.input_count > kTypeIds && r.inputs[kTypeIds].present()) {
+    FOCAL_RETURN_IF_ERROR(add_segments(r, p.count, p.dim, p.out));
+  }
+  return Status();
+}
+
+}  // namespace
+
+const OpDef& embedding_op_def() {
+  static const OpDef def = {"Embedding", 2, 5, 1, check_embedding, run_embedding, nullptr,
+                            (1u << kPositions) | (1u << kTypeIds) | (1u << kSegments)};
+  return def;
+}
+
+}  // namespace focal

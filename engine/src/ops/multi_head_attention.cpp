@@ -1,0 +1,367 @@
+// Fused multi-head attention: Q/K/V projections on the packed GEMM kernels, RoPE,
+// tiled attention (focal/attention.h) and the output projection, as one op. Slots and
+// modes are described at MultiHeadAttentionOptions in schema/focal.fbs.
+//
+// Workspace, each region 64-byte aligned, sized at the planned maximum shapes:
+//   q    [B, Sq, H*Dh]     queries
+//   k, v [B, Sk, Hkv*Dh]   projected keys and values (only without states)
+//   ctx  [B, Sq, H*Dh]     attention output, the input of the output projection
+//   lengths [B] i32        valid keys per batch row (from the key mask)
+//   attention kernel scratch
+#include <cmath>
+
+#include "focal/attention.h"
+#include "graph.h"
+#include "ops/op_checks.h"
+#include "ops/sequence_mask.h"
+#include "pointwise_dispatch.h"
+#include "position/position.h"
+
+namespace focal {
+namespace {
+
+enum Slot {
+  kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kSlots
+};
+
+enum class Mode {
+  kProject,      // K, V projected from x (or memory) every run
+  kCache,        // K, V of the new tokens appended to the states (decoder self-attention)
+  kPrecomputed,  // the states hold K, V (cross-attention, filled by an earlier stage)
+};
+
+bool present(const fb::Op& op, int slot) {
+  return static_cast<int>(op.inputs()->size()) > slot && op.inputs()->Get(slot) >= 0;
+}
+
+Mode mode_of(const fb::Op& op) {
+  if (!present(op, kKState)) return Mode::kProject;
+  return present(op, kWk) ? Mode::kCache : Mode::kPrecomputed;
+}
+
+const fb::Tensor& tensor_at(const fb::Model& model, const fb::Op& op, int slot) {
+  return *model.tensors()->Get(op.inputs()->Get(slot));
+}
+
+// ---- Load-time checks --------------------------------------------------------------
+
+Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
+  if (o.num_heads() < 1 || o.num_kv_heads() < 1 || o.num_heads() % o.num_kv_heads() != 0) {
+    return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d",
+                  static_cast<int>(o.num_heads()), static_cast<int>(o.num_kv_heads()));
+  }
+  if (o.head_dim() < 1 || o.head_dim() > static_cast<int>(kMaxAttentionHeadDim)) {
+    return c.fail("head_dim %d outside 1..%zu", static_cast<int>(o.head_dim()), kMaxAttentionHeadDim);
+  }
+  if (!(o.scale() >= 0.0f) || !std::isfinite(o.scale())) {
+    return c.fail("scale must be finite and >= 0 (0: 1/sqrt(head_dim))");
+  }
+  if (o.rope() > fb::RopeLayout_MAX) return c.fail("unknown rope layout");
+  if (o.rope() != fb::RopeLayout_None) {
+    const int rotary = o.rotary_dim() != 0 ? o.rotary_dim() : o.head_dim();
+    if (rotary < 2 || rotary % 2 != 0 || rotary > o.head_dim() || !(o.rope_theta() > 0.0f) ||
+        !std::isfinite(o.rope_theta())) {
+      return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and > 0",
+                    static_cast<int>(o.rotary_dim()));
+    }
+  }
+  return Status();
+}
+
+Status check_sequence(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& x) {
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 3, 3));
+  if (!same_dim(t, 0, x, 0) || dim_symbol(t, 2) != -1) {
+    return c.fail("'%s' must be [B, S, features] with x's batch and fixed features",
+                  t.name()->c_str());
+  }
+  return Status();
+}
+
+Status check_states(const OpCheck& c, const fb::Tensor& x, int64_t kv_features) {
+  for (int slot : {kKState, kVState}) {
+    if (!c.has_input(slot)) return c.fail("k and v states come together");
+    const fb::Tensor& s = c.input(slot);
+    if (s.role() != fb::TensorRole_State) return c.fail("'%s' must be a state", s.name()->c_str());
+    FOCAL_RETURN_IF_ERROR(check_sequence(c, s, x));
+    if (dim(s, 2) != kv_features) {
+      return c.fail("state '%s' must have %lld features", s.name()->c_str(),
+                    static_cast<long long>(kv_features));
+    }
+  }
+  if (!same_dim(c.input(kKState), 1, c.input(kVState), 1)) return c.fail("k and v states differ in length");
+  return Status();
+}
+
+Status check_key_source(const OpCheck& c, const fb::MultiHeadAttentionOptions& o, const fb::Tensor& x,
+                        int64_t kv_features) {
+  const Mode mode = mode_of(c.op);
+  if (c.has_input(kWk) != c.has_input(kWv)) return c.fail("wk and wv come together");
+  if (c.has_input(kMemory) && mode != Mode::kProject) return c.fail("memory needs K/V projections and no states");
+  if (mode != Mode::kProject) FOCAL_RETURN_IF_ERROR(check_states(c, x, kv_features));
+  if (mode == Mode::kCache && dim_symbol(c.input(kKState), 1) != -1) {
+    return c.fail("a KV cache's length must be fixed (the planned context)");
+  }
+  if (mode != Mode::kPrecomputed) {
+    const fb::Tensor& source = c.has_input(kMemory) ? c.input(kMemory) : x;
+    if (c.has_input(kMemory)) FOCAL_RETURN_IF_ERROR(check_sequence(c, source, x));
+    FOCAL_RETURN_IF_ERROR(expect_packed_weight(c, c.input(kWk), kv_features, dim(source, 2)));
+    FOCAL_RETURN_IF_ERROR(expect_packed_weight(c, c.input(kWv), kv_features, dim(source, 2)));
+    FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kBk, kv_features));
+    FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kBv, kv_features));
+  } else if (c.has_input(kBk) || c.has_input(kBv)) {
+    return c.fail("precomputed keys and values take no biases here");
+  }
+  if (o.rope() != fb::RopeLayout_None && (c.has_input(kMemory) || mode == Mode::kPrecomputed)) {
+    return c.fail("RoPE applies to self-attention only");
+  }
+  if (o.causal() && (c.has_input(kMemory) || mode == Mode::kPrecomputed)) {
+    return c.fail("a causal mask applies to self-attention only");
+  }
+  if (c.has_input(kKeyMask)) {
+    if (mode == Mode::kCache) return c.fail("a key mask with a KV cache is not supported");
+    const fb::Tensor& keys = mode == Mode::kPrecomputed ? c.input(kKState)
+                             : c.has_input(kMemory)    ? c.input(kMemory)
+                                                       : x;
+    const fb::Tensor& mask = c.input(kKeyMask);
+    FOCAL_RETURN_IF_ERROR(expect_i32(c, mask));
+    FOCAL_RETURN_IF_ERROR(expect_rank(c, mask, 2, 2));
+    if (!same_dim(mask, 0, keys, 0) || !same_dim(mask, 1, keys, 1)) {
+      return c.fail("key mask must be [B, Sk] of the keys");
+    }
+  }
+  return Status();
+}
+
+Status check_mha(const OpCheck& c) {
+  const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
+  FOCAL_RETURN_IF_ERROR(check_options(c, o));
+  const fb::Tensor& x = c.input(kX);
+  const fb::Tensor& y = c.output(0);
+  FOCAL_RETURN_IF_ERROR(check_sequence(c, x, x));
+  const int64_t q_features = int64_t(o.num_heads()) * o.head_dim();
+  const int64_t kv_features = int64_t(o.num_kv_heads()) * o.head_dim();
+  FOCAL_RETURN_IF_ERROR(expect_packed_weight(c, c.input(kWq), q_features, dim(x, 2)));
+  FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kBq, q_features));
+  const fb::Tensor& wo = c.input(kWo);
+  FOCAL_RETURN_IF_ERROR(expect_packed_weight(c, wo, dim(wo, 0), q_features));
+  FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kBo, dim(wo, 0)));
+  FOCAL_RETURN_IF_ERROR(check_sequence(c, y, x));
+  if (!same_dim(y, 1, x, 1) || dim(y, 2) != dim(wo, 0)) return c.fail("output must be [B, Sq, out features]");
+  return check_key_source(c, o, x, kv_features);
+}
+
+// ---- Workspace ---------------------------------------------------------------------
+
+struct Sizes {
+  int64_t batch, q_len, kv_len, q_features, kv_features;
+};
+
+AttentionStrides dense_strides(int64_t seq, int64_t features, int head_dim) {
+  AttentionStrides s;
+  s.batch = static_cast<size_t>(seq * features);
+  s.seq = static_cast<size_t>(features);
+  s.head = static_cast<size_t>(head_dim);
+  return s;
+}
+
+AttentionParams attention_params(const fb::MultiHeadAttentionOptions& o, const Sizes& s) {
+  AttentionParams p;
+  p.batch = static_cast<size_t>(s.batch);
+  p.heads = static_cast<size_t>(o.num_heads());
+  p.kv_heads = static_cast<size_t>(o.num_kv_heads());
+  p.q_len = static_cast<size_t>(s.q_len);
+  p.kv_len = static_cast<size_t>(s.kv_len);
+  p.head_dim = static_cast<size_t>(o.head_dim());
+  p.scale = o.scale();
+  p.mask.causal = o.causal();
+  p.mask.causal_offset = s.kv_len - s.q_len;  // the queries are the last q_len positions
+  p.q_strides = dense_strides(s.q_len, s.q_features, o.head_dim());
+  p.out_strides = p.q_strides;
+  p.k_strides = dense_strides(s.kv_len, s.kv_features, o.head_dim());
+  p.v_strides = p.k_strides;
+  return p;
+}
+
+struct Regions {
+  size_t q, k, v, ctx, lengths, kernel, end;  // byte offsets into the workspace
+};
+
+Regions regions(const Sizes& s, bool project_kv) {
+  const auto floats = [](int64_t n) { return align_up(static_cast<uint64_t>(n) * 4, 64); };
+  Regions r;
+  r.q = 0;
+  r.k = r.q + floats(s.batch * s.q_len * s.q_features);
+  const uint64_t kv = project_kv ? floats(s.batch * s.kv_len * s.kv_features) : 0;
+  r.v = r.k + kv;
+  r.ctx = r.v + kv;
+  r.lengths = r.ctx + floats(s.batch * s.q_len * s.q_features);
+  r.kernel = r.lengths + floats(s.batch);
+  r.end = r.kernel;
+  return r;
+}
+
+Sizes planned_sizes(const fb::Model& model, const fb::Op& op) {
+  const fb::MultiHeadAttentionOptions& o = *op.options_as_MultiHeadAttentionOptions();
+  const fb::Tensor& x = tensor_at(model, op, kX);
+  const Mode mode = mode_of(op);
+  const fb::Tensor& keys = mode != Mode::kProject ? tensor_at(model, op, kKState)
+                           : present(op, kMemory) ? tensor_at(model, op, kMemory)
+                                                  : x;
+  return Sizes{x.shape()->Get(0), x.shape()->Get(1), keys.shape()->Get(1),
+               int64_t(o.num_heads()) * o.head_dim(), int64_t(o.num_kv_heads()) * o.head_dim()};
+}
+
+size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
+  const fb::MultiHeadAttentionOptions& o = *op.options_as_MultiHeadAttentionOptions();
+  const Sizes s = planned_sizes(model, op);
+  const Regions r = regions(s, mode_of(op) == Mode::kProject);
+  // The kernel's scratch grows with every size within prefill and within decode
+  // (q_len <= 16), so the planned maximum of each covers every smaller run.
+  Sizes decode = s;
+  decode.q_len = s.q_len < 16 ? s.q_len : 16;
+  const size_t prefill_bytes = attention_workspace_bytes(attention_params(o, s), workers);
+  const size_t decode_bytes = attention_workspace_bytes(attention_params(o, decode), workers);
+  return r.end + (prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes);
+}
+
+// ---- Run ---------------------------------------------------------------------------
+
+const float* optional_f32(const OpRun& r, int slot) {
+  return r.input_count > slot && r.inputs[slot].present() ? r.inputs[slot].f32() : nullptr;
+}
+
+Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch, size_t seq,
+                  size_t heads, size_t batch_stride, int64_t first_position) {
+  kernels::RopeParams p;
+  p.batch = batch;
+  p.seq = seq;
+  p.heads = heads;
+  p.head_dim = static_cast<size_t>(o.head_dim());
+  p.rotary_dim = static_cast<size_t>(o.rotary_dim());
+  p.theta = o.rope_theta();
+  p.layout = o.rope() == fb::RopeLayout_Interleaved ? kernels::RopeLayout::kInterleaved
+                                                    : kernels::RopeLayout::kHalfSplit;
+  p.position_offset = first_position;
+  p.batch_stride = batch_stride;
+  p.x = x;
+  p.y = x;
+  return rope(p);
+}
+
+// K and V of this run's tokens written into the states at the cached length.
+Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
+  const fb::Model& m = r.model;
+  const size_t features = static_cast<size_t>(s.kv_features);
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float* x = r.inputs[kX].f32() + static_cast<size_t>(b * s.q_len) * r.inputs[kX].shape.dims[2];
+    const size_t row = static_cast<size_t>(b * capacity + r.cached_length);
+    float* k = r.inputs[kKState].mutable_f32() + row * features;
+    float* v = r.inputs[kVState].mutable_f32() + row * features;
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x,
+                                       static_cast<size_t>(s.q_len), optional_f32(r, kBk), k,
+                                       features, r.parallel));
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x,
+                                       static_cast<size_t>(s.q_len), optional_f32(r, kBv), v,
+                                       features, r.parallel));
+  }
+  return Status();
+}
+
+Status run_mha(const OpRun& r) {
+  const fb::MultiHeadAttentionOptions& o = *r.op.options_as_MultiHeadAttentionOptions();
+  const fb::Model& m = r.model;
+  const Mode mode = mode_of(r.op);
+  const Shape& x = r.inputs[kX].shape;
+  Sizes s{x.dims[0], x.dims[1], 0, int64_t(o.num_heads()) * o.head_dim(),
+          int64_t(o.num_kv_heads()) * o.head_dim()};
+  const BoundTensor& source = r.inputs[kMemory].present() ? r.inputs[kMemory] : r.inputs[kX];
+  s.kv_len = mode == Mode::kProject   ? source.shape.dims[1]
+             : mode == Mode::kCache ? r.cached_length + s.q_len
+                                    : r.inputs[kKState].shape.dims[1];
+  uint8_t* ws = static_cast<uint8_t*>(r.workspace);
+  const Regions reg = regions(s, mode == Mode::kProject);
+  float* q = reinterpret_cast<float*>(ws + reg.q);
+  float* ctx = reinterpret_cast<float*>(ws + reg.ctx);
+  const size_t rows = static_cast<size_t>(s.batch * s.q_len);
+
+  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(),
+                                     rows, optional_f32(r, kBq), q, 0, r.parallel));
+  AttentionParams p = attention_params(o, s);
+  const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
+  if (mode == Mode::kProject) {
+    float* k = reinterpret_cast<float*>(ws + reg.k);
+    float* v = reinterpret_cast<float*>(ws + reg.v);
+    const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(),
+                                       source_rows, optional_f32(r, kBk), k, 0, r.parallel));
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(),
+                                       source_rows, optional_f32(r, kBv), v, 0, r.parallel));
+    if (o.rope() != fb::RopeLayout_None) {
+      FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
+                                       static_cast<size_t>(o.num_kv_heads()), 0, 0));
+    }
+    p.k = k;
+    p.v = v;
+  } else {
+    const int64_t capacity = r.inputs[kKState].shape.dims[1];
+    if (mode == Mode::kCache) {
+      FOCAL_RETURN_IF_ERROR(append_to_cache(r, s, capacity));
+      if (o.rope() != fb::RopeLayout_None) {
+        float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
+        FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch),
+                                         static_cast<size_t>(s.q_len), static_cast<size_t>(o.num_kv_heads()),
+                                         static_cast<size_t>(capacity * s.kv_features), first_position));
+      }
+    }
+    p.k = r.inputs[kKState].data;
+    p.v = r.inputs[kVState].data;
+    p.k_strides = dense_strides(capacity, s.kv_features, o.head_dim());
+    p.v_strides = p.k_strides;
+  }
+  if (o.rope() != fb::RopeLayout_None) {
+    FOCAL_RETURN_IF_ERROR(apply_rope(o, q, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+                                     static_cast<size_t>(o.num_heads()), 0, first_position));
+  }
+  if (r.input_count > kKeyMask && r.inputs[kKeyMask].present()) {
+    int32_t* lengths = reinterpret_cast<int32_t*>(ws + reg.lengths);
+    FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kKeyMask].i32(), static_cast<size_t>(s.batch),
+                                          static_cast<size_t>(s.kv_len), "key mask", lengths));
+    p.mask.key_lengths = lengths;
+  }
+  if (r.attention_weights != nullptr) {
+    const size_t needed = p.batch * p.heads * p.q_len * p.kv_len;
+    if (needed > r.attention_weights_floats) {
+      return Status::error(StatusCode::kResourceExhausted,
+                           "attention weights need %zu floats, the capture buffer holds %zu", needed,
+                           r.attention_weights_floats);
+    }
+    p.weights = r.attention_weights;
+  }
+  p.q = q;
+  p.out = ctx;
+  FOCAL_RETURN_IF_ERROR(attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
+  return packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
+                      r.outputs[0].mutable_f32(), 0, r.parallel);
+}
+
+}  // namespace
+
+bool is_kv_cache_attention(const fb::Op& op) {
+  return op.options_type() == fb::OpOptions_MultiHeadAttentionOptions && mode_of(op) == Mode::kCache;
+}
+
+int64_t kv_cache_capacity(const fb::Model& model, const fb::Op& op) {
+  return tensor_at(model, op, kKState).shape()->Get(1);
+}
+
+const OpDef& multi_head_attention_op_def() {
+  constexpr uint32_t kOptional = (1u << kBq) | (1u << kWk) | (1u << kBk) | (1u << kWv) |
+                                 (1u << kBv) | (1u << kBo) | (1u << kKeyMask) | (1u << kKState) |
+                                 (1u << kVState) | (1u << kMemory);
+  static const OpDef def = {"MultiHeadAttention", kSlots, kSlots, 1, check_mha, run_mha,
+                            mha_workspace, kOptional};
+  return def;
+}
+
+}  // namespace focal
