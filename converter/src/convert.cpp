@@ -1,6 +1,9 @@
 #include "convert.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -12,6 +15,8 @@
 namespace focal {
 namespace convert {
 namespace {
+
+size_t align_up_64(size_t n) { return (n + 63) / 64 * 64; }
 
 Result<nlohmann::json> read_config(const std::string& path) {
   if (path.empty()) return nlohmann::json::object();
@@ -100,7 +105,12 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   if (!bytes.ok()) return bytes.status();
   converted.bytes = std::move(bytes).value();
   // What was written must load: the converter never hands out a file the engine refuses.
-  Result<Model> loaded = Model::from_bytes(converted.bytes.data(), converted.bytes.size());
+  // (The loader wants the bytes 64-byte aligned, as they are in an mmap.)
+  std::unique_ptr<void, void (*)(void*)> aligned(
+      std::aligned_alloc(kBufferAlignment, align_up_64(converted.bytes.size())), std::free);
+  if (aligned == nullptr) return Status::error(StatusCode::kResourceExhausted, "no memory to verify the model");
+  std::memcpy(aligned.get(), converted.bytes.data(), converted.bytes.size());
+  Result<Model> loaded = Model::from_bytes(aligned.get(), converted.bytes.size());
   if (!loaded.ok()) return loaded.status();
   return converted;
 }

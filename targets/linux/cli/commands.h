@@ -8,6 +8,8 @@ namespace cli {
 int inspect_command(int argc, char** argv);
 int verify_command(int argc, char** argv);
 int run_command(int argc, char** argv);
+int convert_command(int argc, char** argv);
+int generate_command(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace focal

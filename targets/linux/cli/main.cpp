@@ -18,6 +18,8 @@ const Command kCommands[] = {
      focal::cli::inspect_command},
     {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
     {"run", "run a model on .npy inputs, write .npy outputs", focal::cli::run_command},
+    {"convert", "convert checkpoints to a verified .focal model", focal::cli::convert_command},
+    {"generate", "continue a prompt with a decoder-only model", focal::cli::generate_command},
 };
 
 void print_usage(std::FILE* out) {

@@ -1,0 +1,116 @@
+// focal convert (--preset NAME) --weights FILE [--weights FILE ...] [--config FILE.json]
+//               [--dtype f32|f16|bf16|int8] [--max-seq N] [--max-batch N] [--strict]
+//               -o MODEL.focal
+// Host builds only: the checkpoint readers need libzip and the checkpoints live there.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "cli/commands.h"
+
+#if FOCAL_HAVE_CONVERT
+#include "convert.h"
+#include "presets/preset.h"
+#endif
+
+namespace focal {
+namespace cli {
+namespace {
+
+const char* kUsage =
+    "usage: focal convert --preset NAME --weights FILE [--weights FILE ...]\n"
+    "                     [--config FILE.json] [--dtype f32|f16|bf16|int8]\n"
+    "                     [--max-seq N] [--max-batch N] [--strict] -o MODEL.focal\n"
+    "       focal convert --list-presets\n"
+    "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
+    "the preset's architecture and writes a verified .focal file. --dtype sets the storage\n"
+    "of dense weights (int8: per-output-channel scales; norms and biases stay f32).\n"
+    "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n";
+
+#if FOCAL_HAVE_CONVERT
+bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, bool* list) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--list-presets") {
+      *list = true;
+    } else if (arg == "--preset" && has_value) {
+      o->preset = argv[++i];
+    } else if (arg == "--weights" && has_value) {
+      o->weights.push_back(argv[++i]);
+    } else if (arg == "--config" && has_value) {
+      o->config = argv[++i];
+    } else if (arg == "--dtype" && has_value) {
+      if (!convert::parse_weight_dtype(argv[++i], &o->dtype)) return false;
+    } else if (arg == "--max-seq" && has_value) {
+      o->max_seq = std::atoll(argv[++i]);
+    } else if (arg == "--max-batch" && has_value) {
+      o->max_batch = std::atoll(argv[++i]);
+    } else if (arg == "--strict") {
+      o->strict = true;
+    } else if (arg == "-o" && has_value) {
+      *out = argv[++i];
+    } else {
+      return false;
+    }
+  }
+  return *list || (!o->preset.empty() && !out->empty());
+}
+
+void list_presets() {
+  size_t count = 0;
+  const convert::Preset* all = convert::presets(&count);
+  for (size_t i = 0; i < count; ++i) std::printf("%-18s %s\n", all[i].name, all[i].description);
+}
+#endif
+
+}  // namespace
+
+int convert_command(int argc, char** argv) {
+  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+#if FOCAL_HAVE_CONVERT
+  convert::ConvertOptions options;
+  std::string out;
+  bool list = false;
+  if (!parse(argc, argv, &options, &out, &list)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (list) {
+    list_presets();
+    return 0;
+  }
+  std::fprintf(stderr, "focal convert: reading %zu checkpoint file(s), building preset %s\n",
+               options.weights.size(), options.preset.c_str());
+  auto converted = convert::convert_checkpoint(options);
+  if (!converted.ok()) {
+    std::fprintf(stderr, "focal convert: %s\n", converted.status().message());
+    return 1;
+  }
+  for (const std::string& warning : converted->warnings) {
+    std::fprintf(stderr, "focal convert: warning: %s\n", warning.c_str());
+  }
+  std::ofstream file(out, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(converted->bytes.data()),
+             static_cast<std::streamsize>(converted->bytes.size()));
+  if (!file.flush()) {
+    std::fprintf(stderr, "focal convert: cannot write '%s'\n", out.c_str());
+    return 1;
+  }
+  std::printf("wrote %s (%zu bytes)\n", out.c_str(), converted->bytes.size());
+  return 0;
+#else
+  (void)argc;
+  std::fputs("focal convert: not part of this build (cross builds run models; convert on the host)\n",
+             stderr);
+  return 1;
+#endif
+}
+
+}  // namespace cli
+}  // namespace focal
