@@ -1,61 +1,48 @@
-// PyTorch parity for every transformer family: each case from
-// tests/models/make_reference.py (random weights, float64 references) is converted by
-// the real converter and run by the engine. Error measure: |got - want| / (|want| + 1)
-// (relative for large values, absolute for small ones); f32 must stay within 1e-4.
+// PyTorch parity for every transformer family, live: tests/models/make_reference.py
+// writes random-weight cases with float64 references (the write_model_cases fixture),
+// each is converted here by the real converter and run by the engine. f32 stays within
+// 1e-4 (support/model_checks.h states the error measure).
 #include <doctest/doctest.h>
 
-#include <cmath>
-#include <vector>
+#include <cstdlib>
+#include <stdexcept>
 
-#include "focal/generate.h"
-#include "support/model_cases.h"
+#include "convert.h"
+#include "support/model_checks.h"
 
 using namespace focal;
 using testing::ModelCase;
 
 namespace {
 
-constexpr double kF32Tolerance = 1e-4;
-
-std::vector<float> row_mask(const ModelCase& c) {
-  return c.array("inputs/attention_mask").to_f32();
+std::vector<ModelCase> cases(const char* family) {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  auto found = root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
+  REQUIRE_MESSAGE(found.size() >= 2, "fewer than 2 reference cases of ", family, ": is FOCAL_MODEL_CASES set?");
+  return found;
 }
 
-const float* output(Session& s, const char* name) {
-  const int index = s.find_output(name);
-  REQUIRE(index >= 0);
-  return static_cast<const float*>(s.output(index).data);
-}
-
-// Runs an encoder case and returns the worst error over its outputs.
-double encoder_error(const ModelCase& c, const std::string& dtype) {
-  auto loaded = testing::load_case(c, dtype, 4, 16);
-  Session& s = *loaded->session;
-  for (const auto& name : c.spec.at("inputs")) {
-    testing::set_input(s, name.get<std::string>(), c.array("inputs/" + name.get<std::string>()));
-  }
-  const Status status = s.run();
-  REQUIRE_MESSAGE(status.ok(), status.message());
-  const std::vector<float> mask = row_mask(c);
-  double worst = 0.0;
-  for (const auto& name : c.spec.at("outputs")) {
-    const std::string n = name.get<std::string>();
-    const auto want = c.array("expected/" + n);
-    const bool per_position = n == "last_hidden_state";
-    const double error = testing::max_error(output(s, n.c_str()), want.to_f32(), want.shape,
-                                            per_position ? &mask : nullptr);
-    MESSAGE(c.name(), " ", dtype, " ", n, ": max error ", error);
-    worst = std::max(worst, error);
-  }
-  return worst;
+// Converts the case's checkpoint with its preset (dtype "f32", "f16", "bf16" or "int8").
+std::unique_ptr<testing::LoadedCase> convert_case(const ModelCase& c, const std::string& dtype, int64_t max_batch,
+                                                  int64_t max_seq) {
+  convert::ConvertOptions options;
+  options.preset = c.spec.at("preset").get<std::string>();
+  options.weights = {c.dir + "/" + c.spec.at("weights").get<std::string>()};
+  options.config = c.dir + "/config.json";
+  options.max_batch = max_batch;
+  options.max_seq = max_seq;
+  options.strict = true;
+  REQUIRE(convert::parse_weight_dtype(dtype, &options.dtype));
+  auto converted = convert::convert_checkpoint(options);
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  return testing::load_model_bytes(converted->bytes);
 }
 
 void check_encoder_family(const char* family) {
-  const auto cases = testing::model_cases(family);
-  REQUIRE_MESSAGE(cases.size() >= 2, "no reference cases: is FOCAL_MODEL_CASES set?");
-  for (const ModelCase& c : cases) {
+  for (const ModelCase& c : cases(family)) {
     CAPTURE(c.name());
-    CHECK(encoder_error(c, "f32") <= kF32Tolerance);
+    auto loaded = convert_case(c, "f32", 4, 16);
+    CHECK(testing::encoder_error(c, *loaded, "f32") <= testing::kF32Tolerance);
   }
 }
 
@@ -68,141 +55,31 @@ TEST_CASE("nn.TransformerEncoder classifiers match PyTorch (pre- and post-LN, CL
 }
 
 TEST_CASE("f16, bf16 and int8 weights stay within their error bounds on BERT") {
-  const auto cases = testing::model_cases("bert");
-  REQUIRE(!cases.empty());
+  const ModelCase c = cases("bert")[0];
   // Bounds for these small random models: f16 keeps 11 bits, bf16 8, int8 about 7
   // per weight, with per-channel scales.
-  CHECK(encoder_error(cases[0], "f16") <= 2e-3);
-  CHECK(encoder_error(cases[0], "bf16") <= 2e-2);
-  CHECK(encoder_error(cases[0], "int8") <= 3e-2);
+  CHECK(testing::encoder_error(c, *convert_case(c, "f16", 4, 16), "f16") <= 2e-3);
+  CHECK(testing::encoder_error(c, *convert_case(c, "bf16", 4, 16), "bf16") <= 2e-2);
+  CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16), "int8") <= 3e-2);
 }
 
-namespace {
-
-Shape ids_shape(size_t count) {
-  Shape shape;
-  shape.rank = 2;
-  shape.dims[0] = 1;
-  shape.dims[1] = static_cast<int64_t>(count);
-  return shape;
-}
-
-void run_tokens(Session& s, const int32_t* ids, size_t count) {
-  REQUIRE(s.set_input(s.find_input("input_ids"), ids_shape(count), ids, count * 4).ok());
-  const Status status = s.run();
-  REQUIRE_MESSAGE(status.ok(), status.message());
-}
-
-std::vector<int32_t> ints(const focal::convert::CheckpointTensor& t) {
-  std::vector<int32_t> out;
-  for (float v : t.to_f32()) out.push_back(static_cast<int32_t>(v));
-  return out;
-}
-
-bool collect(int32_t token, void* user) {
-  static_cast<std::vector<int32_t>*>(user)->push_back(token);
-  return true;
-}
-
-void check_decoder_family(const char* family) {
-  const auto cases = testing::model_cases(family);
-  REQUIRE_MESSAGE(cases.size() >= 2, "no reference cases: is FOCAL_MODEL_CASES set?");
-  for (const ModelCase& c : cases) {
+TEST_CASE("GPT-2 decoders: prefill and KV-cached steps match PyTorch, greedy tokens exactly") {
+  for (const ModelCase& c : cases("gpt2")) {
     CAPTURE(c.name());
-    auto loaded = testing::load_case(c, "f32", 1, 80);
-    Session& s = *loaded->session;
-    const std::vector<int32_t> prompt = ints(c.array("inputs/prompt_ids"));
-    const std::vector<int32_t> greedy = ints(c.array("expected/greedy_ids"));
-    const auto prefill = c.array("expected/prefill_logits");
-    const auto steps = c.array("expected/step_logits");
-    const size_t vocab = static_cast<size_t>(prefill.shape[1]);
-
-    // Prefill, then every step through the KV cache, logits against PyTorch's.
-    s.reset_state();
-    run_tokens(s, prompt.data(), prompt.size());
-    double worst = testing::max_error(output(s, "logits"), prefill.to_f32(), prefill.shape);
-    const std::vector<float> step_values = steps.to_f32();
-    for (size_t t = 0; t + 1 < greedy.size(); ++t) {
-      const std::vector<float> want(step_values.begin() + static_cast<long>((t + 1) * vocab),
-                                    step_values.begin() + static_cast<long>((t + 2) * vocab));
-      run_tokens(s, &greedy[t], 1);
-      worst = std::max(worst, testing::max_error(output(s, "logits"), want, {1, static_cast<int64_t>(vocab)}));
-    }
-    MESSAGE(c.name(), ": max logit error over prefill and ", greedy.size() - 1, " cached steps: ", worst);
-    CHECK(worst <= kF32Tolerance);
-
-    // Greedy generation through the public API yields PyTorch's tokens exactly.
-    std::vector<uint32_t> scratch(sampler_scratch_bytes(vocab) / 4);
-    auto sampler = Sampler::create(SamplingOptions(), vocab, scratch.data(), scratch.size() * 4);
-    REQUIRE(sampler.ok());
-    GenerateOptions options;
-    options.max_new_tokens = greedy.size();
-    std::vector<int32_t> produced;
-    REQUIRE(generate(s, prompt.data(), prompt.size(), sampler.value(), options, collect, &produced).ok());
-    CHECK(produced == greedy);
+    testing::check_decoder(c, *convert_case(c, "f32", 1, 80));
   }
 }
 
-}  // namespace
-
-TEST_CASE("GPT-2 decoders: prefill and KV-cached steps match PyTorch, greedy tokens exactly") {
-  check_decoder_family("gpt2");
-}
-
 TEST_CASE("Llama decoders (RoPE, GQA, SwiGLU, head_dim != d/H) match PyTorch, greedy tokens exactly") {
-  check_decoder_family("llama");
+  for (const ModelCase& c : cases("llama")) {
+    CAPTURE(c.name());
+    testing::check_decoder(c, *convert_case(c, "f32", 1, 80));
+  }
 }
 
 TEST_CASE("nn.Transformer: encode once, decode all at once or one position at a time") {
-  const auto cases = testing::model_cases("torch-transformer");
-  REQUIRE(cases.size() >= 2);
-  for (const ModelCase& c : cases) {
+  for (const ModelCase& c : cases("torch-transformer")) {
     CAPTURE(c.name());
-    auto loaded = testing::load_case(c, "f32", 2, 16);
-    Session& s = *loaded->session;
-    const auto src = c.array("inputs/src");
-    const auto tgt = c.array("inputs/tgt");
-    const auto want = c.array("expected/output");
-    const int encode = s.find_stage("encode"), decode = s.find_stage("decode");
-    REQUIRE(encode >= 0);
-    REQUIRE(decode >= 0);
-
-    s.reset_state();
-    testing::set_input(s, "src", src);
-    testing::set_input(s, "src_mask", c.array("inputs/src_mask"));
-    REQUIRE(s.run_stage(encode).ok());
-    testing::set_input(s, "tgt", tgt);
-    REQUIRE(s.run_stage(decode).ok());
-    const double whole = testing::max_error(output(s, "output"), want.to_f32(), want.shape);
-
-    // Again, one target position per decode run: the cross-attention states from the
-    // single encode run are reused at every step.
-    s.reset_state();
-    testing::set_input(s, "src", src);
-    testing::set_input(s, "src_mask", c.array("inputs/src_mask"));
-    REQUIRE(s.run_stage(encode).ok());
-    const int64_t batch = tgt.shape[0], steps = tgt.shape[1], d = tgt.shape[2];
-    const std::vector<float> tgt_values = tgt.to_f32(), want_values = want.to_f32();
-    double stepwise = 0.0;
-    for (int64_t t = 0; t < steps; ++t) {
-      std::vector<float> row(static_cast<size_t>(batch * d)), expected(row.size());
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t k = 0; k < d; ++k) {
-          row[static_cast<size_t>(b * d + k)] = tgt_values[static_cast<size_t>((b * steps + t) * d + k)];
-          expected[static_cast<size_t>(b * d + k)] = want_values[static_cast<size_t>((b * steps + t) * d + k)];
-        }
-      }
-      Shape shape;
-      shape.rank = 3;
-      shape.dims[0] = batch;
-      shape.dims[1] = 1;
-      shape.dims[2] = d;
-      REQUIRE(s.set_input(s.find_input("tgt"), shape, row.data(), row.size() * 4).ok());
-      REQUIRE(s.run_stage(decode).ok());
-      stepwise = std::max(stepwise, testing::max_error(output(s, "output"), expected, {batch, 1, d}));
-    }
-    MESSAGE(c.name(), ": max error all at once ", whole, ", one step at a time ", stepwise);
-    CHECK(whole <= kF32Tolerance);
-    CHECK(stepwise <= kF32Tolerance);
+    testing::check_encoder_decoder(c, *convert_case(c, "f32", 2, 16));
   }
 }

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
-#include "convert.h"
 #include "readers/npy.h"
 
 namespace focal {
@@ -23,16 +23,14 @@ convert::CheckpointTensor ModelCase::array(const std::string& relative) const {
   return file->tensors[0];
 }
 
-std::vector<ModelCase> model_cases(const std::string& family) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
+std::vector<ModelCase> model_cases(const std::string& root, const std::string& family) {
   std::vector<ModelCase> cases;
-  if (root == nullptr) return cases;
-  DIR* d = opendir(root);
+  DIR* d = opendir(root.c_str());
   if (d == nullptr) return cases;
   while (dirent* entry = readdir(d)) {
     if (entry->d_name[0] == '.') continue;
     ModelCase c;
-    c.dir = std::string(root) + "/" + entry->d_name;
+    c.dir = root + "/" + entry->d_name;
     std::ifstream in(c.dir + "/case.json");
     if (!in) continue;
     c.spec = nlohmann::json::parse(in);
@@ -43,29 +41,25 @@ std::vector<ModelCase> model_cases(const std::string& family) {
   return cases;
 }
 
-std::unique_ptr<LoadedCase> load_case(const ModelCase& c, const std::string& dtype, int64_t max_batch,
-                                      int64_t max_seq) {
-  convert::ConvertOptions options;
-  options.preset = c.spec.at("preset").get<std::string>();
-  options.weights = {c.dir + "/" + c.spec.at("weights").get<std::string>()};
-  options.config = c.dir + "/config.json";
-  options.max_batch = max_batch;
-  options.max_seq = max_seq;
-  options.strict = true;
-  if (!convert::parse_weight_dtype(dtype, &options.dtype)) throw std::runtime_error("bad dtype " + dtype);
-  auto converted = convert::convert_checkpoint(options);
-  if (!converted.ok()) throw std::runtime_error(converted.status().message());
+std::unique_ptr<LoadedCase> load_model_bytes(const std::vector<uint8_t>& bytes) {
   auto loaded = std::make_unique<LoadedCase>();
-  loaded->file = std::make_unique<AlignedBuffer>(converted->bytes);
+  loaded->file = std::make_unique<AlignedBuffer>(bytes);
   auto model = Model::from_bytes(loaded->file->data(), loaded->file->size());
   if (!model.ok()) throw std::runtime_error(model.status().message());
   loaded->model = std::make_unique<Model>(model.value());
-  const auto bytes = Session::required_arena_bytes(*loaded->model, SessionOptions());
-  loaded->arena = std::make_unique<AlignedBuffer>(bytes.value());
-  auto session = Session::create(*loaded->model, SessionOptions(), loaded->arena->data(), bytes.value());
+  const auto arena_bytes = Session::required_arena_bytes(*loaded->model, SessionOptions());
+  loaded->arena = std::make_unique<AlignedBuffer>(arena_bytes.value());
+  auto session = Session::create(*loaded->model, SessionOptions(), loaded->arena->data(), arena_bytes.value());
   if (!session.ok()) throw std::runtime_error(session.status().message());
   loaded->session = std::make_unique<Session>(session.value());
   return loaded;
+}
+
+std::unique_ptr<LoadedCase> load_golden(const ModelCase& c) {
+  std::ifstream in(c.dir + "/model.focal", std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + c.dir + "/model.focal");
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return load_model_bytes(bytes);
 }
 
 void set_input(Session& session, const std::string& name, const convert::CheckpointTensor& array) {

@@ -1,6 +1,7 @@
 // Reference cases written by tests/models/make_reference.py (PyTorch, float64): a
-// directory per case with case.json, config.json, a checkpoint, inputs/ and expected/.
-// Helpers to convert a case with the real converter and to run it in a session.
+// directory per case with case.json, inputs/ and expected/, and a checkpoint with its
+// config.json (live cases) or a converted model.focal (tests/goldens). Helpers to load
+// a case's model into a session and compare its outputs.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@ struct ModelCase {
   focal::convert::CheckpointTensor array(const std::string& relative) const;  // .npy under dir
 };
 
-// Every case directory under $FOCAL_MODEL_CASES whose family is `family`.
-std::vector<ModelCase> model_cases(const std::string& family);
+// Every case directory under `root` whose family is `family`, in name order.
+std::vector<ModelCase> model_cases(const std::string& root, const std::string& family);
 
 // A converted model and a session over an arena of its own.
 struct LoadedCase {
@@ -36,9 +37,10 @@ struct LoadedCase {
   std::unique_ptr<focal::Session> session;
 };
 
-// Converts the case's checkpoint with its preset (dtype "f32", "f16", "bf16" or "int8").
-std::unique_ptr<LoadedCase> load_case(const ModelCase& c, const std::string& dtype, int64_t max_batch,
-                                      int64_t max_seq);
+// Loads .focal bytes and creates a session over an arena of its own.
+std::unique_ptr<LoadedCase> load_model_bytes(const std::vector<uint8_t>& bytes);
+// The case's committed model.focal (goldens).
+std::unique_ptr<LoadedCase> load_golden(const ModelCase& c);
 
 // Sets a model input from an array (ints to i32, floats to f32).
 void set_input(focal::Session& session, const std::string& name, const focal::convert::CheckpointTensor& array);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates tests/goldens/: a few reference cases (tests/models/make_reference.py,
+# PyTorch float64) converted to .focal by the host build's `focal convert`, with their
+# inputs and expected outputs, so the golden tests run where PyTorch cannot: under
+# qemu for aarch64 and armv7, and in Cortex-M firmware. Usage:
+#   tests/models/make_goldens.sh [BUILD_DIR]      (default build/host)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+focal="${1:-build/host}/bin/focal"
+cases=$(mktemp -d)
+trap 'rm -rf "$cases"' EXIT
+/usr/bin/python3 tests/models/make_reference.py "$cases" >/dev/null
+
+# case name, --max-seq: the encoders' position tables are short; decoders plan 80.
+goldens=(
+  "bert_l2_d32_h4 16"
+  "torch_encoder_postln_relu_mean_l2_d32_h4 16"
+  "gpt2_l2_d32_h4 80"
+  "llama_mqa_hd16_l3_d32_h4_kv1 80"
+  "torch_transformer_postln_relu_e2_d1_d32_h4 16"
+)
+rm -rf tests/goldens
+for entry in "${goldens[@]}"; do
+  read -r name max_seq <<<"$entry"
+  src="$cases/$name"
+  dst="tests/goldens/$name"
+  mkdir -p "$dst"
+  preset=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['preset'])" "$src/case.json")
+  weights=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['weights'])" "$src/case.json")
+  "$focal" convert --preset "$preset" --weights "$src/$weights" --config "$src/config.json" \
+    --max-batch 4 --max-seq "$max_seq" --strict -o "$dst/model.focal" >/dev/null
+  cp "$src/case.json" "$dst/"
+  cp -r "$src/inputs" "$dst/"
+  mkdir -p "$dst/expected"
+  # Per-step logits are large; the greedy tokens and prefill logits check the decoders.
+  find "$src/expected" -name '*.npy' ! -name step_logits.npy -exec cp {} "$dst/expected/" \;
+done
+du -sh tests/goldens
