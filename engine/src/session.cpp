@@ -267,6 +267,10 @@ Status Session::run_ops(int first_op, int op_count) {
     appended = bind(op.inputs()->Get(0)).shape.dims[1];
     const int64_t capacity = kv_cache_capacity(schema, op);
     if (cached_length_ + appended > capacity) {
+      // Refused before anything ran: the inputs are spent, so a shorter retry can bind
+      // its own sizes.
+      for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
+      inputs_set_ &= ~needed;
       return Status::error(StatusCode::kOutOfRange,
                            "sequence longer than planned: %lld cached + %lld new positions "
                            "exceed the KV cache's %lld; reset the session or convert with a "

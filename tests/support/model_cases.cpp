@@ -1,3 +1,7 @@
+// readdir on 32-bit ARM needs 64-bit inode numbers when the files live on a 64-bit
+// host file system (qemu-user): without this, listing fails with EOVERFLOW.
+#define _FILE_OFFSET_BITS 64
+
 #include "support/model_cases.h"
 
 #include <dirent.h>

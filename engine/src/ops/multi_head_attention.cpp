@@ -188,11 +188,11 @@ struct Regions {
 };
 
 Regions regions(const Sizes& s, bool project_kv) {
-  const auto floats = [](int64_t n) { return align_up(static_cast<uint64_t>(n) * 4, 64); };
+  const auto floats = [](int64_t n) { return static_cast<size_t>(align_up(static_cast<uint64_t>(n) * 4, 64)); };
   Regions r;
   r.q = 0;
   r.k = r.q + floats(s.batch * s.q_len * s.q_features);
-  const uint64_t kv = project_kv ? floats(s.batch * s.kv_len * s.kv_features) : 0;
+  const size_t kv = project_kv ? floats(s.batch * s.kv_len * s.kv_features) : 0;
   r.v = r.k + kv;
   r.ctx = r.v + kv;
   r.lengths = r.ctx + floats(s.batch * s.q_len * s.q_features);
