@@ -88,6 +88,20 @@ const uint8_t* Model::data_segment() const {
 }
 
 uint32_t Model::version() const { return root_->version(); }
+
+int Model::stage_count() const {
+  return root_->stages() != nullptr ? static_cast<int>(root_->stages()->size()) : 0;
+}
+
+StageInfo Model::stage(int index) const {
+  StageInfo info;
+  if (index < 0 || index >= stage_count()) return info;
+  const fb::Stage& s = *root_->stages()->Get(static_cast<uint32_t>(index));
+  info.name = s.name()->c_str();
+  info.first_op = s.first_op();
+  info.op_count = s.op_count();
+  return info;
+}
 int Model::tensor_count() const { return static_cast<int>(root_->tensors()->size()); }
 int Model::op_count() const { return static_cast<int>(root_->ops()->size()); }
 int Model::input_count() const { return static_cast<int>(root_->inputs()->size()); }

@@ -32,6 +32,12 @@ struct OpInfo {
   int output_count = 0;
 };
 
+struct StageInfo {
+  const char* name = "";
+  int first_op = 0;
+  int op_count = 0;
+};
+
 struct SymbolInfo {
   const char* name = "";
   int64_t max = 0;
@@ -51,12 +57,16 @@ class Model {
   int find_tensor(const char* name) const;  // -1 when absent
   int op_count() const;
   OpInfo op(int index) const;
-  int op_input(int op_index, int i) const;   // tensor index; -1 out of range, as below
+  // Tensor index; -1 out of range or for an absent optional operand, as below.
+  int op_input(int op_index, int i) const;
   int op_output(int op_index, int i) const;  // tensor index
   int input_count() const;
   int input_tensor(int i) const;  // tensor index of the i-th model input
   int output_count() const;
   int output_tensor(int i) const;
+  // Named op ranges that run on their own (Session::run_stage); 0 for a model without.
+  int stage_count() const;
+  StageInfo stage(int index) const;
   int symbol_count() const;
   SymbolInfo symbol(int index) const;
   uint64_t arena_bytes() const;      // exact, for the planned maximum shapes

@@ -60,11 +60,19 @@ nlohmann::json model_json(const LoadedModel& loaded) {
   j["outputs"] = nlohmann::json::array();
   for (int i = 0; i < m.output_count(); ++i)
     j["outputs"].push_back(tensor_json(m, m.output_tensor(i)));
+  j["stages"] = nlohmann::json::array();
+  for (int s = 0; s < m.stage_count(); ++s) {
+    j["stages"].push_back({{"name", m.stage(s).name}, {"first_op", m.stage(s).first_op},
+                           {"op_count", m.stage(s).op_count}});
+  }
   j["ops"] = nlohmann::json::array();
   for (int o = 0; o < m.op_count(); ++o) {
     const OpInfo op = m.op(o);
     nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
-    for (int i = 0; i < op.input_count; ++i) inputs.push_back(m.tensor(m.op_input(o, i)).name);
+    for (int i = 0; i < op.input_count; ++i) {
+      const int t = m.op_input(o, i);
+      inputs.push_back(t >= 0 ? nlohmann::json(m.tensor(t).name) : nlohmann::json(nullptr));
+    }
     for (int i = 0; i < op.output_count; ++i) outputs.push_back(m.tensor(m.op_output(o, i)).name);
     j["ops"].push_back({{"index", o},
                         {"kind", op.kind},
@@ -83,7 +91,8 @@ std::string join_names(const Model& m, int op, bool outputs) {
   const int count = outputs ? info.output_count : info.input_count;
   for (int i = 0; i < count; ++i) {
     if (i > 0) text += ", ";
-    text += m.tensor(outputs ? m.op_output(op, i) : m.op_input(op, i)).name;
+    const int t = outputs ? m.op_output(op, i) : m.op_input(op, i);
+    text += t >= 0 ? m.tensor(t).name : "-";  // "-": an absent optional operand
   }
   return text;
 }
@@ -110,6 +119,11 @@ void print_table(const LoadedModel& loaded) {
   for (int i = 0; i < m.output_count(); ++i) {
     const TensorInfo t = m.tensor(m.output_tensor(i));
     std::printf("output       %s %s\n", t.name, describe_tensor(m, t).c_str());
+  }
+  for (int s = 0; s < m.stage_count(); ++s) {
+    const StageInfo stage = m.stage(s);
+    std::printf("stage        %s: ops %d to %d\n", stage.name, stage.first_op,
+                stage.first_op + stage.op_count - 1);
   }
   std::printf("\n%-4s %-10s %-16s %s\n", "op", "kind", "name", "inputs -> outputs");
   for (int o = 0; o < m.op_count(); ++o) {
