@@ -1,6 +1,7 @@
 #include "presets/weights.h"
 
 #include <algorithm>
+#include <random>
 
 namespace focal {
 namespace convert {
@@ -62,6 +63,13 @@ WeightSource::WeightSource(std::vector<Checkpoint> checkpoints)
   for (const Checkpoint& c : checkpoints_) used_.emplace_back(c.tensors.size(), false);
 }
 
+WeightSource WeightSource::random(uint32_t seed) {
+  WeightSource source({});
+  source.random_ = true;
+  source.seed_ = seed;
+  return source;
+}
+
 const CheckpointTensor* WeightSource::find(const std::string& name) const {
   for (const std::string& candidate : {prefix_ + name, name}) {
     for (const Checkpoint& c : checkpoints_) {
@@ -88,6 +96,16 @@ std::string WeightSource::nearest_names(const std::string& name) const {
 }
 
 Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int64_t>& shape) {
+  if (random_) {
+    Matrix m{shape, {}};
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    std::mt19937 rng(seed_++);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    m.values.resize(static_cast<size_t>(count));
+    for (float& v : m.values) v = normal(rng);
+    return m;
+  }
   const CheckpointTensor* t = find(name);
   if (t == nullptr) {
     return Status::error(StatusCode::kInvalidArgument,

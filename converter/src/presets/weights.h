@@ -28,6 +28,10 @@ Matrix stacked(const Matrix& a, const Matrix& b);
 class WeightSource {
  public:
   explicit WeightSource(std::vector<Checkpoint> checkpoints);
+  // For benchmarks of real shapes without checkpoints: get() returns normal random
+  // values (std 0.02, seeded) of whatever shape is asked; has() is false, so optional
+  // tensors are left out.
+  static WeightSource random(uint32_t seed);
 
   // Names are looked up as prefix + name, then as name (so "bert.encoder..." and
   // "encoder..." both work when the preset sets the prefix "bert.").
@@ -48,6 +52,8 @@ class WeightSource {
   std::vector<Checkpoint> checkpoints_;
   std::vector<std::vector<bool>> used_;
   std::string prefix_;
+  bool random_ = false;
+  uint32_t seed_ = 0;
 };
 
 }  // namespace convert
