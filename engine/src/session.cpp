@@ -283,6 +283,7 @@ Status Session::run_ops(int first_op, int op_count) {
   for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
   inputs_set_ &= ~needed;
 
+  if (observer_ != nullptr) observer_(-1, observer_user_);
   for (int i = first_op; i < first_op + op_count; ++i) {
     const fb::Op* op = schema.ops()->Get(static_cast<uint32_t>(i));
     BoundTensor inputs[kMaxOperands];
@@ -301,6 +302,7 @@ Status Session::run_ops(int first_op, int op_count) {
       // only positions below it are ever read.
       return status;
     }
+    if (observer_ != nullptr) observer_(i, observer_user_);
   }
   cached_length_ += appended;
   return Status();

@@ -84,6 +84,15 @@ class Session {
   // Any non-constant tensor by model tensor index (for inspection and tests).
   TensorView tensor_view(int tensor_index) const;
 
+  // Profiling: `observer(op_index, user)` is called with -1 when a run starts and with
+  // each op's index when that op finishes (so the time between calls is the op's).
+  // Null stops it. Costs nothing when unset.
+  using OpObserver = void (*)(int op_index, void* user);
+  void set_op_observer(OpObserver observer, void* user) {
+    observer_ = observer;
+    observer_user_ = user;
+  }
+
   const Model& model() const { return *model_; }
 
  private:
@@ -102,6 +111,8 @@ class Session {
   int capture_op_ = -1;
   float* capture_weights_ = nullptr;
   size_t capture_capacity_ = 0;
+  OpObserver observer_ = nullptr;
+  void* observer_user_ = nullptr;
 
   Status run_ops(int first_op, int op_count);
 
