@@ -8,9 +8,12 @@
 #include <sstream>
 
 #include "focal/model.h"
+#include "focal/self_test.h"
+#include "focal/session.h"
 #include "model_writer.h"
 #include "presets/preset.h"
 #include "readers/checkpoint.h"
+#include "readers/npy.h"
 
 namespace focal {
 namespace convert {
@@ -47,6 +50,79 @@ Status build(const Preset& preset, const nlohmann::json& config, const PresetOpt
   } catch (const std::exception& e) {  // config keys missing or of the wrong type
     return Status::error(StatusCode::kInvalidArgument, "preset %s: config: %s", preset.name, e.what());
   }
+}
+
+// The array's bytes in the tensor's dtype (f32, or i32 for ids and masks).
+Result<TensorValueSpec> tensor_value(int tensor, DType dtype, const std::string& path) {
+  Result<Checkpoint> file = read_npy(path);
+  if (!file.ok()) return file.status();
+  const CheckpointTensor& array = file->tensors[0];
+  TensorValueSpec value{tensor, array.shape, {}};
+  const std::vector<float> values = array.to_f32();
+  value.bytes.resize(values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kI32) {
+      const int32_t v = static_cast<int32_t>(values[i]);
+      std::memcpy(value.bytes.data() + i * 4, &v, 4);
+    } else {
+      std::memcpy(value.bytes.data() + i * 4, &values[i], 4);
+    }
+  }
+  return value;
+}
+
+Status add_self_test(const ConvertOptions& options, const Model& draft, ModelWriter& writer) {
+  SelfTestSpec test;
+  test.atol = options.self_test_atol;
+  test.rtol = options.self_test_rtol;
+  for (int i = 0; i < draft.input_count(); ++i) {
+    const TensorInfo info = draft.tensor(draft.input_tensor(i));
+    Result<TensorValueSpec> v = tensor_value(writer.find_tensor(info.name), info.dtype,
+                                             options.self_test_dir + "/inputs/" + info.name + ".npy");
+    if (!v.ok()) return v.status();
+    test.inputs.push_back(std::move(v).value());
+  }
+  for (int i = 0; i < draft.output_count(); ++i) {
+    const TensorInfo info = draft.tensor(draft.output_tensor(i));
+    const std::string path = options.self_test_dir + "/expected/" + info.name + ".npy";
+    if (!std::ifstream(path).good()) continue;  // outputs without an expected file are not checked
+    Result<TensorValueSpec> v = tensor_value(writer.find_tensor(info.name), info.dtype, path);
+    if (!v.ok()) return v.status();
+    test.expected_outputs.push_back(std::move(v).value());
+  }
+  if (test.expected_outputs.empty()) {
+    return Status::error(StatusCode::kInvalidArgument, "self-test dir '%s' has no expected/<output>.npy",
+                         options.self_test_dir.c_str());
+  }
+  writer.add_self_test(std::move(test));
+  return Status();
+}
+
+// Loads the written bytes (64-byte aligned, as an mmap would be) and runs the stored
+// self-tests: the converter never hands out a file the engine refuses or gets wrong.
+Status load_and_self_test(const std::vector<uint8_t>& bytes, Converted* converted) {
+  std::unique_ptr<void, void (*)(void*)> aligned(std::aligned_alloc(kBufferAlignment, align_up_64(bytes.size())),
+                                                 std::free);
+  if (aligned == nullptr) return Status::error(StatusCode::kResourceExhausted, "no memory to verify the model");
+  std::memcpy(aligned.get(), bytes.data(), bytes.size());
+  Result<Model> model = Model::from_bytes(aligned.get(), bytes.size());
+  if (!model.ok()) return model.status();
+  if (model->self_test_count() == 0) return Status();
+  const size_t arena_bytes = Session::required_arena_bytes(*model, SessionOptions()).value();
+  std::unique_ptr<void, void (*)(void*)> arena(std::aligned_alloc(kBufferAlignment, align_up_64(arena_bytes)),
+                                               std::free);
+  Result<Session> session = Session::create(*model, SessionOptions(), arena.get(), arena_bytes);
+  if (!session.ok()) return session.status();
+  Result<SelfTestReport> report = run_self_tests(session.value());
+  if (!report.ok()) return report.status();
+  converted->self_tests = report->cases;
+  converted->self_test_worst_ratio = report->worst_tolerance_ratio;
+  if (report->failed_cases > 0) {
+    return Status::error(StatusCode::kInvalidModel,
+                         "the written model fails %d of %d self-tests (worst error %.3g of its tolerance)",
+                         report->failed_cases, report->cases, static_cast<double>(report->worst_tolerance_ratio));
+  }
+  return Status();
 }
 
 Status check_unused(const WeightSource& weights, bool strict, std::vector<std::string>* warnings) {
@@ -101,17 +177,21 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   Converted converted;
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted.warnings));
   writer.set_metadata(preset->name, "focal convert", weights.describe_sources());
+  if (!options.self_test_dir.empty()) {
+    // The draft names the model's inputs and outputs as the engine sees them.
+    Result<std::vector<uint8_t>> draft = writer.finish();
+    if (!draft.ok()) return draft.status();
+    std::unique_ptr<void, void (*)(void*)> aligned(std::aligned_alloc(kBufferAlignment, align_up_64(draft->size())),
+                                                   std::free);
+    std::memcpy(aligned.get(), draft->data(), draft->size());
+    Result<Model> model = Model::from_bytes(aligned.get(), draft->size());
+    if (!model.ok()) return model.status();
+    FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer));
+  }
   Result<std::vector<uint8_t>> bytes = writer.finish();
   if (!bytes.ok()) return bytes.status();
   converted.bytes = std::move(bytes).value();
-  // What was written must load: the converter never hands out a file the engine refuses.
-  // (The loader wants the bytes 64-byte aligned, as they are in an mmap.)
-  std::unique_ptr<void, void (*)(void*)> aligned(
-      std::aligned_alloc(kBufferAlignment, align_up_64(converted.bytes.size())), std::free);
-  if (aligned == nullptr) return Status::error(StatusCode::kResourceExhausted, "no memory to verify the model");
-  std::memcpy(aligned.get(), converted.bytes.data(), converted.bytes.size());
-  Result<Model> loaded = Model::from_bytes(aligned.get(), converted.bytes.size());
-  if (!loaded.ok()) return loaded.status();
+  FOCAL_RETURN_IF_ERROR(load_and_self_test(converted.bytes, &converted));
   return converted;
 }
 

@@ -20,11 +20,20 @@ struct ConvertOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning
+  // A self-test stored in the model: DIR/inputs/<input>.npy for every model input and
+  // DIR/expected/<output>.npy for the outputs to check (any subset), compared with
+  // |got - want| <= atol + rtol |want|. The converter runs it on what it wrote, and
+  // `focal verify` reruns it wherever the model is deployed. Empty: none.
+  std::string self_test_dir;
+  float self_test_atol = 1e-4f;
+  float self_test_rtol = 1e-4f;
 };
 
 struct Converted {
   std::vector<uint8_t> bytes;
   std::vector<std::string> warnings;
+  int self_tests = 0;                 // stored and passed on the host
+  float self_test_worst_ratio = 0.0f;  // worst error over its tolerance (<= 1)
 };
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options);

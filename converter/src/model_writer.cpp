@@ -213,6 +213,13 @@ void ModelWriter::add_hyperparameter(const std::string& key, const std::string& 
 
 void ModelWriter::add_self_test(SelfTestSpec test) { self_tests_.push_back(std::move(test)); }
 
+int ModelWriter::find_tensor(const std::string& name) const {
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (tensors_[t].name == name) return static_cast<int>(t);
+  }
+  return -1;
+}
+
 ModelWriter::Layout ModelWriter::lay_out_data(const WriteOptions& options) const {
   Layout layout;
   layout.tensor_refs.resize(tensors_.size());

@@ -102,6 +102,8 @@ class ModelWriter {
                     const std::string& source);
   void add_hyperparameter(const std::string& key, const std::string& value);
   void add_self_test(SelfTestSpec test);
+  // Index of the tensor added with this name; -1 when none.
+  int find_tensor(const std::string& name) const;
 
   // Lays out the data segment, plans the arena, serializes and checksums.
   Result<std::vector<uint8_t>> finish(const WriteOptions& options = WriteOptions()) const;

@@ -57,6 +57,7 @@ Result<SelfTestReport> run_self_tests(Session& session) {
   SelfTestReport report;
   if (schema.self_tests() == nullptr) return report;
   for (const fb::SelfTestCase* test_case : *schema.self_tests()) {
+    session.reset_state();  // each case is a fresh sequence (KV caches start empty)
     for (const fb::TensorValue* value : *test_case->inputs()) {
       const int input = input_index_of(model, value->tensor());
       FOCAL_RETURN_IF_ERROR(session.set_input(input, value_shape(*value),

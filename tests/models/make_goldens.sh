@@ -12,6 +12,9 @@ trap 'rm -rf "$cases"' EXIT
 /usr/bin/python3 tests/models/make_reference.py "$cases" >/dev/null
 
 # case name, --max-seq: the encoders' position tables are short; decoders plan 80.
+# Each golden also stores a self-test (PyTorch's outputs), which `focal verify` and the
+# Cortex-M firmware run: the outputs named below (padded positions of
+# last_hidden_state are unspecified, so the encoders check their pooled outputs).
 goldens=(
   "bert_l2_d32_h4 16"
   "torch_encoder_postln_relu_mean_l2_d32_h4 16"
@@ -27,8 +30,23 @@ for entry in "${goldens[@]}"; do
   mkdir -p "$dst"
   preset=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['preset'])" "$src/case.json")
   weights=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['weights'])" "$src/case.json")
+  self_test="$cases/self_test_$name"
+  mkdir -p "$self_test/inputs" "$self_test/expected"
+  case "$preset" in
+    bert|torch-encoder)
+      cp "$src"/inputs/*.npy "$self_test/inputs/"
+      for out in pooler_output logits; do
+        [[ -f "$src/expected/$out.npy" ]] && cp "$src/expected/$out.npy" "$self_test/expected/"
+      done ;;
+    gpt2|llama)
+      cp "$src/inputs/prompt_ids.npy" "$self_test/inputs/input_ids.npy"
+      cp "$src/expected/prefill_logits.npy" "$self_test/expected/logits.npy" ;;
+    torch-transformer)
+      cp "$src"/inputs/*.npy "$self_test/inputs/"
+      cp "$src/expected/output.npy" "$self_test/expected/" ;;
+  esac
   "$focal" convert --preset "$preset" --weights "$src/$weights" --config "$src/config.json" \
-    --max-batch 4 --max-seq "$max_seq" --strict -o "$dst/model.focal" >/dev/null
+    --max-batch 4 --max-seq "$max_seq" --strict --self-test "$self_test" -o "$dst/model.focal"
   cp "$src/case.json" "$dst/"
   cp -r "$src/inputs" "$dst/"
   mkdir -p "$dst/expected"

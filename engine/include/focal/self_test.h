@@ -17,7 +17,8 @@ struct SelfTestReport {
 };
 
 // An error status means the test could not run (bad vectors); a report with
-// failed_cases > 0 means it ran and the outputs disagreed.
+// failed_cases > 0 means it ran and the outputs disagreed. Each case starts from an
+// empty KV cache (the session's state is reset) and runs every stage.
 Result<SelfTestReport> run_self_tests(Session& session);
 
 }  // namespace focal

@@ -22,12 +22,16 @@ namespace {
 const char* kUsage =
     "usage: focal convert --preset NAME --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--dtype f32|f16|bf16|int8]\n"
-    "                     [--max-seq N] [--max-batch N] [--strict] -o MODEL.focal\n"
+    "                     [--max-seq N] [--max-batch N] [--strict]\n"
+    "                     [--self-test DIR [--self-test-tolerance T]] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
     "the preset's architecture and writes a verified .focal file. --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32).\n"
-    "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n";
+    "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
+    "--self-test DIR stores DIR/inputs/<input>.npy and DIR/expected/<output>.npy as a\n"
+    "self-test (|got - want| <= T + T |want|, T = 1e-4 by default), runs it on the\n"
+    "written model, and `focal verify` reruns it on the device.\n";
 
 #if FOCAL_HAVE_CONVERT
 bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, bool* list) {
@@ -48,6 +52,10 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       o->max_seq = std::atoll(argv[++i]);
     } else if (arg == "--max-batch" && has_value) {
       o->max_batch = std::atoll(argv[++i]);
+    } else if (arg == "--self-test" && has_value) {
+      o->self_test_dir = argv[++i];
+    } else if (arg == "--self-test-tolerance" && has_value) {
+      o->self_test_atol = o->self_test_rtol = static_cast<float>(std::atof(argv[++i]));
     } else if (arg == "--strict") {
       o->strict = true;
     } else if (arg == "-o" && has_value) {
@@ -102,7 +110,12 @@ int convert_command(int argc, char** argv) {
     std::fprintf(stderr, "focal convert: cannot write '%s'\n", out.c_str());
     return 1;
   }
-  std::printf("wrote %s (%zu bytes)\n", out.c_str(), converted->bytes.size());
+  std::printf("wrote %s (%zu bytes)", out.c_str(), converted->bytes.size());
+  if (converted->self_tests > 0) {
+    std::printf(", self-test PASS (worst error %.2f of its tolerance)",
+                static_cast<double>(converted->self_test_worst_ratio));
+  }
+  std::printf("\n");
   return 0;
 #else
   (void)argc;
