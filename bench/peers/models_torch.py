@@ -4,7 +4,9 @@
 Prints one JSON line per case, {"name": ..., "ms": ..., "variant": ...}, with the names of
 focal's Google Benchmark cases (focal_bench_models, without the parts Google Benchmark
 appends such as "/real_time"), and first one line {"context": {...}} describing the run
-(torch version, threads, OpenBLAS core, ATEN_CPU_CAPABILITY, quantized engine).
+(torch version, threads, OpenBLAS core, ATEN_CPU_CAPABILITY, quantized engines).
+--filter REGEX picks cases, --list prints their names, --repeats N and --seconds S set the
+least timed calls and time per form, --all-forms adds every form's time to the line.
   bert_base/seq:128                 BERT-base encoder forward, batch 1, 128 tokens: ms per forward
   bert_tiny/seq:128                 BERT-tiny, the same
   gpt2_small_decode/prompt:32/f32   GPT-2 small, batch 1: ms per generated token after a
@@ -38,7 +40,10 @@ best form): the median of the repeats after a warm-up, under torch.inference_mod
   GPT-2 int8: torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
              on the linear form, the LM head included (weights int8 per tensor, activations
              quantized per call), once per quantized engine this torch has (Debian's build:
-             onednn and qnnpack, no fbgemm); the engine is the variant's suffix.
+             onednn and qnnpack, no fbgemm); the engine is the variant's suffix. qnnpack
+             modules are set to pass no reduce_range, which qnnpack ignores anyway (the
+             same results) but warns about on stderr on every call otherwise.
+The forms of a case are checked to agree (f32: within 1e-3) before they are timed.
 Decode attention is bmm -> softmax -> bmm over the cache in every form (at most 64
 positions: a small part of a step). f16 weights have no fair torch peer on CPU (torch would
 compute in f32 on converted data), so there is no f16 case.
@@ -47,7 +52,8 @@ Run it with the peer-fair environment (bench/peers/run_models does):
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 \
       GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=4294967296 \
       ATEN_CPU_CAPABILITY=avx512 /usr/bin/python3 bench/peers/models_torch.py
-Memory: one case's model at a time (GPT-2 small f32 is ~0.5 GB).
+Memory: one model at a time (GPT-2 small f32 is ~0.5 GB); the process peaks at ~1.3 GB
+(torch itself ~0.25 GB; the int8 case, quantizing a fresh f32 model per engine).
 """
 
 import argparse
@@ -57,10 +63,6 @@ import math
 import os
 import re
 import sys
-
-# torch's C++ warnings go to glog; qnnpack's dynamic linear warns on every call that it
-# ignores reduce_range (torch passes reduce_range=True), which floods stderr and costs time.
-os.environ.setdefault("GLOG_minloglevel", "2")  # errors only; read when torch loads glog
 
 import torch
 import torch.nn as nn
@@ -79,9 +81,13 @@ STD = 0.02
 
 
 def randomize(module, generator):
-    """Every parameter N(0, STD^2); LayerNorm gains 1 + N(0, STD^2)."""
+    """Every parameter N(0, STD^2); LayerNorm gains 1 + N(0, STD^2). Tied ones drawn once."""
+    seen = set()
     for sub in module.modules():
         for name, p in sub.named_parameters(recurse=False):
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
             p.requires_grad_(False)
             p.normal_(0.0, STD, generator=generator)
             if isinstance(sub, nn.LayerNorm) and name == "weight":
@@ -218,8 +224,8 @@ class Gpt2(nn.Module):
         self.wpe = nn.Embedding(positions, d)   # [positions, d]
         self.blocks = nn.ModuleList(Gpt2Block(d, heads, mlp, cache_len) for _ in range(layers))
         self.ln_f = nn.LayerNorm(d, eps=GPT2_EPS)
-        self.lm_head = nn.Linear(d, vocab, bias=False)
-        self.lm_head.weight = self.wte.weight
+        self.lm_head = nn.Linear(d, vocab, bias=False, device="meta")  # no weight of its own:
+        self.lm_head.weight = self.wte.weight                              # tied
 
     def forward(self, ids, pos):  # ids [n] at positions pos..pos+n-1 -> last logits [1, vocab]
         x = self.wte(ids) + self.wpe.weight[pos:pos + ids.shape[0]]
@@ -238,7 +244,7 @@ class Gpt2(nn.Module):
 def make_gpt2(seed):
     g = torch.Generator().manual_seed(seed)
     model = Gpt2(cache_len=PROMPT + DECODE_STEPS, **GPT2_SMALL)
-    randomize(model, g)  # lm_head.weight is wte.weight: drawn once
+    randomize(model, g)
     model.eval()
     prompt = torch.randint(0, GPT2_SMALL["vocab"], (PROMPT,), generator=g)
     return model, prompt
@@ -277,6 +283,13 @@ def gpt2_int8_variants(seed):
         torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8, inplace=True)
         if any(type(m) is nn.Linear for m in model.modules()):
             raise SystemExit("models_torch.py: quantize_dynamic left an f32 nn.Linear")
+        if engine == "qnnpack":
+            # The module passes reduce_range=True, which qnnpack ignores (the same result)
+            # but warns about through glog on every call: a line on stderr per product,
+            # which floods the output and costs time. version 3 modules pass no reduce_range.
+            for m in model.modules():
+                if isinstance(m, torch.ao.nn.quantized.dynamic.Linear):
+                    m.version = 3
         decode = decoder(model, prompt, lambda token, pos, model=model: model(token.view(1), pos))
 
         def on_engine(engine=engine, decode=decode):
