@@ -32,10 +32,16 @@ Result<nlohmann::json> read_config(const std::string& path) {
   return config;
 }
 
-Result<std::vector<Checkpoint>> read_checkpoints(const std::vector<std::string>& paths) {
+void report(const ConvertOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) {
+  const std::vector<std::string>& paths = options.weights;
   if (paths.empty()) return Status::error(StatusCode::kInvalidArgument, "no --weights given");
   std::vector<Checkpoint> checkpoints;
   for (const std::string& path : paths) {
+    report(options, "reading " + path);
     Result<Checkpoint> c = read_checkpoint(path);
     if (!c.ok()) return c.status();
     checkpoints.push_back(std::move(c).value());
@@ -162,10 +168,18 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   }
   Result<nlohmann::json> config = read_config(options.config);
   if (!config.ok()) return config.status();
-  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options.weights);
+  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
   if (!checkpoints.ok()) return checkpoints.status();
 
   WeightSource weights(std::move(checkpoints).value());
+  int reported_tenth = -1;
+  weights.set_progress([&](size_t taken, size_t total) {
+    const int tenth = total > 0 ? static_cast<int>(10 * taken / total) : 10;
+    if (tenth == reported_tenth) return;
+    reported_tenth = tenth;
+    report(options, "building " + options.preset + ": " + std::to_string(taken) + " of " +
+                        std::to_string(total) + " checkpoint tensors");
+  });
   ModelWriter writer;
   writer.set_dense_weight_type(options.dtype);
   GraphBuilder builder(writer, weights);
@@ -188,9 +202,11 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
     if (!model.ok()) return model.status();
     FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer));
   }
+  report(options, "planning memory and writing");
   Result<std::vector<uint8_t>> bytes = writer.finish();
   if (!bytes.ok()) return bytes.status();
   converted.bytes = std::move(bytes).value();
+  report(options, "verifying the written model");
   FOCAL_RETURN_IF_ERROR(load_and_self_test(converted.bytes, &converted));
   return converted;
 }

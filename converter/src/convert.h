@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct ConvertOptions {
   std::string self_test_dir;
   float self_test_atol = 1e-4f;
   float self_test_rtol = 1e-4f;
+  // Called with a short line at each stage (reading, building with the share of
+  // checkpoint tensors taken so far, writing, verifying); null: silent.
+  std::function<void(const std::string&)> progress;
 };
 
 struct Converted {

@@ -118,12 +118,18 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
     return Status::error(StatusCode::kInvalidArgument, "tensor '%s' has shape %s, expected %s",
                          t->name.c_str(), shape_text(t->shape).c_str(), shape_text(shape).c_str());
   }
+  size_t total = 0;
   for (size_t c = 0; c < checkpoints_.size(); ++c) {
     const auto& tensors = checkpoints_[c].tensors;
+    total += tensors.size();
     for (size_t i = 0; i < tensors.size(); ++i) {
-      if (&tensors[i] == t) used_[c][i] = true;
+      if (&tensors[i] == t && !used_[c][i]) {
+        used_[c][i] = true;
+        ++taken_;
+      }
     }
   }
+  if (progress_) progress_(taken_, total);
   return Matrix{t->shape, t->to_f32()};
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ class WeightSource {
   // Tensors never returned by get(), in checkpoint order.
   std::vector<std::string> unused() const;
   std::string describe_sources() const;  // the checkpoint paths, for metadata
+  // Called after every get() with (tensors taken, tensors in the checkpoints).
+  void set_progress(std::function<void(size_t, size_t)> progress) { progress_ = std::move(progress); }
 
  private:
   const CheckpointTensor* find(const std::string& name) const;
@@ -52,6 +55,8 @@ class WeightSource {
   std::vector<Checkpoint> checkpoints_;
   std::vector<std::vector<bool>> used_;
   std::string prefix_;
+  std::function<void(size_t, size_t)> progress_;
+  size_t taken_ = 0;
   bool random_ = false;
   uint32_t seed_ = 0;
 };

@@ -38,6 +38,10 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
+    if (arg == "--dtype" && has_value && !convert::parse_weight_dtype(argv[i + 1], &o->dtype)) {
+      std::fprintf(stderr, "focal convert: unsupported --dtype '%s' (f32, f16, bf16 or int8)\n", argv[i + 1]);
+      return false;
+    }
     if (arg == "--list-presets") {
       *list = true;
     } else if (arg == "--preset" && has_value) {
@@ -93,8 +97,7 @@ int convert_command(int argc, char** argv) {
     list_presets();
     return 0;
   }
-  std::fprintf(stderr, "focal convert: reading %zu checkpoint file(s), building preset %s\n",
-               options.weights.size(), options.preset.c_str());
+  options.progress = [](const std::string& line) { std::fprintf(stderr, "focal convert: %s\n", line.c_str()); };
   auto converted = convert::convert_checkpoint(options);
   if (!converted.ok()) {
     std::fprintf(stderr, "focal convert: %s\n", converted.status().message());
