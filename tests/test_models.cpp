@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 
 #include "convert.h"
@@ -22,12 +24,13 @@ std::vector<ModelCase> cases(const char* family) {
   return found;
 }
 
-// Converts the case's checkpoint with its preset (dtype "f32", "f16", "bf16" or "int8").
+// Converts the case's checkpoint with its preset (dtype "f32", "f16", "bf16" or "int8"),
+// from its primary weights file or the one named.
 std::unique_ptr<testing::LoadedCase> convert_case(const ModelCase& c, const std::string& dtype, int64_t max_batch,
-                                                  int64_t max_seq) {
+                                                  int64_t max_seq, const std::string& file = "") {
   convert::ConvertOptions options;
   options.preset = c.spec.at("preset").get<std::string>();
-  options.weights = {c.dir + "/" + c.spec.at("weights").get<std::string>()};
+  options.weights = {c.dir + "/" + (file.empty() ? c.spec.at("weights").get<std::string>() : file)};
   options.config = c.dir + "/config.json";
   options.max_batch = max_batch;
   options.max_seq = max_seq;
@@ -52,6 +55,28 @@ TEST_CASE("BERT encoders match PyTorch on ragged batches") { check_encoder_famil
 
 TEST_CASE("nn.TransformerEncoder classifiers match PyTorch (pre- and post-LN, CLS and mean pooling)") {
   check_encoder_family("torch-encoder");
+}
+
+TEST_CASE("every preset converts from .pt, .safetensors and .npz, each matching PyTorch") {
+  const std::pair<const char*, int64_t> families[] = {
+      {"bert", 16}, {"torch-encoder", 16}, {"gpt2", 80}, {"llama", 80}, {"torch-transformer", 16}};
+  for (const auto& family : families) {
+    const ModelCase c = cases(family.first)[0];
+    for (const auto& file : c.spec.at("weights_files")) {
+      const std::string name = file.get<std::string>();
+      CAPTURE(c.name());
+      CAPTURE(name);
+      auto loaded = convert_case(c, "f32", 4, family.second, name);
+      const std::string preset = family.first;
+      if (preset == "bert" || preset == "torch-encoder") {
+        CHECK(testing::encoder_error(c, *loaded, name.c_str()) <= testing::kF32Tolerance);
+      } else if (preset == "torch-transformer") {
+        testing::check_encoder_decoder(c, *loaded);
+      } else {
+        testing::check_decoder(c, *loaded);
+      }
+    }
+  }
 }
 
 TEST_CASE("f16, bf16 and int8 weights stay within their error bounds on BERT") {

@@ -10,7 +10,9 @@ Every case is a small random-weight model, written as OUT_DIR/<case_name>/:
                                 .pt: torch.save (zip); .npz: numpy.savez {name: array};
                                 .safetensors: u64 LE header length, JSON header padded with
                                 spaces to a multiple of 8, raw LE data in sorted name order.
-                                Without --format, case i uses pt, safetensors, npz for i % 3.
+                                All three are written; case.json "weights" names the primary
+                                one (--format, else pt, safetensors, npz for case i % 3) and
+                                "weights_files" lists all.
   config.json                   HF-style config (bert, gpt2, llama) or our own keys (torch-*).
   inputs/<name>.npy             token ids and masks int32, float inputs float32.
   expected/<name>.npy           ids int32, everything else float32.
@@ -767,12 +769,16 @@ def write_case(out_dir, name, family, seed, fmt, built):
     case_dir = os.path.join(out_dir, name)
     os.makedirs(case_dir, exist_ok=True)
     state = {k: v.detach().to(torch.float32).contiguous().clone() for k, v in model.state_dict().items()}
-    weights = os.path.join(case_dir, "weights." + fmt)
-    save_weights(weights, fmt, state)
-    assert_same_state_dict(state, load_weights(weights, fmt))
+    # Every format is written (the models are small), so the converter's readers are
+    # each exercised on every family; "weights" names the case's primary one.
+    for each_fmt in FORMATS:
+        weights = os.path.join(case_dir, "weights." + each_fmt)
+        save_weights(weights, each_fmt, state)
+        assert_same_state_dict(state, load_weights(weights, each_fmt))
     save_arrays(os.path.join(case_dir, "inputs"), inputs)
     save_arrays(os.path.join(case_dir, "expected"), outputs)
-    case = {"family": family, "preset": family, "weights": "weights." + fmt, "inputs": list(inputs),
+    case = {"family": family, "preset": family, "weights": "weights." + fmt,
+            "weights_files": ["weights." + f for f in FORMATS], "inputs": list(inputs),
             "outputs": list(outputs), "rtol": TOLERANCE, "atol": TOLERANCE, "seed": seed, **extra}
     for filename, content in (("config.json", config), ("case.json", case)):
         with open(os.path.join(case_dir, filename), "w") as f:
