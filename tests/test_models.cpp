@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <utility>
 #include <vector>
 #include <stdexcept>
@@ -76,6 +78,67 @@ TEST_CASE("every preset converts from .pt, .safetensors and .npz, each matching 
         testing::check_decoder(c, *loaded);
       }
     }
+  }
+}
+
+TEST_CASE("declarative specs: architectures no preset covers match PyTorch") {
+  for (const ModelCase& c : cases("spec")) {
+    CAPTURE(c.name());
+    for (const auto& file : c.spec.at("weights_files")) {
+      CAPTURE(file.get<std::string>());
+      convert::ConvertOptions options;
+      options.spec = c.dir + "/spec.json";
+      options.weights = {c.dir + "/" + file.get<std::string>()};
+      options.max_batch = 4;
+      options.strict = true;
+      auto converted = convert::convert_checkpoint(options);
+      REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+      auto loaded = testing::load_model_bytes(converted->bytes);
+      if (c.spec.at("checks").get<std::string>() == "encoder") {
+        CHECK(testing::encoder_error(c, *loaded, "spec") <= testing::kF32Tolerance);
+      } else {
+        testing::check_decoder(c, *loaded);
+      }
+    }
+  }
+}
+
+TEST_CASE("spec errors name the layer and the problem") {
+  ModelCase c;
+  for (const ModelCase& each : cases("spec")) {
+    if (each.name() == "spec_keras_encoder") c = each;
+  }
+  REQUIRE(!c.dir.empty());
+  convert::ConvertOptions options;
+  options.weights = {c.dir + "/weights.safetensors"};
+  const std::string broken = c.dir + "/broken_spec.json";
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 32]}], "outputs": ["y"],
+          "layers": [{"op": "dense", "name": "d", "input": "nope", "weight": "wq"}]})",
+       "layer 0 'd': reads 'nope'"},
+      {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 32]}], "outputs": ["y"],
+          "layers": [{"op": "dense", "name": "d", "input": "x", "weight": "wq", "output": "y"}]})",
+       "wq takes 48 inputs"},
+      {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 32]}], "outputs": ["y"],
+          "layers": [{"op": "dense", "name": "d", "input": "x", "weight": "missing", "output": "y"}]})",
+       "lacks"},
+      {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 32]}], "outputs": ["y"],
+          "layers": [{"op": "conv", "name": "c", "input": "x", "output": "y"}]})",
+       "unknown op 'conv'"},
+  };
+  for (const auto& [text, expected] : bad) {
+    const std::string wanted = expected;
+    CAPTURE(wanted);
+    {
+      std::ofstream out(broken);
+      out << text;
+    }
+    options.spec = broken;
+    auto converted = convert::convert_checkpoint(options);
+    REQUIRE(!converted.ok());
+    const std::string message = converted.status().message();
+    CAPTURE(message);
+    CHECK(std::string(converted.status().message()).find(expected) != std::string::npos);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "focal/session.h"
 #include "model_writer.h"
 #include "presets/preset.h"
+#include "spec/spec_builder.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
 
@@ -157,7 +158,11 @@ bool parse_weight_dtype(const std::string& text, DType* dtype) {
 }
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options) {
-  const Preset* preset = find_preset(options.preset);
+  const Preset spec_preset{"spec", "a declarative model spec", build_from_spec};
+  const Preset* preset = options.spec.empty() ? find_preset(options.preset) : &spec_preset;
+  if (!options.spec.empty() && !options.preset.empty()) {
+    return Status::error(StatusCode::kInvalidArgument, "give --preset or --spec, not both");
+  }
   if (preset == nullptr) {
     return Status::error(StatusCode::kInvalidArgument,
                          "unknown preset '%s' (focal convert --list-presets lists them)",
@@ -166,7 +171,7 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   if (options.max_batch < 1 || options.max_seq < 0) {
     return Status::error(StatusCode::kInvalidArgument, "--max-batch must be >= 1 and --max-seq >= 0");
   }
-  Result<nlohmann::json> config = read_config(options.config);
+  Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
   if (!config.ok()) return config.status();
   Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
   if (!checkpoints.ok()) return checkpoints.status();
@@ -177,7 +182,7 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
     const int tenth = total > 0 ? static_cast<int>(10 * taken / total) : 10;
     if (tenth == reported_tenth) return;
     reported_tenth = tenth;
-    report(options, "building " + options.preset + ": " + std::to_string(taken) + " of " +
+    report(options, "building " + std::string(preset->name) + ": " + std::to_string(taken) + " of " +
                         std::to_string(total) + " checkpoint tensors");
   });
   ModelWriter writer;
@@ -190,7 +195,9 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
 
   Converted converted;
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted.warnings));
-  writer.set_metadata(preset->name, "focal convert", weights.describe_sources());
+  const std::string architecture =
+      options.spec.empty() ? preset->name : config.value().value("name", std::string("spec"));
+  writer.set_metadata(architecture, "focal convert", weights.describe_sources());
   if (!options.self_test_dir.empty()) {
     // The draft names the model's inputs and outputs as the engine sees them.
     Result<std::vector<uint8_t>> draft = writer.finish();

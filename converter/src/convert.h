@@ -14,7 +14,8 @@ namespace focal {
 namespace convert {
 
 struct ConvertOptions {
-  std::string preset;
+  std::string preset;  // a preset name, or empty with `spec`
+  std::string spec;    // a declarative model spec (JSON file; converter/README.md)
   std::vector<std::string> weights;  // checkpoint files, searched in order
   std::string config;                // config.json; empty: none
   DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16 or kI8

@@ -213,6 +213,13 @@ void ModelWriter::add_hyperparameter(const std::string& key, const std::string& 
 
 void ModelWriter::add_self_test(SelfTestSpec test) { self_tests_.push_back(std::move(test)); }
 
+void ModelWriter::make_output(int tensor) {
+  if (tensor >= 0 && static_cast<size_t>(tensor) < tensors_.size() &&
+      tensors_[static_cast<size_t>(tensor)].role == TensorRole::kActivation) {
+    tensors_[static_cast<size_t>(tensor)].role = TensorRole::kOutput;
+  }
+}
+
 int ModelWriter::find_tensor(const std::string& name) const {
   for (size_t t = 0; t < tensors_.size(); ++t) {
     if (tensors_[t].name == name) return static_cast<int>(t);

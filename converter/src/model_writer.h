@@ -102,6 +102,8 @@ class ModelWriter {
                     const std::string& source);
   void add_hyperparameter(const std::string& key, const std::string& value);
   void add_self_test(SelfTestSpec test);
+  // Turns an activation into a model output (a spec names its outputs after the fact).
+  void make_output(int tensor);
   // Index of the tensor added with this name; -1 when none.
   int find_tensor(const std::string& name) const;
 

@@ -65,7 +65,7 @@ double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label) 
     const auto want = c.array("expected/" + n);
     const bool per_position = n == "last_hidden_state";
     const double error = max_error(output(s, n.c_str()), want.to_f32(), want.shape, per_position ? &mask : nullptr);
-    MESSAGE(c.name(), " ", label, " ", n, ": max error ", error);
+    MESSAGE(c.name(), " ", std::string(label), " ", n, ": max error ", error);
     worst = std::max(worst, error);
   }
   return worst;

@@ -109,9 +109,9 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
   const CheckpointTensor* t = find(name);
   if (t == nullptr) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "the architecture needs tensor '%s%s' %s, which the checkpoint lacks; "
+                         "the architecture needs tensor '%s%s'%s, which the checkpoint lacks; "
                          "nearest names: %s",
-                         prefix_.c_str(), name.c_str(), shape_text(shape).c_str(),
+                         prefix_.c_str(), name.c_str(), shape.empty() ? "" : (" " + shape_text(shape)).c_str(),
                          nearest_names(name).c_str());
   }
   if (t->shape != shape) {
@@ -131,6 +131,12 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
   }
   if (progress_) progress_(taken_, total);
   return Matrix{t->shape, t->to_f32()};
+}
+
+Result<Matrix> WeightSource::get_any(const std::string& name) {
+  const CheckpointTensor* t = random_ ? nullptr : find(name);
+  if (t == nullptr) return get(name, {});  // the missing-tensor message, with nearest names
+  return get(name, t->shape);
 }
 
 std::vector<std::string> WeightSource::unused() const {

@@ -42,6 +42,8 @@ class WeightSource {
   // The tensor as f32; an error names the tensor, the expected and found shapes, or,
   // when it is missing, the nearest names in the checkpoints.
   Result<Matrix> get(const std::string& name, const std::vector<int64_t>& shape);
+  // Any shape (the caller checks it); random mode cannot know one and refuses.
+  Result<Matrix> get_any(const std::string& name);
   // Tensors never returned by get(), in checkpoint order.
   std::vector<std::string> unused() const;
   std::string describe_sources() const;  // the checkpoint paths, for metadata

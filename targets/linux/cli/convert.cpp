@@ -20,13 +20,14 @@ namespace cli {
 namespace {
 
 const char* kUsage =
-    "usage: focal convert --preset NAME --weights FILE [--weights FILE ...]\n"
+    "usage: focal convert (--preset NAME | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--dtype f32|f16|bf16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--strict]\n"
     "                     [--self-test DIR [--self-test-tolerance T]] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
-    "the preset's architecture and writes a verified .focal file. --dtype sets the storage\n"
+    "the preset's architecture (or the layers of a declarative spec, converter/README.md)\n"
+    "and writes a verified .focal file. --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32).\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "--self-test DIR stores DIR/inputs/<input>.npy and DIR/expected/<output>.npy as a\n"
@@ -46,6 +47,8 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       *list = true;
     } else if (arg == "--preset" && has_value) {
       o->preset = argv[++i];
+    } else if (arg == "--spec" && has_value) {
+      o->spec = argv[++i];
     } else if (arg == "--weights" && has_value) {
       o->weights.push_back(argv[++i]);
     } else if (arg == "--config" && has_value) {
@@ -68,7 +71,7 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       return false;
     }
   }
-  return *list || (!o->preset.empty() && !out->empty());
+  return *list || ((!o->preset.empty() || !o->spec.empty()) && !out->empty());
 }
 
 void list_presets() {
