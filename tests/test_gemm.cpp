@@ -52,6 +52,8 @@ const char* activation_name(Activation a) {
       return "silu";
     case Activation::kTanh:
       return "tanh";
+    case Activation::kSigmoid:
+      return "sigmoid";
   }
   return "?";
 }
@@ -70,6 +72,8 @@ double activate(Activation a, double z) {
       return z / (1.0 + std::exp(-z));
     case Activation::kTanh:
       return std::tanh(z);
+    case Activation::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-z));
   }
   return z;
 }
@@ -299,7 +303,8 @@ double check_all_kernels(const Case& c) {
 
 const DType kQuantized[] = {DType::kF16, DType::kBF16, DType::kI8};
 const Activation kActivations[] = {Activation::kNone,     Activation::kRelu, Activation::kGeluErf,
-                                   Activation::kGeluTanh, Activation::kSilu, Activation::kTanh};
+                                   Activation::kGeluTanh, Activation::kSilu, Activation::kTanh,
+                                   Activation::kSigmoid};
 
 }  // namespace
 

@@ -196,6 +196,54 @@ void ModelWriter::add_multi_head_attention(const std::string& name,
   ops_.push_back(op);
 }
 
+void ModelWriter::add_recurrent(const std::string& name, const RecurrentSpec& s,
+                                std::vector<int32_t> outputs) {
+  for (int w : {s.w_ih, s.w_hh, s.w_ih_r, s.w_hh_r}) pack_dense_weight(w);
+  OpSpec op{name,
+            fb::OpOptions_RecurrentOptions,
+            {s.x, s.mask, s.w_ih, s.w_hh, s.b_ih, s.b_hh, s.w_ih_r, s.w_hh_r, s.b_ih_r, s.b_hh_r, s.h0, s.c0},
+            std::move(outputs)};
+  op.cell = s.cell;
+  op.hidden = s.hidden;
+  op.bidirectional = s.w_ih_r >= 0;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_recurrent_step(const std::string& name, fb::RecurrentCell cell, int hidden, int x,
+                                     int w_ih, int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y) {
+  pack_dense_weight(w_ih);
+  pack_dense_weight(w_hh);
+  OpSpec op{name, fb::OpOptions_RecurrentStepOptions, {x, w_ih, w_hh, b_ih, b_hh, h_state}, {y}};
+  if (c_state >= 0) op.inputs.push_back(c_state);
+  op.cell = cell;
+  op.hidden = hidden;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_score_attention(const std::string& name, fb::ScoreKind kind, float scale, int query,
+                                      int keys, int values, int mask, int w, int b, int v, int context,
+                                      int weights_out) {
+  if (kind == fb::ScoreKind_Additive) pack_dense_weight(w);
+  OpSpec op{name, fb::OpOptions_ScoreAttentionOptions, {query, keys, values, mask, w, b, v}, {context}};
+  while (op.inputs.size() > 3 && op.inputs.back() < 0) op.inputs.pop_back();
+  if (weights_out >= 0) op.outputs.push_back(weights_out);
+  op.score = kind;
+  op.scale = scale;
+  ops_.push_back(op);
+}
+
+void ModelWriter::add_concat(const std::string& name, std::vector<int32_t> inputs, int y) {
+  ops_.push_back({name, fb::OpOptions_ConcatOptions, std::move(inputs), {y}});
+}
+
+void ModelWriter::add_attention_pool(const std::string& name, int x, int mask, int w, int b, int v, int y,
+                                     int weights_out) {
+  pack_dense_weight(w);
+  OpSpec op{name, fb::OpOptions_AttentionPoolOptions, {x, mask, w, b, v}, {y}};
+  if (weights_out >= 0) op.outputs.push_back(weights_out);
+  ops_.push_back(op);
+}
+
 void ModelWriter::begin_stage(const std::string& name) {
   stages_.emplace_back(name, static_cast<int>(ops_.size()));
 }
@@ -296,6 +344,21 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
         break;
       case fb::OpOptions_RmsNormOptions:
         options = fb::CreateRmsNormOptions(fbb, op.epsilon).Union();
+        break;
+      case fb::OpOptions_RecurrentOptions:
+        options = fb::CreateRecurrentOptions(fbb, op.cell, op.hidden, op.bidirectional).Union();
+        break;
+      case fb::OpOptions_RecurrentStepOptions:
+        options = fb::CreateRecurrentStepOptions(fbb, op.cell, op.hidden).Union();
+        break;
+      case fb::OpOptions_ScoreAttentionOptions:
+        options = fb::CreateScoreAttentionOptions(fbb, op.score, op.scale).Union();
+        break;
+      case fb::OpOptions_ConcatOptions:
+        options = fb::CreateConcatOptions(fbb).Union();
+        break;
+      case fb::OpOptions_AttentionPoolOptions:
+        options = fb::CreateAttentionPoolOptions(fbb).Union();
         break;
       case fb::OpOptions_CopyOptions:
         options = fb::CreateCopyOptions(fbb).Union();

@@ -95,6 +95,25 @@ class ModelWriter {
   // Packs wq, wk, wv and wo (as add_dense does).
   void add_multi_head_attention(const std::string& name, const MultiHeadAttentionSpec& spec, int y);
 
+  // Recurrent ops (packs their weights). Optional tensors are -1; `outputs` of a
+  // Recurrent op: y, then optionally h_n and c_n.
+  struct RecurrentSpec {
+    int x = -1, mask = -1;
+    int w_ih = -1, w_hh = -1, b_ih = -1, b_hh = -1;          // forward
+    int w_ih_r = -1, w_hh_r = -1, b_ih_r = -1, b_hh_r = -1;  // reverse (bidirectional)
+    int h0 = -1, c0 = -1;
+    fb::RecurrentCell cell = fb::RecurrentCell_Lstm;
+    int hidden = 0;
+  };
+  void add_recurrent(const std::string& name, const RecurrentSpec& spec, std::vector<int32_t> outputs);
+  void add_recurrent_step(const std::string& name, fb::RecurrentCell cell, int hidden, int x, int w_ih,
+                          int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y);
+  // ScoreAttention: weights_out may be -1. w is packed for Additive, row-major for General.
+  void add_score_attention(const std::string& name, fb::ScoreKind kind, float scale, int query, int keys,
+                           int values, int mask, int w, int b, int v, int context, int weights_out);
+  void add_concat(const std::string& name, std::vector<int32_t> inputs, int y);
+  void add_attention_pool(const std::string& name, int x, int mask, int w, int b, int v, int y, int weights_out);
+
   // Stages: call begin_stage before the first op of each; none gives one implicit stage.
   void begin_stage(const std::string& name);
 
@@ -134,6 +153,10 @@ class ModelWriter {
     fb::RopeLayout rope = fb::RopeLayout_None;
     float rope_theta = 10000.0f;
     int rotary_dim = 0;
+    fb::RecurrentCell cell = fb::RecurrentCell_Lstm;
+    int hidden = 0;
+    bool bidirectional = false;
+    fb::ScoreKind score = fb::ScoreKind_Additive;
   };
   struct Layout;
 

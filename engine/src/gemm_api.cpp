@@ -90,7 +90,7 @@ Status check_params(const GemmParams& p, GemmProblem* problem) {
   GemmWeights type;
   if (!weight_type(p.weight_type, &type))
     return invalid("weight_type must be f32, f16, bf16 or i8");
-  if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kTanh)) {
+  if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kSigmoid)) {
     return invalid("unknown activation");
   }
   if (p.x == nullptr || p.y == nullptr || p.packed_weights == nullptr) {

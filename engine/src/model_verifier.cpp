@@ -260,9 +260,11 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def, ui
   const OpCheck c{model, op, index};
   const int inputs = static_cast<int>(op.inputs()->size());
   const int outputs = static_cast<int>(op.outputs()->size());
-  if (inputs < def.min_inputs || inputs > def.max_inputs || outputs != def.outputs) {
-    return c.fail("has %d inputs and %d outputs, expected %d to %d and %d", inputs, outputs,
-                  def.min_inputs, def.max_inputs, def.outputs);
+  const int min_outputs = def.min_outputs > 0 ? def.min_outputs : def.outputs;
+  if (inputs < def.min_inputs || inputs > def.max_inputs || outputs < min_outputs ||
+      outputs > def.outputs) {
+    return c.fail("has %d inputs and %d outputs, expected %d to %d and %d to %d", inputs, outputs,
+                  def.min_inputs, def.max_inputs, min_outputs, def.outputs);
   }
   const uint32_t tensor_count = model.tensors()->size();
   for (int slot = 0; slot < inputs; ++slot) {

@@ -203,6 +203,48 @@ Status Session::capture_attention(int op_index, float* weights, size_t capacity)
   return Status();
 }
 
+Status Session::permute_state_batch(const int32_t* rows, int count) {
+  int batch_symbol = -1;
+  for (int s = 0; s < model_->symbol_count(); ++s) {
+    if (is_named(model_->symbol(s), "batch")) batch_symbol = s;
+  }
+  if (batch_symbol < 0 || count < 1 || count > symbol_value_[batch_symbol]) {
+    return Status::error(StatusCode::kInvalidArgument, "permute_state_batch: %d rows for a batch of %lld", count,
+                         static_cast<long long>(batch_symbol < 0 ? 0 : symbol_value_[batch_symbol]));
+  }
+  for (int i = 0; i < count; ++i) {
+    if (rows[i] < 0 || rows[i] >= symbol_value_[batch_symbol]) {
+      return Status::error(StatusCode::kOutOfRange, "permute_state_batch: row %d is %d", i, static_cast<int>(rows[i]));
+    }
+  }
+  for (const fb::Tensor* t : *model_->schema().tensors()) {
+    if (t->role() != fb::TensorRole_State || t->dim_symbols() == nullptr ||
+        t->dim_symbols()->Get(0) != batch_symbol) {
+      continue;
+    }
+    const Shape shape = actual_shape(*t, symbol_value_);
+    const size_t row_bytes = static_cast<size_t>(shape.element_count() / shape.dims[0]) *
+                             dtype_size(to_dtype(t->dtype()));
+    if (row_bytes * static_cast<size_t>(count) > workspace_bytes_) {
+      return Status::error(StatusCode::kResourceExhausted,
+                           "permute_state_batch: state '%s' needs %zu bytes of scratch, the session has %zu",
+                           t->name()->c_str(), row_bytes * static_cast<size_t>(count), workspace_bytes_);
+    }
+    uint8_t* data = arena_ + t->arena_offset();
+    bool unchanged = true;  // e.g. an encoder's memory, the same in every beam
+    for (int i = 0; i < count && unchanged; ++i) {
+      unchanged = rows[i] == i || std::memcmp(data + size_t(rows[i]) * row_bytes, data + size_t(i) * row_bytes,
+                                              row_bytes) == 0;
+    }
+    if (unchanged) continue;
+    for (int i = 0; i < count; ++i) {
+      std::memcpy(workspace_ + size_t(i) * row_bytes, data + size_t(rows[i]) * row_bytes, row_bytes);
+    }
+    std::memcpy(data, workspace_, size_t(count) * row_bytes);
+  }
+  return Status();
+}
+
 Status Session::run() { return run_ops(0, model_->op_count()); }
 
 Status Session::run_stage(int stage_index) {
@@ -293,7 +335,8 @@ Status Session::run_ops(int first_op, int op_count) {
     for (uint32_t k = 0; k < op->outputs()->size(); ++k) outputs[k] = bind(op->outputs()->Get(k));
     const bool capture = i == capture_op_;
     const OpRun run{schema,          *op,        inputs,     input_count,
-                    outputs,         workspace_, workspace_bytes_, parallel_,
+                    outputs,         static_cast<int>(op->outputs()->size()),
+                    workspace_,      workspace_bytes_, parallel_,
                     cached_length_,  capture ? capture_weights_ : nullptr,
                     capture ? capture_capacity_ : 0};
     const Status status = find_op_def(op->options_type())->run(run);

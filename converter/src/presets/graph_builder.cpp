@@ -164,12 +164,24 @@ int GraphBuilder::copy(const std::string& name, int x, int out) {
 int GraphBuilder::embedding(const std::string& name, int ids, int table, int positions,
                             int type_ids, int segments, float scale, int out) {
   if (!ok({ids, table})) return -1;
-  if (out < 0) {
+  if (out < 0) {  // [B, S] ids give [B, S, D]; [B] ids (a decoder step) give [B, D]
     std::vector<Dim> d = dims(ids);
     d.push_back(Dim{constant_shapes_[table][1], -1});
     out = activation(name, d);
   }
   w_.add_embedding(name, ids, table, positions, type_ids, segments, out, scale);
+  return out;
+}
+
+int GraphBuilder::concat(const std::string& name, std::vector<int32_t> inputs, int out) {
+  if (!error_.ok() || inputs.empty()) return -1;
+  int64_t width = 0;
+  for (int t : inputs) {
+    if (t < 0) return -1;
+    width += dims(t).back().size;
+  }
+  if (out < 0) out = activation_like(name, inputs[0], width);
+  w_.add_concat(name, std::move(inputs), out);
   return out;
 }
 

@@ -54,6 +54,7 @@ class GraphBuilder {
   int copy(const std::string& name, int x, int out);
   int embedding(const std::string& name, int ids, int table, int positions, int type_ids, int segments,
                 float scale, int out = -1);
+  int concat(const std::string& name, std::vector<int32_t> inputs, int out = -1);
   // spec.x must be set; the output has x's [B, S] and wo's rows as width.
   int attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec, int out = -1);
 

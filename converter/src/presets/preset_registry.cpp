@@ -16,6 +16,11 @@ const Preset kPresets[] = {
     {"torch-transformer",
      "nn.Transformer encoder-decoder on embeddings (src, tgt): stages encode and decode",
      build_torch_transformer},
+    {"rnn-seq2seq",
+     "LSTM/GRU encoder-decoder with Bahdanau or Luong attention: stages encode and decode",
+     build_rnn_seq2seq},
+    {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
+     build_rnn_classifier},
 };
 
 }  // namespace

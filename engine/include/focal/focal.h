@@ -5,6 +5,7 @@
 #include "focal/attention_scoring.h"
 #include "focal/gemm.h"
 #include "focal/generate.h"
+#include "focal/translate.h"
 #include "focal/model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"

@@ -72,6 +72,13 @@ class Session {
   int64_t cache_capacity() const;
   void reset_state() { cached_length_ = 0; }
 
+  // Beam search: row i of every state's batch dim becomes old row rows[i] (i < count,
+  // count <= the batch of the last run). States the permutation leaves unchanged (an
+  // encoder's memory, equal in every beam) are not touched; the others are moved through
+  // the kernel scratch area, so their rows must fit in it (RNN states do; long KV caches
+  // may not: then kResourceExhausted). Allocates nothing.
+  Status permute_state_batch(const int32_t* rows, int count);
+
   // Inspection: from the next run on, the attention op `op_index` (a MultiHeadAttention
   // op) also writes its softmax weights, [batch, heads, q_len, kv_len] floats, to
   // `weights` (`capacity` floats, caller-owned; a run that needs more fails). A null

@@ -8,7 +8,7 @@
 namespace focal {
 namespace kernels {
 
-enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh };
+enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh, kSigmoid };
 
 struct DenseParams {
   size_t rows;

@@ -23,6 +23,8 @@ float apply_activation(Activation activation, float x) {
       return x / (1.0f + std::exp(-x));
     case Activation::kTanh:
       return std::tanh(x);
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
   }
   return x;
 }

@@ -89,6 +89,8 @@ struct GemmKernels {
         return V::div(z, V::splat(1.0f) + V::exp(V::zero() - z));  // (NEON: not an estimate)
       case Activation::kTanh:
         return V::tanh(z);
+      case Activation::kSigmoid:
+        return V::div(V::splat(1.0f), V::splat(1.0f) + V::exp(V::zero() - z));
     }
     return z;
   }

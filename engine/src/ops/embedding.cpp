@@ -1,5 +1,5 @@
 // Embedding op: token rows (times a scale), plus position rows from the session's cached
-// length, plus segment rows. Slots: 0 ids [B, S] i32, 1 table [V, D] f32/f16,
+// length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D] f32/f16,
 // 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
 #include "embedding/embedding.h"
 #include "ops/op_checks.h"
@@ -24,21 +24,22 @@ Status check_table(const OpCheck& c, const fb::Tensor& t, int64_t width, bool al
   return Status();
 }
 
+// ids [B, S] (or [B]: one token per row, a decoder step) with y [B, S, D] ([B, D]).
 Status check_ids(const OpCheck& c, const fb::Tensor& ids, const fb::Tensor& like) {
   FOCAL_RETURN_IF_ERROR(expect_i32(c, ids));
-  FOCAL_RETURN_IF_ERROR(expect_rank(c, ids, 2, 2));
-  if (!same_dim(ids, 0, like, 0) || !same_dim(ids, 1, like, 1)) {
-    return c.fail("'%s' must be [B, S] like '%s'", ids.name()->c_str(), like.name()->c_str());
-  }
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, ids, 1, 2));
+  bool ok = rank(ids) + 1 == rank(like);
+  for (int d = 0; ok && d < rank(ids); ++d) ok = same_dim(ids, d, like, d);
+  if (!ok) return c.fail("'%s' must be the leading dims of '%s'", ids.name()->c_str(), like.name()->c_str());
   return Status();
 }
 
 Status check_embedding(const OpCheck& c) {
   const fb::Tensor& y = c.output(0);
   FOCAL_RETURN_IF_ERROR(expect_f32(c, y));
-  FOCAL_RETURN_IF_ERROR(expect_rank(c, y, 3, 3));
-  if (dim_symbol(y, 2) != -1) return c.fail("the embedding width must be fixed");
-  const int64_t width = dim(y, 2);
+  FOCAL_RETURN_IF_ERROR(expect_rank(c, y, 2, 3));
+  if (dim_symbol(y, -1) != -1) return c.fail("the embedding width must be fixed");
+  const int64_t width = dim(y, -1);
   FOCAL_RETURN_IF_ERROR(check_ids(c, c.input(kIds), y));
   FOCAL_RETURN_IF_ERROR(check_table(c, c.input(kTable), width, true));
   if (c.has_input(kPositions)) FOCAL_RETURN_IF_ERROR(check_table(c, c.input(kPositions), width, false));
@@ -90,7 +91,8 @@ Status add_segments(const OpRun& r, size_t count, size_t width, float* y) {
 
 Status run_embedding(const OpRun& r) {
   const Shape& ids = r.inputs[kIds].shape;
-  const size_t batch = static_cast<size_t>(ids.dims[0]), seq = static_cast<size_t>(ids.dims[1]);
+  const size_t batch = static_cast<size_t>(ids.dims[0]);
+  const size_t seq = ids.rank == 2 ? static_cast<size_t>(ids.dims[1]) : 1;
   const BoundTensor& table = r.inputs[kTable];
   const fb::Tensor& table_tensor = *r.model.tensors()->Get(r.op.inputs()->Get(kTable));
   kernels::EmbeddingParams p;

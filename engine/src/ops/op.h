@@ -22,6 +22,7 @@ struct OpCheck {
   bool has_input(int i) const { return i < input_count() && op.inputs()->Get(i) >= 0; }
   const fb::Tensor& input(int i) const { return *model.tensors()->Get(op.inputs()->Get(i)); }
   const fb::Tensor& output(int i) const { return *model.tensors()->Get(op.outputs()->Get(i)); }
+  int output_count() const { return static_cast<int>(op.outputs()->size()); }
   // An InvalidModel status prefixed with the op's index, name and kind.
   Status fail(const char* format, ...) const __attribute__((format(printf, 2, 3)));
 };
@@ -43,6 +44,7 @@ struct OpRun {
   const BoundTensor* inputs;
   int input_count;
   const BoundTensor* outputs;
+  int output_count;
   // Kernel scratch at the end of the arena, workspace_bytes() long for this op.
   void* workspace;
   size_t workspace_bytes;
@@ -68,6 +70,8 @@ struct OpDef {
   size_t (*workspace_bytes)(const fb::Model& model, const fb::Op& op, int workers);
   // Bit i set: input slot i may be -1 (absent).
   uint32_t optional_inputs = 0;
+  // Fewer outputs allowed (trailing optional ones); 0: exactly `outputs`.
+  int min_outputs = 0;
 };
 
 // A MultiHeadAttention op that keeps a KV cache (states plus its own K/V projections),
@@ -90,5 +94,10 @@ const OpDef& glu_op_def();
 const OpDef& pool_op_def();
 const OpDef& multi_head_attention_op_def();
 const OpDef& copy_op_def();
+const OpDef& recurrent_op_def();
+const OpDef& recurrent_step_op_def();
+const OpDef& score_attention_op_def();
+const OpDef& concat_op_def();
+const OpDef& attention_pool_op_def();
 
 }  // namespace focal

@@ -26,6 +26,16 @@ const OpDef* find_op_def(fb::OpOptions type) {
       return &multi_head_attention_op_def();
     case fb::OpOptions_CopyOptions:
       return &copy_op_def();
+    case fb::OpOptions_RecurrentOptions:
+      return &recurrent_op_def();
+    case fb::OpOptions_RecurrentStepOptions:
+      return &recurrent_step_op_def();
+    case fb::OpOptions_ScoreAttentionOptions:
+      return &score_attention_op_def();
+    case fb::OpOptions_ConcatOptions:
+      return &concat_op_def();
+    case fb::OpOptions_AttentionPoolOptions:
+      return &attention_pool_op_def();
     default:
       return nullptr;
   }

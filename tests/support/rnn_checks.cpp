@@ -1,0 +1,140 @@
+#include "support/rnn_checks.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "focal/translate.h"
+#include "support/model_checks.h"
+
+namespace focal {
+namespace testing {
+namespace {
+
+std::vector<int32_t> ints(const convert::CheckpointTensor& t) {
+  std::vector<int32_t> out;
+  for (float v : t.to_f32()) out.push_back(static_cast<int32_t>(v));
+  return out;
+}
+
+const float* output(Session& s, const char* name) {
+  const int index = s.find_output(name);
+  REQUIRE(index >= 0);
+  return static_cast<const float*>(s.output(index).data);
+}
+
+// The whole batch encoded at once (ragged rows), then every step fed PyTorch's greedy
+// token: logits and attention against PyTorch's at each of the steps.
+double teacher_forced_error(const ModelCase& c, Session& s, const std::vector<int32_t>& greedy, int64_t batch,
+                            int64_t steps) {
+  const auto logits = c.array("expected/greedy_logits");
+  const auto attention = c.array("expected/greedy_attention");
+  const int64_t vocab = logits.shape[2], src = attention.shape[2];
+  const std::vector<float> want_logits = logits.to_f32(), want_attention = attention.to_f32();
+  s.reset_state();
+  set_input(s, "source_ids", c.array("inputs/source_ids"));
+  set_input(s, "source_mask", c.array("inputs/source_mask"));
+  REQUIRE(s.run_stage(s.find_stage("encode")).ok());
+  const int32_t bos = c.spec.value("bos_id", 1);
+  double worst = 0.0;
+  std::vector<int32_t> prev(static_cast<size_t>(batch), bos);
+  for (int64_t t = 0; t < steps; ++t) {
+    Shape shape;
+    shape.rank = 1;
+    shape.dims[0] = batch;
+    REQUIRE(s.set_input(s.find_input("prev_ids"), shape, prev.data(), prev.size() * 4).ok());
+    const Status status = s.run_stage(s.find_stage("decode"));
+    REQUIRE_MESSAGE(status.ok(), status.message());
+    for (int64_t b = 0; b < batch; ++b) {
+      const float* got = output(s, "logits") + b * vocab;
+      const float* got_attention = output(s, "attention") + b * src;
+      for (int64_t v = 0; v < vocab; ++v) {
+        const double want = want_logits[size_t((b * steps + t) * vocab + v)];
+        worst = std::max(worst, std::fabs(got[v] - want) / (std::fabs(want) + 1.0));
+      }
+      for (int64_t j = 0; j < src; ++j) {
+        worst = std::max(worst, double(std::fabs(got_attention[j] - want_attention[size_t((b * steps + t) * src + j)])));
+      }
+      prev[size_t(b)] = greedy[size_t(b * steps + t)];
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
+  Session& s = *loaded.session;
+  const auto greedy_t = c.array("expected/greedy_ids");
+  const std::vector<int32_t> greedy = ints(greedy_t);
+  const int64_t batch = greedy_t.shape[0], steps = greedy_t.shape[1];
+  const double forced = teacher_forced_error(c, s, greedy, batch, steps);
+  MESSAGE(c.name(), ": max logit/attention error over ", steps, " teacher-forced steps: ", forced);
+  CHECK(forced <= kF32Tolerance);
+
+  // Greedy decoding, one source at a time through focal::translate: PyTorch's tokens.
+  const std::vector<int32_t> sources = ints(c.array("inputs/source_ids"));
+  const std::vector<int32_t> masks = ints(c.array("inputs/source_mask"));
+  const int64_t src = c.array("inputs/source_ids").shape[1];
+  const std::vector<float> want_attention = c.array("expected/greedy_attention").to_f32();
+  TranslateOptions options;
+  options.max_steps = size_t(steps);
+  options.eos_id = -1;  // the reference always decodes every step
+  options.bos_id = c.spec.value("bos_id", 1);
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, size_t(src)) / 8 + 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t length = std::count(masks.begin() + b * src, masks.begin() + (b + 1) * src, 1);
+    std::vector<int32_t> tokens(static_cast<size_t>(steps));
+    std::vector<float> alignment(static_cast<size_t>(steps * length));
+    auto result = translate(s, sources.data() + b * src, size_t(length), options, scratch.data(), scratch.size() * 8,
+                            tokens.data(), alignment.data());
+    REQUIRE_MESSAGE(result.ok(), result.status().message());
+    CHECK(std::vector<int32_t>(greedy.begin() + b * steps, greedy.begin() + (b + 1) * steps) == tokens);
+    double worst = 0.0;
+    for (int64_t t = 0; t < steps; ++t) {
+      for (int64_t j = 0; j < length; ++j) {
+        worst = std::max(worst, double(std::fabs(alignment[size_t(t * length + j)] -
+                                                  want_attention[size_t((b * steps + t) * src + j)])));
+      }
+    }
+    CHECK(worst <= kF32Tolerance);
+  }
+
+  // Beam search on row 0's source.
+  if (!c.spec.contains("beam")) return;
+  const auto& beam = c.spec.at("beam");
+  TranslateOptions beam_options;
+  beam_options.beam_width = beam.at("width").get<size_t>();
+  beam_options.max_steps = beam.at("max_steps").get<size_t>();
+  beam_options.length_penalty = beam.at("alpha").get<float>();
+  beam_options.eos_id = beam.at("eos_id").get<int32_t>();
+  beam_options.bos_id = c.spec.value("bos_id", 1);
+  const int64_t length = std::count(masks.begin(), masks.begin() + src, 1);
+  std::vector<uint64_t> beam_scratch(translate_scratch_bytes(beam_options, 0, size_t(length)) / 8 + 1);
+  std::vector<int32_t> tokens(beam_options.max_steps);
+  auto result = translate(s, sources.data(), size_t(length), beam_options, beam_scratch.data(),
+                          beam_scratch.size() * 8, tokens.data(), nullptr);
+  REQUIRE_MESSAGE(result.ok(), result.status().message());
+  tokens.resize(result->length);
+  CHECK(tokens == ints(c.array("expected/beam_ids")));
+  CHECK(result->score == doctest::Approx(c.array("expected/beam_score").to_f32()[0]).epsilon(1e-4));
+}
+
+void check_rnn_classifier(const ModelCase& c, LoadedCase& loaded) {
+  Session& s = *loaded.session;
+  set_input(s, "input_ids", c.array("inputs/input_ids"));
+  set_input(s, "attention_mask", c.array("inputs/attention_mask"));
+  const Status status = s.run();
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  for (const char* name : {"logits", "probabilities", "attention"}) {
+    const auto want = c.array(std::string("expected/") + name);
+    const double error = max_error(output(s, name), want.to_f32(), want.shape);
+    MESSAGE(c.name(), " ", std::string(name), ": max error ", error);
+    CHECK(error <= kF32Tolerance);
+  }
+}
+
+}  // namespace testing
+}  // namespace focal

@@ -1,0 +1,64 @@
+// PyTorch parity for the RNN families, live (tests/models/make_rnn_reference.py writes
+// the cases at test time): LSTM/GRU sequence-to-sequence models with Bahdanau and Luong
+// attention (teacher-forced logits and alignments for a ragged batch, 50 greedy tokens
+// exactly, beam search as the reference implements it) and the attention-pooled
+// classifier; every case converted from .pt, .safetensors and .npz.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "convert.h"
+#include "support/rnn_checks.h"
+
+using namespace focal;
+using testing::ModelCase;
+
+namespace {
+
+std::vector<ModelCase> rnn_cases(const char* family, size_t at_least) {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  auto found = root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
+  REQUIRE_MESSAGE(found.size() >= at_least, "too few reference cases of ", family, ": is FOCAL_MODEL_CASES set?");
+  return found;
+}
+
+std::unique_ptr<testing::LoadedCase> convert_file(const ModelCase& c, const std::string& file, int64_t max_batch) {
+  convert::ConvertOptions options;
+  options.preset = c.spec.at("preset").get<std::string>();
+  options.weights = {c.dir + "/" + file};
+  options.config = c.dir + "/config.json";
+  options.max_batch = max_batch;
+  options.strict = true;
+  auto converted = convert::convert_checkpoint(options);
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  return testing::load_model_bytes(converted->bytes);
+}
+
+}  // namespace
+
+TEST_CASE("RNN seq2seq (LSTM/GRU, Bahdanau, Luong dot/general/concat) match PyTorch: greedy and beam") {
+  for (const ModelCase& c : rnn_cases("rnn-seq2seq", 5)) {
+    CAPTURE(c.name());
+    testing::check_seq2seq(c, *convert_file(c, c.spec.at("weights").get<std::string>(), 4));
+  }
+}
+
+TEST_CASE("RNN seq2seq converts from every checkpoint format") {
+  const ModelCase c = rnn_cases("rnn-seq2seq", 1)[0];
+  for (const auto& file : c.spec.at("weights_files")) {
+    CAPTURE(file.get<std::string>());
+    testing::check_seq2seq(c, *convert_file(c, file.get<std::string>(), 4));
+  }
+}
+
+TEST_CASE("attention-pooled RNN classifiers match PyTorch (sigmoid and softmax heads)") {
+  for (const ModelCase& c : rnn_cases("rnn-classifier", 2)) {
+    for (const auto& file : c.spec.at("weights_files")) {
+      CAPTURE(c.name());
+      CAPTURE(file.get<std::string>());
+      testing::check_rnn_classifier(c, *convert_file(c, file.get<std::string>(), 4));
+    }
+  }
+}
