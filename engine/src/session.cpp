@@ -208,12 +208,13 @@ Status Session::permute_state_batch(const int32_t* rows, int count) {
   for (int s = 0; s < model_->symbol_count(); ++s) {
     if (is_named(model_->symbol(s), "batch")) batch_symbol = s;
   }
-  if (batch_symbol < 0 || count < 1 || count > symbol_value_[batch_symbol]) {
-    return Status::error(StatusCode::kInvalidArgument, "permute_state_batch: %d rows for a batch of %lld", count,
-                         static_cast<long long>(batch_symbol < 0 ? 0 : symbol_value_[batch_symbol]));
+  // States keep their rows across runs of any batch size, up to the session's limit.
+  if (batch_symbol < 0 || count < 1 || count > symbol_limit_[batch_symbol]) {
+    return Status::error(StatusCode::kInvalidArgument, "permute_state_batch: %d rows for a batch limit of %lld",
+                         count, static_cast<long long>(batch_symbol < 0 ? 0 : symbol_limit_[batch_symbol]));
   }
   for (int i = 0; i < count; ++i) {
-    if (rows[i] < 0 || rows[i] >= symbol_value_[batch_symbol]) {
+    if (rows[i] < 0 || rows[i] >= symbol_limit_[batch_symbol]) {
       return Status::error(StatusCode::kOutOfRange, "permute_state_batch: row %d is %d", i, static_cast<int>(rows[i]));
     }
   }

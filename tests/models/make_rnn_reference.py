@@ -426,6 +426,21 @@ def draw_seq2seq(c, units, stds, eos_bias, source, mask):
     return ok, model, outputs, stats
 
 
+def torch_f32_error(model, source, mask, outputs):
+    """How far PyTorch itself lands from the float64 reference when it runs in float32
+    (teacher-forced on the greedy tokens): the recurrences with these weights amplify
+    rounding, so the engine's tolerance is stated relative to this (largest of the
+    logits' |got - want| / (|want| + 1) and the attention's |got - want|)."""
+    model32 = copy.deepcopy(model).float()
+    ids = outputs["greedy_ids"].long()
+    tgt_in = torch.cat([torch.full((ids.shape[0], 1), BOS_ID, dtype=torch.int64), ids[:, :-1]], 1)
+    logits, attention = teacher_forced(model32, source.long(), mask, tgt_in)
+    want_logits = outputs["greedy_logits"].double()
+    logit_error = ((logits.double() - want_logits).abs() / (want_logits.abs() + 1)).max().item()
+    attention_error = (attention.double() - outputs["greedy_attention"].double()).abs().max().item()
+    return max(logit_error, attention_error)
+
+
 def seq2seq_case(c, units, stds, eos_bias, seq=9, lengths=(9, 6, 3)):
     mask = ref.ragged_mask(BATCH, seq, lengths)
     source = torch.randint(3, c["src_vocab"], (BATCH, seq)) * mask
@@ -437,7 +452,8 @@ def seq2seq_case(c, units, stds, eos_bias, seq=9, lengths=(9, 6, 3)):
         raise RuntimeError(f"no weights draw in {ATTEMPTS} met the greedy and beam conditions")
     # the stored float32 logits still pick the greedy ids
     assert torch.equal(outputs["greedy_logits"].float().argmax(-1), outputs["greedy_ids"])
-    extra = {"max_steps": GREEDY_STEPS, "beam": dict(BEAM), "beam_margin": stats["beam"]["margin"]}
+    extra = {"max_steps": GREEDY_STEPS, "beam": dict(BEAM), "beam_margin": stats["beam"]["margin"],
+             "torch_f32_error": torch_f32_error(model, source, mask, outputs)}
     return (model, c, {"source_ids": source, "source_mask": mask}, outputs,
             {**extra, "_stats": {"attempt": attempt, **stats}})
 

@@ -65,14 +65,24 @@ double teacher_forced_error(const ModelCase& c, Session& s, const std::vector<in
 
 }  // namespace
 
+// These recurrences amplify rounding (the reference draws large weights so that decoding
+// is not degenerate): PyTorch in float32 lands up to case.json's torch_f32_error from its
+// own float64 result. The engine must do as well as PyTorch f32, within a factor of 2,
+// and never worse than 1e-4.
+double seq2seq_tolerance(const ModelCase& c) {
+  return std::max(kF32Tolerance, 2.0 * c.spec.value("torch_f32_error", 0.0));
+}
+
 void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
   Session& s = *loaded.session;
+  const double tolerance = seq2seq_tolerance(c);
   const auto greedy_t = c.array("expected/greedy_ids");
   const std::vector<int32_t> greedy = ints(greedy_t);
   const int64_t batch = greedy_t.shape[0], steps = greedy_t.shape[1];
   const double forced = teacher_forced_error(c, s, greedy, batch, steps);
-  MESSAGE(c.name(), ": max logit/attention error over ", steps, " teacher-forced steps: ", forced);
-  CHECK(forced <= kF32Tolerance);
+  MESSAGE(c.name(), ": max logit/attention error over ", steps, " teacher-forced steps: ", forced,
+          " (PyTorch f32: ", c.spec.value("torch_f32_error", 0.0), ")");
+  CHECK(forced <= tolerance);
 
   // Greedy decoding, one source at a time through focal::translate: PyTorch's tokens.
   const std::vector<int32_t> sources = ints(c.array("inputs/source_ids"));
@@ -99,7 +109,7 @@ void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
                                                   want_attention[size_t((b * steps + t) * src + j)])));
       }
     }
-    CHECK(worst <= kF32Tolerance);
+    CHECK(worst <= tolerance);
   }
 
   // Beam search on row 0's source.
@@ -116,7 +126,8 @@ void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
   std::vector<int32_t> tokens(beam_options.max_steps);
   auto result = translate(s, sources.data(), size_t(length), beam_options, beam_scratch.data(),
                           beam_scratch.size() * 8, tokens.data(), nullptr);
-  REQUIRE_MESSAGE(result.ok(), result.status().message());
+  const std::string message = result.ok() ? "" : result.status().message();
+  REQUIRE_MESSAGE(result.ok(), message);
   tokens.resize(result->length);
   CHECK(tokens == ints(c.array("expected/beam_ids")));
   CHECK(result->score == doctest::Approx(c.array("expected/beam_score").to_f32()[0]).epsilon(1e-4));

@@ -73,7 +73,7 @@ class Session {
   void reset_state() { cached_length_ = 0; }
 
   // Beam search: row i of every state's batch dim becomes old row rows[i] (i < count,
-  // count <= the batch of the last run). States the permutation leaves unchanged (an
+  // count and rows below the session's batch limit). States the permutation leaves unchanged (an
   // encoder's memory, equal in every beam) are not touched; the others are moved through
   // the kernel scratch area, so their rows must fit in it (RNN states do; long KV caches
   // may not: then kResourceExhausted). Allocates nothing.
