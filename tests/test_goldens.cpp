@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/model_checks.h"
+#include "support/rnn_checks.h"
 
 using namespace focal;
 
@@ -44,6 +45,17 @@ TEST_CASE("goldens: encoder-decoder, whole and step by step") {
   for (const auto& c : goldens("torch-transformer")) {
     CAPTURE(c.name());
     testing::check_encoder_decoder(c, *testing::load_golden(c));
+  }
+}
+
+TEST_CASE("goldens: RNN seq2seq (teacher-forced, greedy, beam) and the attention-pooled classifier") {
+  for (const auto& c : goldens("rnn-seq2seq")) {
+    CAPTURE(c.name());
+    testing::check_seq2seq(c, *testing::load_golden(c));
+  }
+  for (const auto& c : goldens("rnn-classifier")) {
+    CAPTURE(c.name());
+    testing::check_rnn_classifier(c, *testing::load_golden(c));
   }
 }
 
@@ -95,6 +107,8 @@ TEST_CASE("memory plans: within 10% of the liveness lower bound, and no growth o
       {"gpt2_l2_d32_h4", 409600},
       {"llama_mqa_hd16_l3_d32_h4_kv1", 471040},
       {"torch_transformer_postln_relu_e2_d1_d32_h4", 74240},
+      {"rnn_bahdanau_lstm_bi_l1_e16_h16_hd24", 19776},
+      {"rnn_classifier_sigmoid_e16_h16_a12", 12544},
   };
   for (const auto& entry : recorded) {
     const std::string name = entry.first;

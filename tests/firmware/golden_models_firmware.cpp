@@ -1,5 +1,6 @@
 // The PyTorch goldens (tests/goldens: BERT and nn.TransformerEncoder encoders, a GPT-2
-// and a Llama decoder, an nn.Transformer encoder-decoder) run from flash on a
+// and a Llama decoder, an nn.Transformer encoder-decoder, an LSTM seq2seq model with
+// Bahdanau attention and the attention-pooled BiLSTM classifier) run from flash on a
 // Cortex-M: each model is loaded and verified in place, given a session over one
 // static arena, and its stored self-test (inputs and PyTorch's float64 outputs) must
 // pass, the same vectors the host and qemu-user runs check.
@@ -8,6 +9,8 @@
 #include "focal/focal.h"
 #include "golden_bert.h"
 #include "golden_gpt2.h"
+#include "golden_rnn_classifier.h"
+#include "golden_rnn_seq2seq.h"
 #include "golden_llama.h"
 #include "golden_torch_encoder.h"
 #include "golden_torch_transformer.h"
@@ -51,6 +54,8 @@ int main() {
   ok = run_golden("gpt2", golden_gpt2, golden_gpt2_size) && ok;
   ok = run_golden("llama", golden_llama, golden_llama_size) && ok;
   ok = run_golden("torch-transformer", golden_torch_transformer, golden_torch_transformer_size) && ok;
+  ok = run_golden("rnn-seq2seq", golden_rnn_seq2seq, golden_rnn_seq2seq_size) && ok;
+  ok = run_golden("rnn-classifier", golden_rnn_classifier, golden_rnn_classifier_size) && ok;
   std::printf("goldens: %s\n", ok ? "all PASS" : "FAILED");
   return ok ? 0 : 1;
 }

@@ -10,6 +10,7 @@ focal="${1:-build/host}/bin/focal"
 cases=$(mktemp -d)
 trap 'rm -rf "$cases"' EXIT
 /usr/bin/python3 tests/models/make_reference.py "$cases" >/dev/null
+/usr/bin/python3 tests/models/make_rnn_reference.py "$cases" >/dev/null
 
 # case name, --max-seq: the encoders' position tables are short; decoders plan 80.
 # Each golden also stores a self-test (PyTorch's outputs), which `focal verify` and the
@@ -21,6 +22,8 @@ goldens=(
   "gpt2_l2_d32_h4 80"
   "llama_mqa_hd16_l3_d32_h4_kv1 80"
   "torch_transformer_postln_relu_e2_d1_d32_h4 16"
+  "rnn_bahdanau_lstm_bi_l1_e16_h16_hd24 16"
+  "rnn_classifier_sigmoid_e16_h16_a12 16"
 )
 rm -rf tests/goldens
 for entry in "${goldens[@]}"; do
@@ -44,6 +47,20 @@ for entry in "${goldens[@]}"; do
     torch-transformer)
       cp "$src"/inputs/*.npy "$self_test/inputs/"
       cp "$src/expected/output.npy" "$self_test/expected/" ;;
+    rnn-seq2seq)  # encode, then the first decoder step from <bos>
+      cp "$src"/inputs/*.npy "$self_test/inputs/"
+      /usr/bin/python3 - "$src" "$self_test" <<'PY'
+import sys, numpy as np
+src, out = sys.argv[1], sys.argv[2]
+ids = np.load(f"{src}/inputs/source_ids.npy")
+np.save(f"{out}/inputs/prev_ids.npy", np.full((ids.shape[0],), 1, dtype=np.int32))
+np.save(f"{out}/expected/logits.npy", np.load(f"{src}/expected/greedy_logits.npy")[:, 0])
+np.save(f"{out}/expected/attention.npy", np.load(f"{src}/expected/greedy_attention.npy")[:, 0])
+PY
+      ;;
+    rnn-classifier)
+      cp "$src"/inputs/*.npy "$self_test/inputs/"
+      cp "$src"/expected/*.npy "$self_test/expected/" ;;
   esac
   "$focal" convert --preset "$preset" --weights "$src/$weights" --config "$src/config.json" \
     --max-batch 4 --max-seq "$max_seq" --strict --self-test "$self_test" -o "$dst/model.focal"
