@@ -12,6 +12,11 @@ least timed calls and time per form, --all-forms adds every form's time to the l
   gpt2_small_decode/prompt:32/f32   GPT-2 small, batch 1: ms per generated token after a
                                     32-token prompt
   gpt2_small_decode/prompt:32/int8  the same with int8 weights (dynamic quantization)
+  seq2seq_bilstm/src:20/steps:20    an LSTM encoder-decoder with Bahdanau attention (embedding
+                                    128, hidden 256, bidirectional encoder, vocabularies of
+                                    1000): one 20-token sentence, 20 greedy steps, ms per
+                                    sentence; forms "modules" (nn.LSTM, nn.LSTMCell, nn.Linear)
+                                    and "addmv" (the decoder as matrix-vector products)
 
 The models, random weights: every weight, bias and embedding N(0, 0.02^2), LayerNorm gains
 1 + N(0, 0.02^2); f32; random token ids from a fixed seed.
@@ -301,6 +306,65 @@ def gpt2_int8_variants(seed):
         gc.collect()
 
 
+# ---- RNN sequence-to-sequence: bidirectional LSTM encoder, Bahdanau-attention decoder ------
+
+SEQ2SEQ = dict(vocab=1000, emb=128, hidden=256, units=256, source=20, steps=20)
+
+
+class Seq2Seq(nn.Module):
+    """focal's rnn-seq2seq preset with attention "bahdanau" (converter/src/presets/
+    rnn_seq2seq.cpp): the same layers and step."""
+
+    def __init__(self, vocab, emb, hidden, units, **_):
+        super().__init__()
+        self.src_embedding = nn.Embedding(vocab, emb)
+        self.encoder = nn.LSTM(emb, hidden, bidirectional=True, batch_first=True)
+        self.bridge_h = nn.Linear(2 * hidden, hidden)
+        self.bridge_c = nn.Linear(2 * hidden, hidden)
+        self.tgt_embedding = nn.Embedding(vocab, emb)
+        self.query = nn.Linear(hidden, units, bias=False)
+        self.key = nn.Linear(2 * hidden, units)
+        self.energy = nn.Linear(units, 1, bias=False)
+        self.decoder = nn.LSTMCell(emb + 2 * hidden, hidden)
+        self.output = nn.Linear(3 * hidden, vocab)
+
+    def translate(self, source, steps, mv):
+        memory, (h, c) = self.encoder(self.src_embedding(source)[None])
+        memory = memory[0]
+        s = torch.tanh(self.bridge_h(torch.cat([h[0, 0], h[1, 0]])))
+        cell = torch.tanh(self.bridge_c(torch.cat([c[0, 0], c[1, 0]])))
+        keys = self.key(memory)
+        token = torch.tensor(1)
+        for _ in range(steps):
+            q = torch.mv(self.query.weight, s) if mv else self.query(s)
+            weights = torch.softmax(torch.mv(torch.tanh(q + keys), self.energy.weight[0]), 0)
+            context = torch.mv(memory.t(), weights)
+            x = torch.cat([self.tgt_embedding.weight[token], context])
+            if mv:  # the LSTM cell as matrix-vector products (batch-1 products: NOTES.md)
+                gates = torch.addmv(self.decoder.bias_ih, self.decoder.weight_ih, x)
+                gates = torch.addmv(gates + self.decoder.bias_hh, self.decoder.weight_hh, s)
+                i, f, g, o = gates.chunk(4)
+                cell = torch.sigmoid(f) * cell + torch.sigmoid(i) * torch.tanh(g)
+                s = torch.sigmoid(o) * torch.tanh(cell)
+                logits = torch.addmv(self.output.bias, self.output.weight, torch.cat([s, context]))
+            else:
+                s, cell = self.decoder(x[None], (s[None], cell[None]))
+                s, cell = s[0], cell[0]
+                logits = self.output(torch.cat([s, context]))
+            token = logits.argmax()
+        return logits
+
+
+def seq2seq_variants(seed):
+    g = torch.Generator().manual_seed(seed)
+    model = Seq2Seq(**SEQ2SEQ)
+    randomize(model, g)
+    model.eval()
+    source = torch.randint(3, SEQ2SEQ["vocab"], (SEQ2SEQ["source"],), generator=g)
+    yield "modules", lambda: model.translate(source, SEQ2SEQ["steps"], mv=False)
+    yield "addmv", lambda: model.translate(source, SEQ2SEQ["steps"], mv=True)
+
+
 # ---------------------------------------------------------------------------------------------
 
 def cases():
@@ -310,6 +374,7 @@ def cases():
     yield "bert_tiny/seq:128", lambda: bert_variants(BERT_TINY, 128, seed=2), 1
     yield "gpt2_small_decode/prompt:32/f32", lambda: gpt2_f32_variants(seed=3), DECODE_STEPS
     yield "gpt2_small_decode/prompt:32/int8", lambda: gpt2_int8_variants(seed=3), DECODE_STEPS
+    yield "seq2seq_bilstm/src:20/steps:20", lambda: seq2seq_variants(seed=4), 1
 
 
 def check_form(name, form, output, first, tolerance=1e-3):
