@@ -13,6 +13,7 @@
 #include "model_writer.h"
 #include "presets/preset.h"
 #include "spec/spec_builder.h"
+#include "tokenizers/tokenizer_files.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
 
@@ -195,6 +196,14 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
 
   Converted converted;
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted.warnings));
+  for (const auto& [spec, target] : {std::pair<const std::string*, bool>{&options.tokenizer, false},
+                                     {&options.target_tokenizer, true}}) {
+    if (spec->empty()) continue;
+    Result<TokenizerSpec> tokenizer = read_tokenizer(*spec);
+    if (!tokenizer.ok()) return tokenizer.status();
+    if (target) writer.set_target_tokenizer(std::move(tokenizer).value());
+    else writer.set_tokenizer(std::move(tokenizer).value());
+  }
   const std::string architecture =
       options.spec.empty() ? preset->name : config.value().value("name", std::string("spec"));
   writer.set_metadata(architecture, "focal convert", weights.describe_sources());

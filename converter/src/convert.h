@@ -27,6 +27,9 @@ struct ConvertOptions {
   // |got - want| <= atol + rtol |want|. The converter runs it on what it wrote, and
   // `focal verify` reruns it wherever the model is deployed. Empty: none.
   std::string self_test_dir;
+  // Tokenizers stored in the model (tokenizers/tokenizer_files.h); empty: none.
+  std::string tokenizer;
+  std::string target_tokenizer;
   float self_test_atol = 1e-4f;
   float self_test_rtol = 1e-4f;
   // Called with a short line at each stage (reading, building with the share of

@@ -1,5 +1,6 @@
 #include "model_writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "checksum.h"
@@ -36,6 +37,53 @@ flatbuffers::Offset<fb::Metadata> build_metadata(
   }
   return fb::CreateMetadataDirect(fbb, architecture.c_str(), producer.c_str(), source.c_str(),
                                   &pairs);
+}
+
+// The tokenizer table with its lookup tables; an error for a merge outside the vocabulary.
+Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBufferBuilder& fbb,
+                                                           const TokenizerSpec& spec) {
+  std::vector<int32_t> order(spec.vocab.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return spec.vocab[size_t(a)] < spec.vocab[size_t(b)]; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (spec.vocab[size_t(order[i])] == spec.vocab[size_t(order[i - 1])]) {
+      return Status::error(StatusCode::kInvalidArgument, "tokenizer vocabulary has '%s' twice",
+                           spec.vocab[size_t(order[i])].c_str());
+    }
+  }
+  const auto id_of = [&](const std::string& s) -> int32_t {
+    auto it = std::lower_bound(order.begin(), order.end(), s,
+                               [&](int32_t id, const std::string& v) { return spec.vocab[size_t(id)] < v; });
+    return it != order.end() && spec.vocab[size_t(*it)] == s ? *it : -1;
+  };
+  std::vector<fb::MergeRule> rules;
+  std::vector<std::string> merge_text;
+  for (size_t rank = 0; rank < spec.merges.size(); ++rank) {
+    const auto& m = spec.merges[rank];
+    const int32_t left = id_of(m.first), right = id_of(m.second), merged = id_of(m.first + m.second);
+    if (left < 0 || right < 0 || merged < 0) {
+      return Status::error(StatusCode::kInvalidArgument, "BPE merge %zu '%s %s' uses tokens outside the vocabulary",
+                           rank, m.first.c_str(), m.second.c_str());
+    }
+    rules.emplace_back(left, right, merged, static_cast<int32_t>(rank));
+    merge_text.push_back(m.first + " " + m.second);
+  }
+  std::sort(rules.begin(), rules.end(), [](const fb::MergeRule& a, const fb::MergeRule& b) {
+    if (a.left() != b.left()) return a.left() < b.left();
+    return a.right() != b.right() ? a.right() < b.right() : a.rank() < b.rank();
+  });
+  // A pair listed twice keeps its first (lowest) rank, as GPT-2's merges dictionary does.
+  rules.erase(std::unique(rules.begin(), rules.end(),
+                          [](const fb::MergeRule& a, const fb::MergeRule& b) {
+                            return a.left() == b.left() && a.right() == b.right();
+                          }),
+              rules.end());
+  std::vector<flatbuffers::Offset<flatbuffers::String>> vocab, merges;
+  for (const std::string& s : spec.vocab) vocab.push_back(fbb.CreateString(s));
+  for (const std::string& s : merge_text) merges.push_back(fbb.CreateString(s));
+  return fb::CreateTokenizer(fbb, spec.kind, fbb.CreateVector(vocab), 0, merges.empty() ? 0 : fbb.CreateVector(merges),
+                             spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id, fbb.CreateVector(order),
+                             spec.kind == fb::TokenizerKind_ByteLevelBpe ? fbb.CreateVectorOfStructs(rules) : 0);
 }
 
 }  // namespace
@@ -411,9 +459,15 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
     stages.push_back(fb::CreateStageDirect(fbb, stages_[s].first.c_str(), stages_[s].second,
                                            end - stages_[s].second));
   }
+  // Checked by finish() before serializing, so these cannot fail here.
+  const auto tokenizer = tokenizer_.kind != fb::TokenizerKind_None ? build_tokenizer(fbb, tokenizer_).value()
+                                                                    : flatbuffers::Offset<fb::Tokenizer>();
+  const auto target_tokenizer = target_tokenizer_.kind != fb::TokenizerKind_None
+                                    ? build_tokenizer(fbb, target_tokenizer_).value()
+                                    : flatbuffers::Offset<fb::Tokenizer>();
   const auto root = fb::CreateModelDirect(fbb, version, &checksum, &symbols, &tensors, &ops,
-                                          &inputs, &outputs, plan, metadata, 0, &tests,
-                                          stages_.empty() ? nullptr : &stages);
+                                          &inputs, &outputs, plan, metadata, tokenizer, &tests,
+                                          stages_.empty() ? nullptr : &stages, target_tokenizer);
   fb::FinishSizePrefixedModelBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
@@ -430,6 +484,12 @@ bool ModelWriter::operands_in_range() const {
 
 Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
   if (!error_.ok()) return error_;
+  for (const TokenizerSpec* spec : {&tokenizer_, &target_tokenizer_}) {
+    if (spec->kind == fb::TokenizerKind_None) continue;
+    flatbuffers::FlatBufferBuilder probe;
+    const auto built = build_tokenizer(probe, *spec);
+    if (!built.ok()) return built.status();
+  }
   const Layout layout = lay_out_data(options);
   std::vector<uint64_t> offsets(tensors_.size(), 0);
 

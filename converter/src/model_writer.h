@@ -19,6 +19,14 @@
 
 namespace focal {
 
+// A tokenizer to store: the writer derives the lookup tables (sorted_vocab, merge rules).
+struct TokenizerSpec {
+  fb::TokenizerKind kind = fb::TokenizerKind_None;
+  std::vector<std::string> vocab;                            // by id
+  std::vector<std::pair<std::string, std::string>> merges;   // BPE, in priority order
+  int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
+};
+
 struct TensorValueSpec {
   int tensor;
   std::vector<int64_t> shape;  // actual shape, <= planned
@@ -120,6 +128,10 @@ class ModelWriter {
   void set_metadata(const std::string& architecture, const std::string& producer,
                     const std::string& source);
   void add_hyperparameter(const std::string& key, const std::string& value);
+  // The model's tokenizer, and a seq2seq model's target-side one. A BPE merge whose parts
+  // or result are not in the vocabulary is an error of finish().
+  void set_tokenizer(TokenizerSpec tokenizer) { tokenizer_ = std::move(tokenizer); }
+  void set_target_tokenizer(TokenizerSpec tokenizer) { target_tokenizer_ = std::move(tokenizer); }
   void add_self_test(SelfTestSpec test);
   // Turns an activation into a model output (a spec names its outputs after the fact).
   void make_output(int tensor);
@@ -176,6 +188,7 @@ class ModelWriter {
   DType dense_weight_type_ = DType::kF32;
   Status error_;  // the first failure of a call that cannot return one, for finish()
   std::vector<std::pair<std::string, std::string>> hyperparameters_;
+  TokenizerSpec tokenizer_, target_tokenizer_;
 };
 
 }  // namespace focal

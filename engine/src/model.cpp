@@ -174,6 +174,9 @@ OpInfo Model::op(int index) const {
   info.kind = find_op_def(op.options_type())->kind;
   info.input_count = static_cast<int>(op.inputs()->size());
   info.output_count = static_cast<int>(op.outputs()->size());
+  if (const fb::MultiHeadAttentionOptions* mha = op.options_as_MultiHeadAttentionOptions()) {
+    info.attention_heads = mha->num_heads();
+  }
   return info;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "focal/gemm.h"
 #include "focal/model.h"
@@ -454,6 +455,51 @@ Status check_self_tests(const fb::Model& model, const FileLayout& file) {
   return Status();
 }
 
+// A tokenizer's lookup tables are searched by the engine, so they must be what they
+// claim: sorted_vocab a permutation of the ids in strictly increasing string order, merge
+// rules in range and strictly ordered by (left, right), special ids in range.
+Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
+  if (t == nullptr) return Status();
+  if (t->vocab() == nullptr || t->sorted_vocab() == nullptr || t->sorted_vocab()->size() != t->vocab()->size()) {
+    return invalid("%s: vocab and sorted_vocab must be present and the same size", which);
+  }
+  const int64_t size = t->vocab()->size();
+  for (int32_t id : {t->unk_id(), t->bos_id(), t->eos_id(), t->pad_id()}) {
+    if (id < -1 || id >= size) return invalid("%s: special token id %d outside the vocabulary", which, id);
+  }
+  const flatbuffers::String* previous = nullptr;
+  for (int32_t id : *t->sorted_vocab()) {
+    if (id < 0 || id >= size) return invalid("%s: sorted_vocab names id %d of %lld", which, id, static_cast<long long>(size));
+    const flatbuffers::String* s = t->vocab()->Get(static_cast<uint32_t>(id));
+    if (s == nullptr) return invalid("%s: vocab entry %d is missing", which, id);
+    if (previous != nullptr) {
+      const size_t n = previous->size() < s->size() ? previous->size() : s->size();
+      const int c = std::memcmp(previous->data(), s->data(), n);
+      if (c > 0 || (c == 0 && previous->size() >= s->size())) {
+        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which, id);
+      }
+    }
+    previous = s;  // strictly increasing strings also rule out repeated ids
+  }
+  if (t->merge_rules() != nullptr) {
+    int64_t last_left = -1, last_right = -1;
+    for (const fb::MergeRule* r : *t->merge_rules()) {
+      if (r->left() < 0 || r->left() >= size || r->right() < 0 || r->right() >= size || r->merged() < 0 ||
+          r->merged() >= size) {
+        return invalid("%s: a merge rule names a token outside the vocabulary", which);
+      }
+      if (r->left() < last_left || (r->left() == last_left && r->right() <= last_right)) {
+        return invalid("%s: merge rules are not strictly ordered by (left, right)", which);
+      }
+      last_left = r->left();
+      last_right = r->right();
+    }
+  } else if (t->kind() == fb::TokenizerKind_ByteLevelBpe) {
+    return invalid("%s: a byte-level BPE tokenizer needs merge rules", which);
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
@@ -479,6 +525,8 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
   FOCAL_RETURN_IF_ERROR(check_ops(model, scratch));
   FOCAL_RETURN_IF_ERROR(check_stages(model, scratch.defined));
   FOCAL_RETURN_IF_ERROR(check_plan_overlaps(model, scratch));
+  FOCAL_RETURN_IF_ERROR(check_tokenizer(model.tokenizer(), "tokenizer"));
+  FOCAL_RETURN_IF_ERROR(check_tokenizer(model.target_tokenizer(), "target tokenizer"));
   return check_self_tests(model, file);
 }
 

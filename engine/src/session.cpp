@@ -173,7 +173,11 @@ int Session::find_stage(const char* name) const {
   const auto* stages = model_->schema().stages();
   if (stages == nullptr) return -1;
   for (uint32_t s = 0; s < stages->size(); ++s) {
-    if (std::strcmp(stages->Get(s)->name()->c_str(), name) == 0) return static_cast<int>(s);
+    // Length and bytes, not strcmp: arm-none-eabi-gcc -Os misreads the FlatBuffers string
+    // through strcmp as a 0-byte region (-Wstringop-overread).
+    const flatbuffers::String* stage = stages->Get(s)->name();
+    const size_t length = std::strlen(name);
+    if (stage->size() == length && std::memcmp(stage->data(), name, length) == 0) return static_cast<int>(s);
   }
   return -1;
 }

@@ -11,3 +11,4 @@
 #include "focal/session.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
+#include "focal/tokenizer.h"

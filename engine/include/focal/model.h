@@ -30,6 +30,7 @@ struct OpInfo {
   const char* kind = "";  // "Dense", "Attention", ...
   int input_count = 0;
   int output_count = 0;
+  int attention_heads = 0;  // query heads of a MultiHeadAttention op; 0 for other ops
 };
 
 struct StageInfo {

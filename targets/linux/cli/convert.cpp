@@ -23,7 +23,8 @@ const char* kUsage =
     "usage: focal convert (--preset NAME | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--dtype f32|f16|bf16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--strict]\n"
-    "                     [--self-test DIR [--self-test-tolerance T]] -o MODEL.focal\n"
+    "                     [--self-test DIR [--self-test-tolerance T]]\n"
+    "                     [--tokenizer SPEC] [--target-tokenizer SPEC] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
     "the preset's architecture (or the layers of a declarative spec, converter/README.md)\n"
@@ -32,7 +33,9 @@ const char* kUsage =
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "--self-test DIR stores DIR/inputs/<input>.npy and DIR/expected/<output>.npy as a\n"
     "self-test (|got - want| <= T + T |want|, T = 1e-4 by default), runs it on the\n"
-    "written model, and `focal verify` reruns it on the device.\n";
+    "written model, and `focal verify` reruns it on the device.\n"
+    "--tokenizer stores the tokenizer (a seq2seq model's source side; --target-tokenizer its\n"
+    "output side): bpe:VOCAB.json:MERGES.txt (GPT-2) or chars:TOKENS.json[:KEY].\n";
 
 #if FOCAL_HAVE_CONVERT
 bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, bool* list) {
@@ -63,6 +66,10 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       o->self_test_dir = argv[++i];
     } else if (arg == "--self-test-tolerance" && has_value) {
       o->self_test_atol = o->self_test_rtol = static_cast<float>(std::atof(argv[++i]));
+    } else if (arg == "--tokenizer" && has_value) {
+      o->tokenizer = argv[++i];
+    } else if (arg == "--target-tokenizer" && has_value) {
+      o->target_tokenizer = argv[++i];
     } else if (arg == "--strict") {
       o->strict = true;
     } else if (arg == "-o" && has_value) {

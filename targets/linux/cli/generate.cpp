@@ -1,6 +1,8 @@
-// focal generate MODEL --prompt-ids 1,2,3 --max-new N [--temperature T --top-k K
-//                --top-p P --seed S] [--end-id ID] [--ids] [--threads N]
-// Continues a prompt with a decoder-only model, printing each token id as it comes.
+// focal generate MODEL (--prompt TEXT | --prompt-ids 1,2,3 | --source TEXT | --source-ids 1,2,3)
+//                --max-new N [--temperature T --top-k K --top-p P --seed S] [--beam K]
+//                [--end-id ID] [--ids] [--attention-out FILE.npy] [--threads N]
+// Decoder-only models continue a prompt (tokens stream as they are produced);
+// sequence-to-sequence models (stages encode/decode) translate a source.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,9 @@
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/generate.h"
+#include "focal/tokenizer.h"
+#include "focal/translate.h"
+#include "readers/npy.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -18,18 +23,28 @@ namespace cli {
 namespace {
 
 const char* kUsage =
-    "usage: focal generate MODEL.focal --prompt-ids 1,2,3 --max-new N\n"
-    "                      [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
-    "                      [--end-id ID] [--ids] [--threads N]\n"
-    "Prefills the prompt, then generates up to N tokens (greedy unless --temperature > 0),\n"
-    "printing them as they are produced. --ids prints only the generated ids, on one line.\n";
+    "usage: focal generate MODEL.focal (--prompt TEXT | --prompt-ids 1,2,3 | --source TEXT |\n"
+    "                      --source-ids 1,2,3) --max-new N [--temperature T] [--top-k K]\n"
+    "                      [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
+    "                      [--attention-out FILE.npy] [--threads N]\n"
+    "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
+    "--temperature > 0), printing them as they come. A sequence-to-sequence model encodes the\n"
+    "source and decodes up to N tokens greedily or with a beam of K. Text goes through the\n"
+    "tokenizer stored in the model. --ids prints only the generated ids, on one line.\n"
+    "--attention-out saves the alignment [target, source] (seq2seq) or the last layer's\n"
+    "attention averaged over heads for the generated tokens [target, positions] (decoders).\n";
 
 struct Options {
   const char* model = nullptr;
-  std::vector<int32_t> prompt;
+  std::string text;
+  std::vector<int32_t> ids;
+  bool seq2seq_input = false;  // --source / --source-ids
   SamplingOptions sampling;
-  GenerateOptions generate;
+  size_t max_new = 16;
+  int32_t end_id = -2;  // -2: the tokenizer's eos (or none)
+  size_t beam = 1;
   bool ids_only = false;
+  std::string attention_out;
   int threads = 1;
 };
 
@@ -38,22 +53,28 @@ bool parse_ids(const char* text, std::vector<int32_t>* ids) {
   while (*p != '\0') {
     char* end = nullptr;
     const long value = std::strtol(p, &end, 10);
-    if (end == p || value < INT32_MIN || value > INT32_MAX) return false;
+    if (end == p || value < INT32_MIN || value > INT32_MAX || (*end != ',' && *end != '\0')) return false;
     ids->push_back(static_cast<int32_t>(value));
     p = *end == ',' ? end + 1 : end;
-    if (*end != ',' && *end != '\0') return false;
   }
   return !ids->empty();
 }
 
 bool parse(int argc, char** argv, Options* o) {
+  int inputs = 0;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    if (arg == "--prompt-ids" && has_value) {
-      if (!parse_ids(argv[++i], &o->prompt)) return false;
+    if ((arg == "--prompt" || arg == "--source") && has_value) {
+      o->text = argv[++i];
+      o->seq2seq_input = arg == "--source";
+      ++inputs;
+    } else if ((arg == "--prompt-ids" || arg == "--source-ids") && has_value) {
+      if (!parse_ids(argv[++i], &o->ids)) return false;
+      o->seq2seq_input = arg == "--source-ids";
+      ++inputs;
     } else if (arg == "--max-new" && has_value) {
-      o->generate.max_new_tokens = static_cast<size_t>(std::atoll(argv[++i]));
+      o->max_new = static_cast<size_t>(std::atoll(argv[++i]));
     } else if (arg == "--temperature" && has_value) {
       o->sampling.temperature = static_cast<float>(std::atof(argv[++i]));
     } else if (arg == "--top-k" && has_value) {
@@ -62,8 +83,12 @@ bool parse(int argc, char** argv, Options* o) {
       o->sampling.top_p = static_cast<float>(std::atof(argv[++i]));
     } else if (arg == "--seed" && has_value) {
       o->sampling.seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--beam" && has_value) {
+      o->beam = static_cast<size_t>(std::atoll(argv[++i]));
     } else if (arg == "--end-id" && has_value) {
-      o->generate.end_token = std::atoi(argv[++i]);
+      o->end_id = std::atoi(argv[++i]);
+    } else if (arg == "--attention-out" && has_value) {
+      o->attention_out = argv[++i];
     } else if (arg == "--ids") {
       o->ids_only = true;
     } else if (arg == "--threads" && has_value) {
@@ -75,19 +100,133 @@ bool parse(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  return o->model != nullptr && !o->prompt.empty();
+  return o->model != nullptr && inputs == 1 && o->max_new > 0 && o->beam > 0;
 }
 
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-bool print_token(int32_t token, void* user) {
-  bool* first = static_cast<bool*>(user);
-  std::printf(*first ? "%d" : " %d", static_cast<int>(token));
-  std::fflush(stdout);
-  *first = false;
-  return true;
+// Text through the model's tokenizer (or the given ids).
+Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
+  if (o.text.empty()) return o.ids;
+  auto tokenizer = Tokenizer::from_model(model);
+  if (!tokenizer.ok()) return tokenizer.status();
+  std::vector<int32_t> ids(o.text.size() + 1);
+  std::vector<uint32_t> scratch(Tokenizer::encode_scratch_bytes(o.text.size()) / 4 + 1);
+  auto count = tokenizer->encode(o.text.data(), o.text.size(), ids.data(), ids.size(), scratch.data(),
+                                 scratch.size() * 4);
+  if (!count.ok()) return count.status();
+  ids.resize(count.value());
+  if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
+  return ids;
+}
+
+// Prints a token as text (through the output-side tokenizer) or as an id.
+struct Printer {
+  const Tokenizer* tokenizer = nullptr;
+  bool ids_only = false;
+  bool first = true;
+  void print(int32_t token) {
+    if (!ids_only && tokenizer != nullptr) {
+      char text[256];
+      auto n = tokenizer->decode_token(token, text, sizeof(text));
+      if (n.ok()) std::fwrite(text, 1, n.value(), stdout);
+    } else {
+      std::printf(first ? "%d" : " %d", static_cast<int>(token));
+    }
+    first = false;
+    std::fflush(stdout);
+  }
+};
+
+// Decoder-only: the attention of the last MultiHeadAttention op, averaged over heads, for
+// the query that produced each token ([1, heads, q, kv] captured per run: q is the
+// prompt's length for the first token, then 1).
+struct DecoderRun {
+  Printer* printer;
+  Session* session;
+  std::vector<float>* capture;
+  std::vector<float>* rows;  // [target, context]
+  size_t heads, context, queries;
+  static bool on_token(int32_t token, void* user) {
+    auto* run = static_cast<DecoderRun*>(user);
+    run->printer->print(token);
+    if (run->rows != nullptr) {
+      const size_t kv = static_cast<size_t>(run->session->cached_length());
+      std::vector<float> row(run->context, 0.0f);
+      for (size_t h = 0; h < run->heads; ++h) {
+        const float* w = run->capture->data() + (h * run->queries + run->queries - 1) * kv;
+        for (size_t j = 0; j < kv && j < run->context; ++j) row[j] += w[j] / float(run->heads);
+      }
+      run->rows->insert(run->rows->end(), row.begin(), row.end());
+      run->queries = 1;
+    }
+    return true;
+  }
+};
+
+int last_attention_op(const Model& m) {
+  int last = -1;
+  for (int o = 0; o < m.op_count(); ++o) {
+    if (m.op(o).attention_heads > 0) last = o;
+  }
+  return last;
+}
+
+Status run_decoder(Session& session, const Options& o, const std::vector<int32_t>& prompt, Printer& printer,
+                   std::vector<float>* alignment, size_t* alignment_cols) {
+  const int logits = session.find_output("logits");
+  if (logits < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no 'logits' output");
+  const size_t vocab = static_cast<size_t>(session.model().tensor(session.model().output_tensor(logits)).shape.dims[1]);
+  std::vector<uint32_t> scratch(sampler_scratch_bytes(vocab) / 4 + 1);
+  auto sampler = Sampler::create(o.sampling, vocab, scratch.data(), scratch.size() * 4);
+  if (!sampler.ok()) return sampler.status();
+  GenerateOptions options;
+  options.max_new_tokens = o.max_new;
+  auto tokenizer = Tokenizer::from_model(session.model());
+  options.end_token = o.end_id != -2 ? o.end_id : (tokenizer.ok() ? tokenizer->eos_id() : -1);
+  std::vector<float> capture;
+  DecoderRun run{&printer, &session, &capture, nullptr, 0, 0, prompt.size()};
+  if (alignment != nullptr) {
+    const int op = last_attention_op(session.model());
+    if (op < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no attention op to capture");
+    run.heads = static_cast<size_t>(session.model().op(op).attention_heads);
+    run.context = static_cast<size_t>(session.cache_capacity());
+    capture.assign(run.heads * prompt.size() * run.context, 0.0f);
+    FOCAL_RETURN_IF_ERROR(session.capture_attention(op, capture.data(), capture.size()));
+    run.rows = alignment;
+    *alignment_cols = run.context;
+  }
+  return generate(session, prompt.data(), prompt.size(), sampler.value(), options, DecoderRun::on_token, &run);
+}
+
+Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t>& source, Printer& printer,
+                   std::vector<float>* alignment, size_t* alignment_cols) {
+  TranslateOptions options;
+  options.max_steps = o.max_new;
+  options.beam_width = o.beam;
+  auto target = Tokenizer::from_model(session.model(), true);
+  if (target.ok()) {
+    options.bos_id = target->bos_id() >= 0 ? target->bos_id() : options.bos_id;
+    options.eos_id = target->eos_id();
+  }
+  if (o.end_id != -2) options.eos_id = o.end_id;
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, source.size()) / 8 + 1);
+  std::vector<int32_t> tokens(o.max_new);
+  std::vector<float> align(o.max_new * source.size());
+  auto result = translate(session, source.data(), source.size(), options, scratch.data(), scratch.size() * 8,
+                          tokens.data(), align.data());
+  if (!result.ok()) return result.status();
+  for (size_t t = 0; t < result->length; ++t) {
+    if (tokens[t] == options.eos_id && !o.ids_only) break;  // the text ends before eos
+    printer.print(tokens[t]);
+  }
+  if (alignment != nullptr) {
+    alignment->assign(align.begin(), align.begin() + static_cast<long>(result->length * source.size()));
+    *alignment_cols = source.size();
+  }
+  return Status();
 }
 
 }  // namespace
@@ -107,34 +246,37 @@ int generate_command(int argc, char** argv) {
   ThreadPool pool(o.threads);
   SessionOptions options;
   options.parallel = &pool;
+  if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
   const auto needed = Session::required_arena_bytes(loaded->model, options);
-  if (!needed.ok()) {
-    std::fprintf(stderr, "focal generate: %s\n", needed.status().message());
-    return 1;
+  Status status = needed.status();
+  std::unique_ptr<void, FreeDeleter> arena;
+  std::vector<float> alignment;
+  size_t columns = 0;
+  if (status.ok()) {
+    arena.reset(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
+    auto session = Session::create(loaded->model, options, arena.get(), needed.value());
+    const bool seq2seq = session.ok() && session->find_stage("encode") >= 0;
+    auto ids = input_ids(loaded->model, o);
+    status = !session.ok() ? session.status() : ids.status();
+    if (status.ok() && seq2seq != o.seq2seq_input) {
+      status = Status::error(StatusCode::kInvalidArgument, seq2seq ? "a sequence-to-sequence model takes --source"
+                                                                   : "a decoder-only model takes --prompt");
+    }
+    if (status.ok()) {
+      auto output_tokenizer = Tokenizer::from_model(loaded->model, seq2seq);
+      Printer printer{output_tokenizer.ok() ? &output_tokenizer.value() : nullptr, o.ids_only};
+      std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
+      status = seq2seq ? run_seq2seq(session.value(), o, ids.value(), printer, align, &columns)
+                       : run_decoder(session.value(), o, ids.value(), printer, align, &columns);
+      std::printf("\n");
+    }
   }
-  std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
-  auto session = Session::create(loaded->model, options, arena.get(), needed.value());
-  if (!session.ok()) {
-    std::fprintf(stderr, "focal generate: %s\n", session.status().message());
-    return 1;
+  if (status.ok() && !o.attention_out.empty()) {
+    const std::vector<int64_t> shape = {static_cast<int64_t>(columns ? alignment.size() / columns : 0),
+                                        static_cast<int64_t>(columns)};
+    status = convert::write_npy(o.attention_out, convert::ElementType::kF32, shape, alignment.data(),
+                                alignment.size() * sizeof(float));
   }
-  const int logits = session->find_output("logits");
-  const size_t vocab = logits < 0 ? 0 : static_cast<size_t>(session->model().tensor(session->model().output_tensor(logits)).shape.dims[1]);
-  std::vector<uint32_t> scratch((sampler_scratch_bytes(vocab) + 3) / 4 + 1);
-  auto sampler = Sampler::create(o.sampling, vocab, scratch.data(), scratch.size() * 4);
-  if (!sampler.ok()) {
-    std::fprintf(stderr, "focal generate: %s\n", sampler.status().message());
-    return 1;
-  }
-  if (!o.ids_only) {
-    std::printf("prompt:");
-    for (int32_t id : o.prompt) std::printf(" %d", static_cast<int>(id));
-    std::printf("\ngenerated: ");
-  }
-  bool first = true;
-  const Status status = generate(session.value(), o.prompt.data(), o.prompt.size(), sampler.value(),
-                                 o.generate, print_token, &first);
-  std::printf("\n");
   if (!status.ok()) {
     std::fprintf(stderr, "focal generate: %s\n", status.message());
     return 1;

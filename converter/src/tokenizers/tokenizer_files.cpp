@@ -1,0 +1,100 @@
+#include "tokenizers/tokenizer_files.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+namespace focal {
+namespace convert {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+Result<nlohmann::json> read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) return Status::error(StatusCode::kInvalidArgument, "'%s' is not valid JSON", path.c_str());
+  return j;
+}
+
+void find_specials(TokenizerSpec* spec) {
+  for (size_t id = 0; id < spec->vocab.size(); ++id) {
+    const std::string& t = spec->vocab[id];
+    const int32_t i = static_cast<int32_t>(id);
+    if (t == "<|endoftext|>") spec->bos_id = spec->eos_id = i;
+    if (t == "<pad>") spec->pad_id = i;
+    if (t == "<bos>" || t == "<s>") spec->bos_id = i;
+    if (t == "<eos>" || t == "</s>") spec->eos_id = i;
+    if (t == "<unk>") spec->unk_id = i;
+  }
+}
+
+Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string& merges_path) {
+  Result<nlohmann::json> vocab = read_json(vocab_path);
+  if (!vocab.ok()) return vocab.status();
+  if (!vocab->is_object()) return Status::error(StatusCode::kInvalidArgument, "'%s' is not {token: id}", vocab_path.c_str());
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_ByteLevelBpe;
+  spec.vocab.resize(vocab->size());
+  for (auto it = vocab->begin(); it != vocab->end(); ++it) {
+    const int64_t id = it.value().is_number_integer() ? it.value().get<int64_t>() : -1;
+    if (id < 0 || id >= static_cast<int64_t>(spec.vocab.size()) || !spec.vocab[size_t(id)].empty()) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s': token '%s' has a bad or repeated id",
+                           vocab_path.c_str(), it.key().c_str());
+    }
+    spec.vocab[size_t(id)] = it.key();
+  }
+  std::ifstream merges(merges_path);
+  if (!merges) return Status::error(StatusCode::kIoError, "cannot open '%s'", merges_path.c_str());
+  std::string line;
+  size_t number = 0;
+  while (std::getline(merges, line)) {
+    ++number;
+    if (line.empty() || line.rfind("#version", 0) == 0) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == line.size()) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s' line %zu is not 'a b'", merges_path.c_str(), number);
+    }
+    spec.merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+  }
+  find_specials(&spec);
+  return spec;
+}
+
+Result<TokenizerSpec> read_characters(const std::string& path, const std::string& key) {
+  Result<nlohmann::json> file = read_json(path);
+  if (!file.ok()) return file.status();
+  const nlohmann::json& list = key.empty() ? file.value() : file.value().value(key, nlohmann::json());
+  if (!list.is_array()) {
+    return Status::error(StatusCode::kInvalidArgument, "'%s'%s%s is not a list of tokens", path.c_str(),
+                         key.empty() ? "" : " key ", key.c_str());
+  }
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_Characters;
+  for (const auto& token : list) spec.vocab.push_back(token.get<std::string>());
+  find_specials(&spec);
+  return spec;
+}
+
+}  // namespace
+
+Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
+  const std::vector<std::string> parts = split(spec, ':');
+  if (parts.size() == 3 && parts[0] == "bpe") return read_bpe(parts[1], parts[2]);
+  if ((parts.size() == 2 || parts.size() == 3) && parts[0] == "chars") {
+    return read_characters(parts[1], parts.size() == 3 ? parts[2] : "");
+  }
+  return Status::error(StatusCode::kInvalidArgument,
+                       "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt or chars:TOKENS.json[:KEY]", spec.c_str());
+}
+
+}  // namespace convert
+}  // namespace focal

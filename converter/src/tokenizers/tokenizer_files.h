@@ -1,0 +1,21 @@
+// Tokenizers from their usual files, for `focal convert --tokenizer SPEC`:
+//   bpe:VOCAB.json:MERGES.txt   GPT-2's byte-level BPE (vocab.json {token: id},
+//                               merges.txt "#version" line then "a b" per merge)
+//   chars:TOKENS.json[:KEY]     a character-level vocabulary: a JSON list of tokens in id
+//                               order (or the list under KEY of a JSON object)
+// Special tokens are recognized by name: <|endoftext|> (GPT-2's bos and eos), and <pad>,
+// <bos>, <eos>, <unk> (or <s>, </s>).
+#pragma once
+
+#include <string>
+
+#include "focal/status.h"
+#include "model_writer.h"
+
+namespace focal {
+namespace convert {
+
+Result<TokenizerSpec> read_tokenizer(const std::string& spec);
+
+}  // namespace convert
+}  // namespace focal

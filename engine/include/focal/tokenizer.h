@@ -1,0 +1,56 @@
+// Text to token ids and back, with the tokenizer stored in the model file: GPT-2's
+// byte-level BPE and character-level vocabularies. A Tokenizer is a view over the model's
+// bytes (lookups are binary searches in tables the converter sorted), so it allocates
+// nothing; encoding works in caller scratch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "focal/model.h"
+#include "focal/status.h"
+
+namespace focal {
+
+namespace fb {
+struct Tokenizer;
+}
+
+class Tokenizer {
+ public:
+  // The model's tokenizer, or with `target` its target_tokenizer (a seq2seq model's output
+  // side); kInvalidArgument when the model has none or of a kind this engine lacks.
+  static Result<Tokenizer> from_model(const Model& model, bool target = false);
+
+  size_t vocab_size() const;
+  int32_t bos_id() const;
+  int32_t eos_id() const;
+  int32_t unk_id() const;
+  const char* kind() const;  // "byte-level-bpe", "characters"
+
+  // Scratch bytes encode() needs for `text_bytes` of text.
+  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 8 + 64; }
+
+  // UTF-8 text to ids (no bos/eos added). kResourceExhausted when `capacity` ids or the
+  // scratch are too few; characters outside a character vocabulary become unk_id (or an
+  // error when there is none).
+  Result<size_t> encode(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch,
+                        size_t scratch_bytes) const;
+
+  // The bytes of one token (a BPE token may end inside a UTF-8 character; the
+  // concatenation of consecutive tokens is the decoded text). kOutOfRange for a bad id.
+  Result<size_t> decode_token(int32_t id, char* out, size_t capacity) const;
+
+ private:
+  explicit Tokenizer(const fb::Tokenizer* t) : t_(t) {}
+  int32_t find(const char* text, size_t bytes) const;  // id of the exact string, or -1
+  int32_t merge(int32_t left, int32_t right, int32_t* rank) const;
+  Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, int32_t* work,
+                            size_t work_count) const;
+  Result<size_t> encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const;
+
+  const fb::Tokenizer* t_;
+  int32_t byte_token_[256] = {};  // BPE: the token of each byte's unicode character
+};
+
+}  // namespace focal
