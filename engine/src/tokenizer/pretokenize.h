@@ -1,7 +1,7 @@
 // GPT-2's pre-tokenization, the regex
 //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// as a scanner. \p{L} is ASCII letters plus every non-ASCII character, \p{N} ASCII digits
-// (an approximation for non-ASCII text: exact for ASCII, which the bundled models use).
+// as a scanner over UTF-8 characters: exact for ASCII; beyond it, an approximation of the
+// Unicode classes (pretokenize.cpp says which characters count as what).
 #pragma once
 
 #include <cstddef>
