@@ -465,18 +465,19 @@ Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
   }
   const int64_t size = t->vocab()->size();
   for (int32_t id : {t->unk_id(), t->bos_id(), t->eos_id(), t->pad_id()}) {
-    if (id < -1 || id >= size) return invalid("%s: special token id %d outside the vocabulary", which, id);
+    if (id < -1 || id >= size) return invalid("%s: special token id %d outside the vocabulary", which, static_cast<int>(id));
   }
   const flatbuffers::String* previous = nullptr;
   for (int32_t id : *t->sorted_vocab()) {
-    if (id < 0 || id >= size) return invalid("%s: sorted_vocab names id %d of %lld", which, id, static_cast<long long>(size));
+    if (id < 0 || id >= size) return invalid("%s: sorted_vocab names id %d of %lld", which, static_cast<int>(id),
+                                              static_cast<long long>(size));
     const flatbuffers::String* s = t->vocab()->Get(static_cast<uint32_t>(id));
-    if (s == nullptr) return invalid("%s: vocab entry %d is missing", which, id);
+    if (s == nullptr) return invalid("%s: vocab entry %d is missing", which, static_cast<int>(id));
     if (previous != nullptr) {
       const size_t n = previous->size() < s->size() ? previous->size() : s->size();
       const int c = std::memcmp(previous->data(), s->data(), n);
       if (c > 0 || (c == 0 && previous->size() >= s->size())) {
-        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which, id);
+        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which, static_cast<int>(id));
       }
     }
     previous = s;  // strictly increasing strings also rule out repeated ids

@@ -10,6 +10,7 @@ int verify_command(int argc, char** argv);
 int run_command(int argc, char** argv);
 int convert_command(int argc, char** argv);
 int generate_command(int argc, char** argv);
+int attention_command(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace focal

@@ -19,7 +19,8 @@ const Command kCommands[] = {
     {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
     {"run", "run a model on .npy inputs, write .npy outputs", focal::cli::run_command},
     {"convert", "convert checkpoints to a verified .focal model", focal::cli::convert_command},
-    {"generate", "continue a prompt with a decoder-only model", focal::cli::generate_command},
+    {"generate", "continue a prompt, or translate a source", focal::cli::generate_command},
+    {"attention", "draw attention weights as a heatmap (SVG, PNG)", focal::cli::attention_command},
 };
 
 void print_usage(std::FILE* out) {

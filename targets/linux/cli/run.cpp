@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "cli/npy_inputs.h"
 #include "focal/session.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
@@ -61,52 +62,6 @@ bool parse(int argc, char** argv, Options* o) {
   return o->model != nullptr && !o->output_dir.empty();
 }
 
-// The array's values in the input's dtype, refusing conversions that could lose values.
-Result<std::vector<uint8_t>> input_bytes(const convert::CheckpointTensor& array, DType dtype,
-                                         const std::string& name) {
-  const std::vector<float> values = array.to_f32();
-  const bool integral = array.type == convert::ElementType::kI64 || array.type == convert::ElementType::kI32 ||
-                        array.type == convert::ElementType::kI16 || array.type == convert::ElementType::kI8 ||
-                        array.type == convert::ElementType::kU8;
-  std::vector<uint8_t> bytes(values.size() * 4);
-  if (dtype == DType::kF32) {
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-  }
-  if (dtype == DType::kI32 && integral) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const int32_t v = static_cast<int32_t>(values[i]);
-      std::memcpy(bytes.data() + i * 4, &v, 4);
-    }
-    return bytes;
-  }
-  return Status::error(StatusCode::kInvalidArgument, "input '%s' is %s but the array is %s", name.c_str(),
-                       dtype_name(dtype), convert::element_type_name(array.type));
-}
-
-Status set_inputs(Session& session, const Options& o) {
-  for (const auto& input : o.inputs) {
-    const int index = session.find_input(input.first.c_str());
-    if (index < 0) {
-      return Status::error(StatusCode::kInvalidArgument, "the model has no input '%s'", input.first.c_str());
-    }
-    auto file = convert::read_npy(input.second);
-    if (!file.ok()) return file.status();
-    const convert::CheckpointTensor& array = file->tensors[0];
-    if (array.shape.size() > static_cast<size_t>(kMaxRank)) {
-      return Status::error(StatusCode::kInvalidArgument, "%s has more than %d dims", input.second.c_str(), kMaxRank);
-    }
-    Shape shape;
-    shape.rank = static_cast<int>(array.shape.size());
-    for (int d = 0; d < shape.rank; ++d) shape.dims[d] = array.shape[static_cast<size_t>(d)];
-    const TensorInfo info = session.model().tensor(session.model().input_tensor(index));
-    auto bytes = input_bytes(array, info.dtype, input.first);
-    if (!bytes.ok()) return bytes.status();
-    FOCAL_RETURN_IF_ERROR(session.set_input(index, shape, bytes->data(), bytes->size()));
-  }
-  return Status();
-}
-
 Status write_outputs(const Session& session, const std::string& dir) {
   for (int i = 0; i < session.output_count(); ++i) {
     const TensorView out = session.output(i);
@@ -143,7 +98,7 @@ int run_command(int argc, char** argv) {
   }
   std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
   auto session = Session::create(loaded->model, options, arena.get(), needed.value());
-  Status status = session.ok() ? set_inputs(session.value(), o) : session.status();
+  Status status = session.ok() ? set_npy_inputs(session.value(), o.inputs) : session.status();
   if (status.ok()) status = session->run();
   if (status.ok()) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures

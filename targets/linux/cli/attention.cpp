@@ -1,0 +1,198 @@
+// focal attention MODEL --input NAME=FILE.npy [...] --layer L --head H (--svg OUT | --png OUT)
+// focal attention --matrix FILE.npy [--row-labels a,b,..] [--col-labels ...] (--svg | --png)
+// Runs the model once and draws the softmax weights of attention layer L (the L-th
+// MultiHeadAttention op), head H, batch row 0, with the input tokens on both axes when the
+// model has a tokenizer; or draws a saved [rows, cols] matrix (an alignment from `focal
+// generate --attention-out`). A terminal preview is printed either way.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/loaded_model.h"
+#include "cli/npy_inputs.h"
+#include "focal/session.h"
+#include "focal/tokenizer.h"
+#include "heatmap.h"
+#include "readers/npy.h"
+
+namespace focal {
+namespace cli {
+namespace {
+
+const char* kUsage =
+    "usage: focal attention MODEL.focal --input NAME=FILE.npy [...] [--layer L] [--head H]\n"
+    "                       (--svg OUT.svg | --png OUT.png)\n"
+    "       focal attention --matrix FILE.npy [--row-labels a,b,...] [--col-labels x,y,...]\n"
+    "                       [--title TEXT] (--svg OUT.svg | --png OUT.png)\n"
+    "Draws attention weights as a heatmap with a colour scale: layer L's head H (defaults 0)\n"
+    "for batch row 0 of a model run (tokens on both axes when the model has a tokenizer),\n"
+    "or a saved [rows, cols] matrix such as `focal generate --attention-out`. Also prints a\n"
+    "preview in the terminal.\n";
+
+struct Options {
+  const char* model = nullptr;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::string matrix, svg, png, title;
+  std::vector<std::string> row_labels, col_labels;
+  int layer = 0, head = 0;
+};
+
+std::vector<std::string> split_labels(const std::string& text) {
+  std::vector<std::string> labels;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) labels.push_back(item);
+  return labels;
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--input" && has_value) {
+      const std::string spec = argv[++i];
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0) return false;
+      o->inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (arg == "--layer" && has_value) {
+      o->layer = std::atoi(argv[++i]);
+    } else if (arg == "--head" && has_value) {
+      o->head = std::atoi(argv[++i]);
+    } else if (arg == "--svg" && has_value) {
+      o->svg = argv[++i];
+    } else if (arg == "--png" && has_value) {
+      o->png = argv[++i];
+    } else if (arg == "--matrix" && has_value) {
+      o->matrix = argv[++i];
+    } else if (arg == "--title" && has_value) {
+      o->title = argv[++i];
+    } else if (arg == "--row-labels" && has_value) {
+      o->row_labels = split_labels(argv[++i]);
+    } else if (arg == "--col-labels" && has_value) {
+      o->col_labels = split_labels(argv[++i]);
+    } else if (arg[0] != '-' && o->model == nullptr) {
+      o->model = argv[i];
+    } else {
+      return false;
+    }
+  }
+  const bool one_source = (o->model != nullptr) != !o->matrix.empty();
+  return one_source && (!o->svg.empty() || !o->png.empty()) && o->layer >= 0 && o->head >= 0;
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+Result<Heatmap> from_matrix(const Options& o) {
+  auto file = convert::read_npy(o.matrix);
+  if (!file.ok()) return file.status();
+  const convert::CheckpointTensor& t = file->tensors[0];
+  if (t.shape.size() != 2) return Status::error(StatusCode::kInvalidArgument, "%s is not a 2-D matrix", o.matrix.c_str());
+  Heatmap map;
+  map.rows = size_t(t.shape[0]);
+  map.cols = size_t(t.shape[1]);
+  map.values = t.to_f32();
+  map.row_labels = o.row_labels;
+  map.col_labels = o.col_labels;
+  map.title = o.title.empty() ? o.matrix : o.title;
+  return map;
+}
+
+// The tokens of input_ids (row 0) as text, when the model has a tokenizer.
+std::vector<std::string> token_labels(const Session& s) {
+  std::vector<std::string> labels;
+  const int ids_input = s.find_input("input_ids");
+  auto tokenizer = Tokenizer::from_model(s.model());
+  if (ids_input < 0 || !tokenizer.ok()) return labels;
+  const TensorView ids = s.tensor_view(s.model().input_tensor(ids_input));
+  const int64_t count = ids.shape.rank == 2 ? ids.shape.dims[1] : 0;
+  for (int64_t i = 0; i < count; ++i) {
+    char text[128];
+    auto n = tokenizer->decode_token(static_cast<const int32_t*>(ids.data)[i], text, sizeof(text));
+    labels.push_back(n.ok() ? std::string(text, n.value()) : "?");
+  }
+  return labels;
+}
+
+Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>* arena) {
+  const auto loaded = load_model_or_report("attention", o.model);
+  if (!loaded) return Status::error(StatusCode::kInvalidArgument, "cannot load the model");
+  const Model& m = loaded->model;
+  int op = -1, seen = 0;
+  for (int i = 0; i < m.op_count() && op < 0; ++i) {
+    if (m.op(i).attention_heads > 0 && seen++ == o.layer) op = i;
+  }
+  if (op < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no attention layer %d", o.layer);
+  const int heads = m.op(op).attention_heads;
+  if (o.head >= heads) return Status::error(StatusCode::kInvalidArgument, "layer %d has %d heads", o.layer, heads);
+  const auto needed = Session::required_arena_bytes(m, SessionOptions());
+  if (!needed.ok()) return needed.status();
+  arena->reset(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
+  auto session = Session::create(m, SessionOptions(), arena->get(), needed.value());
+  if (!session.ok()) return session.status();
+  FOCAL_RETURN_IF_ERROR(set_npy_inputs(session.value(), o.inputs));
+  // Room for the planned maximum: [batch, heads, q, kv] with q, kv <= the largest dim.
+  int64_t largest = 1;
+  for (int s = 0; s < m.symbol_count(); ++s) largest = std::max(largest, m.symbol(s).max);
+  std::vector<float> weights(size_t(largest) * size_t(largest) * size_t(heads) * size_t(largest));
+  FOCAL_RETURN_IF_ERROR(session->capture_attention(op, weights.data(), weights.size()));
+  FOCAL_RETURN_IF_ERROR(session->run());
+  const int64_t queries = session->tensor_view(m.op_input(op, 0)).shape.dims[1];
+  const int64_t keys = session->cached_length() > 0 ? session->cached_length() : queries;
+  Heatmap map;
+  map.rows = size_t(queries);
+  map.cols = size_t(keys);
+  map.values.assign(weights.begin() + long(size_t(o.head) * map.rows * map.cols),
+                    weights.begin() + long(size_t(o.head + 1) * map.rows * map.cols));
+  map.row_labels = token_labels(session.value());
+  map.col_labels = map.row_labels;
+  map.title = std::string(m.op(op).name) + ", head " + std::to_string(o.head);
+  return map;
+}
+
+Status write_file(const std::string& path, const void* data, size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  return out.flush() ? Status() : Status::error(StatusCode::kIoError, "cannot write '%s'", path.c_str());
+}
+
+}  // namespace
+
+int attention_command(int argc, char** argv) {
+  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Options o;
+  if (!parse(argc, argv, &o)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::unique_ptr<void, FreeDeleter> arena;
+  Result<Heatmap> map = o.model != nullptr ? from_model(o, &arena) : from_matrix(o);
+  Status status = map.status();
+  if (status.ok() && !o.svg.empty()) {
+    const std::string svg = heatmap_svg(map.value());
+    status = write_file(o.svg, svg.data(), svg.size());
+  }
+  if (status.ok() && !o.png.empty()) {
+    auto png = heatmap_png(map.value());
+    status = png.ok() ? write_file(o.png, png->data(), png->size()) : png.status();
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "focal attention: %s\n", status.message());
+    return 1;
+  }
+  std::printf("%s\n%s", map->title.c_str(), heatmap_terminal(map.value()).c_str());
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace focal
