@@ -11,6 +11,7 @@ int run_command(int argc, char** argv);
 int convert_command(int argc, char** argv);
 int generate_command(int argc, char** argv);
 int attention_command(int argc, char** argv);
+int bench_command(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace focal

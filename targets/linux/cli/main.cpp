@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"convert", "convert checkpoints to a verified .focal model", focal::cli::convert_command},
     {"generate", "continue a prompt, or translate a source", focal::cli::generate_command},
     {"attention", "draw attention weights as a heatmap (SVG, PNG)", focal::cli::attention_command},
+    {"bench", "time a model on this device (latency, tokens/s, memory, per-op)", focal::cli::bench_command},
 };
 
 void print_usage(std::FILE* out) {

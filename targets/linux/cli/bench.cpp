@@ -1,0 +1,402 @@
+// focal bench MODEL [--seq N] [--prompt N --gen N] [--threads T] [--warmup W] [--repeat R]
+//                   [--no-peak] [--json]
+// Times a model on this device: latency percentiles, prefill and decode tokens/s, time to
+// first token (decoders), arena and KV-cache bytes, peak RSS, GFLOP/s of the matrix work
+// and its fraction of this core's measured FMA peak, a per-op time table, the CPU and the
+// instruction sets in use. --json prints one object (docs/bench.schema.json).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/loaded_model.h"
+#include "focal/attention.h"
+#include "focal/gemm.h"
+#include "focal/session.h"
+#include "focal/translate.h"
+#include "machine_peak.h"
+#include "thread_pool.h"
+
+namespace focal {
+namespace cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* kUsage =
+    "usage: focal bench MODEL.focal [--seq N] [--prompt N --gen N] [--threads T]\n"
+    "                   [--warmup W] [--repeat R] [--no-peak] [--json]\n"
+    "Runs the model on synthetic inputs and reports latency (p50/p90/p99 over R runs after\n"
+    "W warm-ups), tokens/s, memory and a per-op time table. Decoders (a KV cache): a prefill\n"
+    "of --prompt tokens, then --gen decode steps, timed one by one. Sequence-to-sequence\n"
+    "models: a --seq source, then --gen greedy steps. Others: one run at --seq tokens.\n"
+    "--no-peak skips measuring the FMA peak (2 s). --json prints docs/bench.schema.json.\n";
+
+struct Options {
+  const char* model = nullptr;
+  int64_t seq = 0, prompt = 32, gen = 32;
+  int threads = 1, warmup = 2, repeat = 10;
+  bool json = false, peak = true;
+};
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--seq" && has_value) o->seq = std::atoll(argv[++i]);
+    else if (arg == "--prompt" && has_value) o->prompt = std::atoll(argv[++i]);
+    else if (arg == "--gen" && has_value) o->gen = std::atoll(argv[++i]);
+    else if (arg == "--threads" && has_value) o->threads = std::atoi(argv[++i]);
+    else if (arg == "--warmup" && has_value) o->warmup = std::atoi(argv[++i]);
+    else if (arg == "--repeat" && has_value) o->repeat = std::atoi(argv[++i]);
+    else if (arg == "--json") o->json = true;
+    else if (arg == "--no-peak") o->peak = false;
+    else if (arg[0] != '-' && o->model == nullptr) o->model = argv[i];
+    else return false;
+  }
+  return o->model != nullptr && o->threads >= 1 && o->warmup >= 0 && o->repeat >= 1 && o->prompt >= 1 &&
+         o->gen >= 1 && o->seq >= 0;
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Per-op wall time through the session's observer.
+struct OpTimes {
+  Clock::time_point last;
+  std::vector<double> ms;
+  static void observe(int op, void* user) {
+    auto* t = static_cast<OpTimes*>(user);
+    const auto now = Clock::now();
+    if (op >= 0) t->ms[size_t(op)] += std::chrono::duration<double, std::milli>(now - t->last).count();
+    t->last = now;
+  }
+};
+
+// Matrix-product FLOPs of one run at the session's current shapes: Dense ops and the
+// projections and attention of MultiHeadAttention ops (the work that dominates).
+double run_flops(const Session& s) {
+  const Model& m = s.model();
+  double flops = 0.0;
+  for (int o = 0; o < m.op_count(); ++o) {
+    const OpInfo op = m.op(o);
+    if (std::strcmp(op.kind, "Dense") == 0) {
+      const TensorView x = s.tensor_view(m.op_input(o, 0));
+      const TensorInfo w = m.tensor(m.op_input(o, 1));
+      flops += 2.0 * double(x.shape.element_count()) * double(w.shape.dims[0]);
+    } else if (op.attention_heads > 0) {
+      const TensorView x = s.tensor_view(m.op_input(o, 0));
+      const double rows = double(x.shape.element_count() / x.shape.dims[x.shape.rank - 1]);
+      for (int slot : {1, 3, 5, 7}) {  // wq, wk, wv, wo
+        const int w = m.op_input(o, slot);
+        if (w >= 0) flops += 2.0 * rows * double(m.tensor(w).shape.dims[0] * m.tensor(w).shape.dims[1]);
+      }
+      const double kv = double(s.cached_length() > 0 ? s.cached_length() : x.shape.dims[1]);
+      const double q_features = double(m.tensor(m.op_input(o, 1)).shape.dims[0]);
+      flops += 4.0 * rows * kv * q_features;
+    }
+  }
+  return flops;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, size_t(p / 100.0 * double(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0 || line.rfind("Hardware", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+// Synthetic inputs: token ids (inputs named *ids*, but not *type*) below the smallest
+// embedding table, masks of ones, other integers (segment ids) zero, floats in [-1, 1].
+Status set_inputs(Session& s, int64_t seq, int64_t batch) {
+  const Model& m = s.model();
+  int64_t vocab = 1 << 30;
+  for (int o = 0; o < m.op_count(); ++o) {
+    if (std::strcmp(m.op(o).kind, "Embedding") == 0) vocab = std::min(vocab, m.tensor(m.op_input(o, 1)).shape.dims[0]);
+  }
+  for (int i = 0; i < s.input_count(); ++i) {
+    const TensorInfo t = m.tensor(m.input_tensor(i));
+    Shape shape = t.shape;
+    for (int d = 0; d < shape.rank; ++d) {
+      const char* symbol = t.dim_symbols[d] >= 0 ? m.symbol(t.dim_symbols[d]).name : "";
+      if (std::strcmp(symbol, "batch") == 0) shape.dims[d] = batch;
+      else if (t.dim_symbols[d] >= 0) shape.dims[d] = std::min(seq, shape.dims[d]);
+    }
+    const size_t count = size_t(shape.element_count());
+    std::vector<uint32_t> data(count);
+    const bool mask = std::strstr(t.name, "mask") != nullptr;
+    const bool tokens = std::strstr(t.name, "ids") != nullptr && std::strstr(t.name, "type") == nullptr;
+    for (size_t k = 0; k < count; ++k) {
+      if (t.dtype == DType::kI32) {
+        const int32_t v = mask ? 1 : tokens ? int32_t((k * 7919 + 13) % uint64_t(vocab)) : 0;
+        std::memcpy(&data[k], &v, 4);
+      } else {
+        const float v = float((k * 7919) % 2001) / 1000.0f - 1.0f;
+        std::memcpy(&data[k], &v, 4);
+      }
+    }
+    FOCAL_RETURN_IF_ERROR(s.set_input(i, shape, data.data(), count * 4));
+  }
+  return Status();
+}
+
+Status set_token(Session& s, int32_t token) {
+  const int input = s.find_input("input_ids");
+  Shape shape;
+  shape.rank = 2;
+  shape.dims[0] = 1;
+  shape.dims[1] = 1;
+  return s.set_input(input, shape, &token, 4);
+}
+
+struct Report {
+  std::string kind;
+  std::vector<double> latencies_ms;  // per run (encoder) or per decode step (decoder)
+  double ttft_ms = 0, prefill_tokens_per_s = 0, decode_tokens_per_s = 0;
+  double gflops = 0;
+  double flops_per_run = 0;
+};
+
+Status bench_decoder(Session& s, const Options& o, Report* r) {
+  r->kind = "decoder";
+  const int64_t capacity = s.cache_capacity();
+  if (o.prompt + o.gen > capacity) {
+    return Status::error(StatusCode::kOutOfRange, "--prompt %lld + --gen %lld exceed the planned context %lld",
+                         (long long)o.prompt, (long long)o.gen, (long long)capacity);
+  }
+  double prefill_total = 0, flops = 0, flop_ms = 0;
+  for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+    s.reset_state();
+    FOCAL_RETURN_IF_ERROR(set_inputs(s, o.prompt, 1));
+    auto start = Clock::now();
+    FOCAL_RETURN_IF_ERROR(s.run());
+    const double prefill = ms_since(start);
+    const double prefill_flops = run_flops(s);
+    for (int64_t g = 0; g < o.gen; ++g) {
+      FOCAL_RETURN_IF_ERROR(set_token(s, int32_t((g * 31 + 7) % 100)));
+      start = Clock::now();
+      FOCAL_RETURN_IF_ERROR(s.run());
+      const double step = ms_since(start);
+      if (rep >= 0) {
+        r->latencies_ms.push_back(step);
+        flops += run_flops(s);
+        flop_ms += step;
+      }
+    }
+    if (rep >= 0) {
+      prefill_total += prefill;
+      r->ttft_ms += prefill / o.repeat;
+      flops += prefill_flops;
+      flop_ms += prefill;
+    }
+    if (!o.json) std::fprintf(stderr, "\rfocal bench: run %d of %d", rep + o.warmup + 1, o.warmup + o.repeat);
+  }
+  r->prefill_tokens_per_s = double(o.prompt) * o.repeat / (prefill_total / 1000.0);
+  double decode_ms = 0;
+  for (double v : r->latencies_ms) decode_ms += v;
+  r->decode_tokens_per_s = double(r->latencies_ms.size()) / (decode_ms / 1000.0);
+  r->gflops = flops / (flop_ms / 1000.0) / 1e9;
+  r->flops_per_run = flops / o.repeat;
+  return Status();
+}
+
+Status bench_seq2seq(Session& s, const Options& o, Report* r) {
+  r->kind = "seq2seq";
+  const int64_t source = o.seq > 0 ? o.seq : 20;
+  TranslateOptions options;
+  options.max_steps = size_t(o.gen);
+  options.eos_id = -1;
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, size_t(source)) / 8 + 1);
+  std::vector<int32_t> ids(static_cast<size_t>(source)), tokens(static_cast<size_t>(o.gen));
+  for (int64_t i = 0; i < source; ++i) ids[size_t(i)] = int32_t(3 + i % 20);
+  for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+    const auto start = Clock::now();
+    auto result = translate(s, ids.data(), ids.size(), options, scratch.data(), scratch.size() * 8, tokens.data(),
+                            nullptr);
+    if (!result.ok()) return result.status();
+    if (rep >= 0) r->latencies_ms.push_back(ms_since(start));
+  }
+  double total = 0;
+  for (double v : r->latencies_ms) total += v;
+  r->decode_tokens_per_s = double(o.gen) * double(r->latencies_ms.size()) / (total / 1000.0);
+  return Status();
+}
+
+Status bench_once(Session& s, const Options& o, Report* r) {
+  r->kind = "forward";
+  int64_t seq = o.seq;
+  if (seq == 0) {
+    for (int i = 0; i < s.model().symbol_count(); ++i) {
+      if (std::strcmp(s.model().symbol(i).name, "seq") == 0) seq = s.model().symbol(i).max;
+    }
+  }
+  if (seq == 0) seq = 1;
+  for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+    FOCAL_RETURN_IF_ERROR(set_inputs(s, seq, 1));
+    s.reset_state();
+    const auto start = Clock::now();
+    FOCAL_RETURN_IF_ERROR(s.run());
+    if (rep >= 0) r->latencies_ms.push_back(ms_since(start));
+    if (!o.json) std::fprintf(stderr, "\rfocal bench: run %d of %d", rep + o.warmup + 1, o.warmup + o.repeat);
+  }
+  r->flops_per_run = run_flops(s);
+  const double p50 = percentile(r->latencies_ms, 50);
+  r->gflops = r->flops_per_run / (p50 / 1000.0) / 1e9;
+  r->prefill_tokens_per_s = double(seq) / (p50 / 1000.0);
+  return Status();
+}
+
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+uint64_t kv_cache_bytes(const Model& m) {
+  uint64_t bytes = 0;
+  for (int t = 0; t < m.tensor_count(); ++t) {
+    if (m.tensor(t).role == TensorRole::kState) bytes += m.tensor(t).max_bytes;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int bench_command(int argc, char** argv) {
+  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Options o;
+  if (!parse(argc, argv, &o)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const auto loaded = load_model_or_report("bench", o.model);
+  if (!loaded) return 1;
+  ThreadPool pool(o.threads);
+  SessionOptions options;
+  options.parallel = &pool;
+  const auto needed = Session::required_arena_bytes(loaded->model, options);
+  if (!needed.ok()) {
+    std::fprintf(stderr, "focal bench: %s\n", needed.status().message());
+    return 1;
+  }
+  std::unique_ptr<void, void (*)(void*)> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64),
+                                               std::free);
+  auto session = Session::create(loaded->model, options, arena.get(), needed.value());
+  if (!session.ok()) {
+    std::fprintf(stderr, "focal bench: %s\n", session.status().message());
+    return 1;
+  }
+  Session& s = session.value();
+  OpTimes times;
+  times.ms.assign(size_t(loaded->model.op_count()), 0.0);
+  s.set_op_observer(OpTimes::observe, &times);
+  Report report;
+  Status status = s.find_stage("encode") >= 0 ? bench_seq2seq(s, o, &report)
+                  : s.cache_capacity() > 0    ? bench_decoder(s, o, &report)
+                                              : bench_once(s, o, &report);
+  if (!o.json) std::fprintf(stderr, "\n");
+  if (!status.ok()) {
+    std::fprintf(stderr, "focal bench: %s\n", status.message());
+    return 1;
+  }
+  s.set_op_observer(nullptr, nullptr);
+  double peak = 0;
+  const char* peak_isa = "";
+  if (o.peak) {
+    const auto& p = focal_bench::machine_peak();
+    peak = p.fma_gflops * o.threads;
+    peak_isa = p.isa;
+  }
+  const Model& m = loaded->model;
+  double op_total = 0;
+  for (double v : times.ms) op_total += v;
+  std::map<std::string, double> by_kind;
+  for (int i = 0; i < m.op_count(); ++i) by_kind[m.op(i).kind] += times.ms[size_t(i)];
+
+  nlohmann::json j;
+  j["schema"] = "focal-bench/1";
+  j["model"] = {{"path", o.model}, {"architecture", m.architecture()}, {"parameters", m.parameter_count()},
+                {"parameter_bytes", m.parameter_bytes()}};
+  j["machine"] = {{"cpu", cpu_name()},       {"gemm_isa", gemm_isa()}, {"attention_isa", attention_isa()},
+                  {"threads", o.threads},    {"fma_peak_gflops", peak}, {"fma_peak_isa", peak_isa}};
+  j["mode"] = report.kind;
+  j["settings"] = {{"seq", o.seq}, {"prompt", o.prompt}, {"gen", o.gen}, {"warmup", o.warmup}, {"repeat", o.repeat}};
+  j["latency_ms"] = {{"p50", percentile(report.latencies_ms, 50)},
+                     {"p90", percentile(report.latencies_ms, 90)},
+                     {"p99", percentile(report.latencies_ms, 99)},
+                     {"samples", report.latencies_ms.size()}};
+  j["time_to_first_token_ms"] = report.ttft_ms;
+  j["prefill_tokens_per_s"] = report.prefill_tokens_per_s;
+  j["decode_tokens_per_s"] = report.decode_tokens_per_s;
+  j["gflops"] = report.gflops;
+  j["peak_fraction"] = peak > 0 ? report.gflops / peak : 0.0;
+  j["memory"] = {{"arena_bytes", needed.value()}, {"kv_cache_bytes", kv_cache_bytes(m)},
+                 {"peak_rss_bytes", uint64_t(peak_rss_kib()) * 1024}};
+  j["ops"] = nlohmann::json::array();
+  for (const auto& [kind, ms] : by_kind) {
+    j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", op_total > 0 ? ms / op_total : 0.0}});
+  }
+  if (o.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("model      %s (%s, %llu parameters)\n", o.model, m.architecture(),
+              (unsigned long long)m.parameter_count());
+  std::printf("machine    %s; gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(), attention_isa(),
+              o.threads);
+  std::printf("mode       %s\n", report.kind.c_str());
+  std::printf("latency    p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  (%zu samples%s)\n",
+              percentile(report.latencies_ms, 50), percentile(report.latencies_ms, 90),
+              percentile(report.latencies_ms, 99), report.latencies_ms.size(),
+              report.kind == "decoder" ? ", per decode step" : "");
+  if (report.kind == "decoder") {
+    std::printf("tokens/s   prefill %.1f, decode %.1f; time to first token %.3f ms\n", report.prefill_tokens_per_s,
+                report.decode_tokens_per_s, report.ttft_ms);
+  } else if (report.kind == "seq2seq") {
+    std::printf("tokens/s   decode %.1f (whole sentences)\n", report.decode_tokens_per_s);
+  } else {
+    std::printf("tokens/s   %.1f\n", report.prefill_tokens_per_s);
+  }
+  if (report.gflops > 0) {
+    std::printf("compute    %.1f GFLOP/s of matrix work%s\n", report.gflops,
+                peak > 0 ? (", " + std::to_string(int(100 * report.gflops / peak + 0.5)) + "% of the measured FMA peak (" +
+                            std::to_string(int(peak)) + " GFLOP/s, " + peak_isa + ")").c_str()
+                         : "");
+  }
+  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", needed.value(),
+              (unsigned long long)kv_cache_bytes(m), peak_rss_kib());
+  std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");
+  for (const auto& [kind, ms] : by_kind) {
+    std::printf("%-20s %12.3f %7.1f%%\n", kind.c_str(), ms, op_total > 0 ? 100 * ms / op_total : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace focal
