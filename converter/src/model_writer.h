@@ -25,6 +25,7 @@ struct TokenizerSpec {
   std::vector<std::string> vocab;                            // by id
   std::vector<std::pair<std::string, std::string>> merges;   // BPE, in priority order
   int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
+  bool lowercase = false;
 };
 
 struct TensorValueSpec {

@@ -89,11 +89,17 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
 Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
   const std::vector<std::string> parts = split(spec, ':');
   if (parts.size() == 3 && parts[0] == "bpe") return read_bpe(parts[1], parts[2]);
-  if ((parts.size() == 2 || parts.size() == 3) && parts[0] == "chars") {
-    return read_characters(parts[1], parts.size() == 3 ? parts[2] : "");
+  if ((parts.size() >= 2 && parts.size() <= 4) && parts[0] == "chars") {
+    Result<TokenizerSpec> chars = read_characters(parts[1], parts.size() >= 3 ? parts[2] : "");
+    if (chars.ok() && parts.size() == 4) {
+      if (parts[3] != "lowercase") return Status::error(StatusCode::kInvalidArgument, "unknown option '%s'", parts[3].c_str());
+      chars->lowercase = true;
+    }
+    return chars;
   }
   return Status::error(StatusCode::kInvalidArgument,
-                       "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt or chars:TOKENS.json[:KEY]", spec.c_str());
+                       "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt or chars:TOKENS.json[:KEY[:lowercase]]",
+                       spec.c_str());
 }
 
 }  // namespace convert

@@ -123,7 +123,9 @@ Result<size_t> Tokenizer::encode_characters(const char* text, size_t bytes, int3
   for (size_t i = 0; i < bytes;) {
     uint32_t cp = 0;
     const size_t n = tokenizer::utf8_decode(text, bytes, i, &cp);
-    int32_t id = find(text + i, n);
+    char lowered = text[i];
+    if (t_->lowercase() && n == 1 && lowered >= 'A' && lowered <= 'Z') lowered = char(lowered - 'A' + 'a');
+    int32_t id = n == 1 ? find(&lowered, 1) : find(text + i, n);
     if (id < 0) id = t_->unk_id();
     if (id < 0) {
       return Status::error(StatusCode::kInvalidArgument, "character U+%04X at byte %zu is not in the vocabulary",
