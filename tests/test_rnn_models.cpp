@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,25 @@ TEST_CASE("RNN seq2seq converts from every checkpoint format") {
     CAPTURE(file.get<std::string>());
     testing::check_seq2seq(c, *convert_file(c, file.get<std::string>(), 4));
   }
+}
+
+TEST_CASE("the classifier from a Keras .h5 (keras-classifier preset) matches PyTorch") {
+  size_t converted = 0;
+  for (const ModelCase& c : rnn_cases("rnn-classifier", 2)) {
+    if (!std::ifstream(c.dir + "/weights_keras.h5").good()) continue;
+    CAPTURE(c.name());
+    convert::ConvertOptions options;
+    options.preset = "keras-classifier";
+    options.weights = {c.dir + "/weights_keras.h5"};
+    options.config = c.dir + "/config.json";
+    options.max_batch = 4;
+    options.strict = true;
+    auto result = convert::convert_checkpoint(options);
+    REQUIRE_MESSAGE(result.ok(), result.status().message());
+    testing::check_rnn_classifier(c, *testing::load_model_bytes(result->bytes));
+    ++converted;
+  }
+  CHECK(converted >= 1);
 }
 
 TEST_CASE("attention-pooled RNN classifiers match PyTorch (sigmoid and softmax heads)") {

@@ -5,11 +5,16 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "readers/checkpoint.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // HDF5 files go to Debian's libhdf5, a large third-party parser with its own history of
+  // malformed-file bugs: fuzzing it here would test that library, not ours, and a finding
+  // there is not ours to fix in this repository. Our code around it bounds sizes first.
+  if (size >= 8 && std::memcmp(data, "\x89HDF\r\n\x1a\n", 8) == 0) return 0;
   static const std::string path = "/tmp/focal_fuzz_checkpoint_" + std::to_string(getpid());
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;

@@ -42,6 +42,7 @@ Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, Gr
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 
 }  // namespace convert

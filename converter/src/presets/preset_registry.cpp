@@ -21,6 +21,9 @@ const Preset kPresets[] = {
      build_rnn_seq2seq},
     {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
      build_rnn_classifier},
+    {"keras-classifier",
+     "the same classifier from a Keras .h5 (Embedding, Bidirectional(LSTM), attention W/b/v, Dense)",
+     build_keras_classifier},
 };
 
 }  // namespace

@@ -1,71 +1,171 @@
-// The attention-pooled RNN classifier (the Keras IMDB-style model), as PyTorch modules:
-// `embedding`, `lstm` (nn.LSTM, bidirectional or not; or `gru`), `attention.W`
-// (Linear(dirs*H, A)), `attention.v` (Linear(A, 1, bias=False)), `classifier`
-// (Linear(dirs*H, C)). score_s = v . tanh(W h_s), softmax over the valid positions,
-// pooled = sum_s a_s h_s, then the classifier with a sigmoid (C == 1) or a softmax.
-// Inputs input_ids, attention_mask [batch, seq]; outputs logits and probabilities
-// [batch, C] and the pooling weights, attention [batch, seq].
+// The attention-pooled RNN classifier (the Keras IMDB-style model): embedding, a (bi)LSTM
+// or GRU, attention pooling (score_s = v . tanh(W h_s + b) over the valid positions,
+// pooled = sum_s a_s h_s), a classifier with a sigmoid (C == 1) or a softmax. Inputs
+// input_ids, attention_mask [batch, seq]; outputs logits and probabilities [batch, C] and
+// the pooling weights, attention [batch, seq]. Two namings:
+//   rnn-classifier    PyTorch modules: `embedding`, `lstm` (or `gru`; `_reverse` weights
+//                     make it bidirectional), `attention.W` (Linear(dirs*H, A)),
+//                     `attention.v` (Linear(A, 1, bias=False)), `classifier`.
+//   keras-classifier  a Keras .h5 (save_weights or save): an Embedding
+//                     (`.../embeddings:0`), a Bidirectional(LSTM) (`.../forward_*/.../kernel:0`,
+//                     `recurrent_kernel:0`, `bias:0`, and `backward_*`; Keras stores
+//                     [in, 4H] with gates i, f, c, o and one bias), an attention layer
+//                     named `attention` with weights `W:0` [2H, A], `b:0` [A] and `v:0`
+//                     (or `u:0`) [A] or [A, 1], and a Dense (`dense.../kernel:0` [2H, C],
+//                     `bias:0`).
 #include "presets/preset.h"
 
 namespace focal {
 namespace convert {
+namespace {
 
-Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const int64_t embedding = config_int(config, "embedding"), hidden = config_int(config, "hidden");
-  const int64_t units = config_int(config, "attention_units"), classes = config_int(config, "num_classes");
-  const int64_t vocab = config_int(config, "vocab_size");
-  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
-  const std::string rnn = b.weights().has("gru.weight_ih_l0") ? "gru" : "lstm";
-  const fb::RecurrentCell cell = rnn == "gru" ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
-  const int64_t g = (rnn == "gru" ? 3 : 4) * hidden;
-  const bool bidirectional = b.weights().has(rnn + ".weight_ih_l0_reverse");
-  const int64_t width = (bidirectional ? 2 : 1) * hidden;
+struct Direction {
+  Matrix w_ih, w_hh, b_ih, b_hh;  // PyTorch layout: [G*H, in], [G*H, H], [G*H]
+};
 
+struct ClassifierWeights {
+  fb::RecurrentCell cell = fb::RecurrentCell_Lstm;
+  int64_t hidden = 0;
+  Matrix embedding;            // [V, E]
+  std::vector<Direction> dirs;  // forward, then backward
+  Matrix att_w, att_b, att_v;  // [A, dirs*H], [A] (or empty), [A]
+  Matrix cls_w, cls_b;         // [C, dirs*H], [C] (or empty)
+};
+
+int vector_constant(GraphBuilder& b, const std::string& name, const Matrix& m) {
+  return m.shape.empty() ? -1 : b.constant(name, m);
+}
+
+Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
+  if (!b.status().ok()) return b.status();
+  const int64_t width = int64_t(w.dirs.size()) * w.hidden, classes = w.cls_w.shape[0];
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
   const GraphBuilder::Dim C{classes, -1};
   const int ids = b.input("input_ids", DType::kI32, {B, S});
   const int mask = b.input("attention_mask", DType::kI32, {B, S});
-  const int x = b.embedding("embedding", ids, b.param("embedding.weight", {vocab, embedding}), -1, -1, -1, 1.0f);
+  const int x = b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
   ModelWriter::RecurrentSpec s;
   s.x = x;
   s.mask = mask;
-  s.cell = cell;
-  s.hidden = static_cast<int>(hidden);
-  s.w_ih = b.param(rnn + ".weight_ih_l0", {g, embedding});
-  s.w_hh = b.param(rnn + ".weight_hh_l0", {g, hidden});
-  s.b_ih = b.optional_param(rnn + ".bias_ih_l0", {g});
-  s.b_hh = b.optional_param(rnn + ".bias_hh_l0", {g});
-  if (bidirectional) {
-    s.w_ih_r = b.param(rnn + ".weight_ih_l0_reverse", {g, embedding});
-    s.w_hh_r = b.param(rnn + ".weight_hh_l0_reverse", {g, hidden});
-    s.b_ih_r = b.optional_param(rnn + ".bias_ih_l0_reverse", {g});
-    s.b_hh_r = b.optional_param(rnn + ".bias_hh_l0_reverse", {g});
+  s.cell = w.cell;
+  s.hidden = static_cast<int>(w.hidden);
+  int* slots[2][4] = {{&s.w_ih, &s.w_hh, &s.b_ih, &s.b_hh}, {&s.w_ih_r, &s.w_hh_r, &s.b_ih_r, &s.b_hh_r}};
+  for (size_t d = 0; d < w.dirs.size(); ++d) {
+    const std::string name = d == 0 ? "rnn.forward" : "rnn.backward";
+    *slots[d][0] = b.constant(name + ".w_ih", w.dirs[d].w_ih);
+    *slots[d][1] = b.constant(name + ".w_hh", w.dirs[d].w_hh);
+    *slots[d][2] = vector_constant(b, name + ".b_ih", w.dirs[d].b_ih);
+    *slots[d][3] = vector_constant(b, name + ".b_hh", w.dirs[d].b_hh);
   }
-  const int states = b.activation(rnn, {B, S, {width, -1}});
-  if (b.status().ok()) b.writer().add_recurrent(rnn, s, {states});
-
-  Matrix v = b.fetch("attention.v.weight", {1, units});
-  v.shape = {units};
-  const int w = b.param("attention.W.weight", {units, width});
-  const int bias = b.optional_param("attention.W.bias", {units});
-  const int v_tensor = b.constant("attention.v.weight", v);
+  const int states = b.activation("rnn", {B, S, {width, -1}});
+  if (b.status().ok()) b.writer().add_recurrent("rnn", s, {states});
   const int pooled = b.activation("attention.pooled", {B, {width, -1}});
   const int weights = b.output("attention", {B, S});
-  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, w, bias, v_tensor, pooled, weights);
-
-  const int logits = b.dense("classifier", pooled, b.param("classifier.weight", {classes, width}),
-                             b.optional_param("classifier.bias", {classes}), fb::Activation_None,
-                             b.output("logits", {B, C}));
+  const int att_w = b.constant("attention.W", w.att_w);
+  const int att_b = vector_constant(b, "attention.b", w.att_b);
+  const int att_v = b.constant("attention.v", w.att_v);
+  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, att_w, att_b, att_v, pooled, weights);
+  const int cls_b = vector_constant(b, "classifier.bias", w.cls_b);
+  const int logits = b.dense("classifier", pooled, b.constant("classifier.weight", w.cls_w), cls_b,
+                             fb::Activation_None, b.output("logits", {B, C}));
   const int probabilities = b.output("probabilities", {B, C});
   if (classes == 1) {
-    // The sigmoid rides on a second pass of the classifier's GEMM: cheaper than an op.
-    b.dense("classifier.sigmoid", pooled, b.param("classifier.weight", {classes, width}),
-            b.optional_param("classifier.bias", {classes}), fb::Activation_Sigmoid, probabilities);
+    // A sigmoid head: the classifier's (tiny) product again, with the activation fused.
+    b.dense("classifier.sigmoid", pooled, b.constant("classifier.weight.sigmoid", w.cls_w),
+            vector_constant(b, "classifier.bias.sigmoid", w.cls_b), fb::Activation_Sigmoid, probabilities);
   } else if (b.status().ok()) {
     b.writer().add_softmax("probabilities", logits, probabilities);
   }
   return b.status();
+}
+
+Matrix as_vector(Matrix m) {
+  int64_t count = 1;
+  for (int64_t d : m.shape) count *= d;
+  m.shape = {count};
+  return m;
+}
+
+// Keras: the tensor whose name contains every part (and ends with the last), or an error
+// naming what was looked for.
+Matrix keras_tensor(GraphBuilder& b, const std::vector<std::string>& names, std::vector<std::string> parts,
+                    bool required = true) {
+  for (const std::string& name : names) {
+    bool all = name.size() >= parts.back().size() &&
+               name.compare(name.size() - parts.back().size(), parts.back().size(), parts.back()) == 0;
+    for (size_t i = 0; all && i + 1 < parts.size(); ++i) all = name.find(parts[i]) != std::string::npos;
+    if (all) {
+      Result<Matrix> m = b.weights().get_any(name);
+      if (!m.ok()) b.fail(m.status());
+      return m.ok() ? std::move(m).value() : Matrix{};
+    }
+  }
+  if (required) {
+    std::string wanted;
+    for (const std::string& p : parts) wanted += (wanted.empty() ? "" : " ... ") + p;
+    b.fail(Status::error(StatusCode::kInvalidArgument, "the Keras file has no weight matching '%s'", wanted.c_str()));
+  }
+  return Matrix{};
+}
+
+}  // namespace
+
+Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  ClassifierWeights w;
+  w.hidden = config_int(config, "hidden");
+  const int64_t embedding = config_int(config, "embedding"), units = config_int(config, "attention_units");
+  const int64_t classes = config_int(config, "num_classes"), vocab = config_int(config, "vocab_size");
+  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  const std::string rnn = b.weights().has("gru.weight_ih_l0") ? "gru" : "lstm";
+  w.cell = rnn == "gru" ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
+  const int64_t g = (rnn == "gru" ? 3 : 4) * w.hidden;
+  w.embedding = b.fetch("embedding.weight", {vocab, embedding});
+  for (const std::string& suffix : {std::string(), std::string("_reverse")}) {
+    if (!suffix.empty() && !b.weights().has(rnn + ".weight_ih_l0" + suffix)) break;
+    Direction d;
+    d.w_ih = b.fetch(rnn + ".weight_ih_l0" + suffix, {g, embedding});
+    d.w_hh = b.fetch(rnn + ".weight_hh_l0" + suffix, {g, w.hidden});
+    if (b.weights().has(rnn + ".bias_ih_l0" + suffix)) d.b_ih = b.fetch(rnn + ".bias_ih_l0" + suffix, {g});
+    if (b.weights().has(rnn + ".bias_hh_l0" + suffix)) d.b_hh = b.fetch(rnn + ".bias_hh_l0" + suffix, {g});
+    w.dirs.push_back(std::move(d));
+  }
+  const int64_t width = int64_t(w.dirs.size()) * w.hidden;
+  w.att_w = b.fetch("attention.W.weight", {units, width});
+  if (b.weights().has("attention.W.bias")) w.att_b = b.fetch("attention.W.bias", {units});
+  w.att_v = as_vector(b.fetch("attention.v.weight", {1, units}));
+  w.cls_w = b.fetch("classifier.weight", {classes, width});
+  if (b.weights().has("classifier.bias")) w.cls_b = b.fetch("classifier.bias", {classes});
+  return build_graph(w, max_seq, options, b);
+}
+
+Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  const std::vector<std::string> names = b.weights().names();
+  ClassifierWeights w;
+  w.hidden = config_int(config, "hidden");
+  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  w.embedding = keras_tensor(b, names, {"embeddings:0"});
+  for (const char* direction : {"forward", "backward"}) {
+    Direction d;
+    d.w_ih = transposed(keras_tensor(b, names, {direction, "/kernel:0"}));
+    d.w_hh = transposed(keras_tensor(b, names, {direction, "recurrent_kernel:0"}));
+    d.b_ih = as_vector(keras_tensor(b, names, {direction, "bias:0"}));  // Keras has one bias
+    if (!b.status().ok()) return b.status();
+    if (d.w_ih.shape[0] != 4 * w.hidden || d.w_hh.shape != std::vector<int64_t>{4 * w.hidden, w.hidden}) {
+      return Status::error(StatusCode::kInvalidArgument,
+                           "the %s LSTM's kernels do not match hidden %lld (4H = %lld outputs)", direction,
+                           static_cast<long long>(w.hidden), static_cast<long long>(4 * w.hidden));
+    }
+    w.dirs.push_back(std::move(d));
+  }
+  w.att_w = transposed(keras_tensor(b, names, {"attention", "/W:0"}));
+  w.att_b = as_vector(keras_tensor(b, names, {"attention", "/b:0"}, false));
+  w.att_v = as_vector(keras_tensor(b, names, {"attention", "/v:0"}, false));
+  if (w.att_v.shape.empty()) w.att_v = as_vector(keras_tensor(b, names, {"attention", "/u:0"}));
+  w.cls_w = transposed(keras_tensor(b, names, {"dense", "/kernel:0"}));
+  w.cls_b = as_vector(keras_tensor(b, names, {"dense", "/bias:0"}, false));
+  if (!b.status().ok()) return b.status();
+  return build_graph(w, max_seq, options, b);
 }
 
 }  // namespace convert

@@ -149,6 +149,14 @@ std::vector<std::string> WeightSource::unused() const {
   return names;
 }
 
+std::vector<std::string> WeightSource::names() const {
+  std::vector<std::string> all;
+  for (const Checkpoint& c : checkpoints_) {
+    for (const CheckpointTensor& t : c.tensors) all.push_back(t.name);
+  }
+  return all;
+}
+
 std::string WeightSource::describe_sources() const {
   std::string text;
   for (const Checkpoint& c : checkpoints_) {

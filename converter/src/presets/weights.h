@@ -46,6 +46,7 @@ class WeightSource {
   Result<Matrix> get_any(const std::string& name);
   // Tensors never returned by get(), in checkpoint order.
   std::vector<std::string> unused() const;
+  std::vector<std::string> names() const;  // every tensor, in checkpoint order
   std::string describe_sources() const;  // the checkpoint paths, for metadata
   // Called after every get() with (tensors taken, tensors in the checkpoints).
   void set_progress(std::function<void(size_t, size_t)> progress) { progress_ = std::move(progress); }

@@ -37,7 +37,8 @@ struct Checkpoint {
 };
 
 // Picks the reader by the file's first bytes: a zip archive holding data.pkl (torch.save)
-// or .npy members (NumPy .npz), a NumPy .npy file, else safetensors. The legacy
+// or .npy members (NumPy .npz), a NumPy .npy file, an HDF5 file (Keras .h5), else
+// safetensors. The legacy
 // (pre-1.6, non-zip) torch.save format is refused with advice on re-saving it.
 Result<Checkpoint> read_checkpoint(const std::string& path);
 
@@ -45,6 +46,8 @@ Result<Checkpoint> read_safetensors(const std::string& path);
 Result<Checkpoint> read_pytorch(const std::string& path);
 Result<Checkpoint> read_npz(const std::string& path);
 Result<Checkpoint> read_npy(const std::string& path);
+// HDF5 (Keras .h5 weights): every dataset, named by its path.
+Result<Checkpoint> read_hdf5(const std::string& path);
 
 // Helpers shared by the readers.
 bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes);

@@ -22,6 +22,7 @@ Result<Checkpoint> read_checkpoint(const std::string& path) {
     return read_npz(path);
   }
   if (got >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) return read_npy(path);
+  if (got >= 8 && std::memcmp(magic, "\x89HDF\r\n\x1a\n", 8) == 0) return read_hdf5(path);
   if (got >= 2 && magic[0] == 0x80 && magic[1] <= 5) {
     return reader_error(path, "a legacy (non-zip) torch.save file; re-save it with a current "
                               "PyTorch: torch.save(torch.load(path), path) writes the zip format");

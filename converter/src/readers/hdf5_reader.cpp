@@ -1,0 +1,105 @@
+// HDF5 weight files (Keras .h5: model.save_weights / model.save), read through Debian's
+// libhdf5: every dataset becomes a tensor named by its path without the leading '/'
+// (e.g. "model_weights/dense/dense/kernel:0"). Float datasets are read as f32, integer
+// ones as i64; anything else is refused, naming the dataset. A hostile file's declared
+// sizes are bounded before anything is read: no dataset may hold more than 2^31 elements
+// nor more than 64 times the file's bytes (compression cannot gain more than that here).
+#include <hdf5.h>
+
+#include <string>
+
+#include "readers/checkpoint.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+struct Visit {
+  std::string path;
+  uint64_t file_bytes = 0;
+  Checkpoint* checkpoint = nullptr;
+  Status status;
+};
+
+// RAII for an HDF5 id.
+struct Id {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Id() {
+    if (id >= 0) close(id);
+  }
+};
+
+Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
+  const Id space{H5Dget_space(dataset), H5Sclose};
+  const Id type{H5Dget_type(dataset), H5Tclose};
+  if (space.id < 0 || type.id < 0) return reader_error(v.path, "dataset '" + name + "' has no readable shape");
+  const int rank = H5Sget_simple_extent_ndims(space.id);
+  if (rank < 0 || rank > 8) return reader_error(v.path, "dataset '" + name + "' has an unsupported rank");
+  hsize_t dims[8] = {};
+  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  CheckpointTensor tensor;
+  tensor.name = name;
+  uint64_t count = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] > (uint64_t(1) << 31) || count > (uint64_t(1) << 31) / (dims[i] ? dims[i] : 1)) {
+      return reader_error(v.path, "dataset '" + name + "' is larger than 2^31 elements");
+    }
+    count *= dims[i];
+    tensor.shape.push_back(static_cast<int64_t>(dims[i]));
+  }
+  if (count > 64 * v.file_bytes + 1024) {
+    return reader_error(v.path, "dataset '" + name + "' declares more elements than the file can hold");
+  }
+  const H5T_class_t type_class = H5Tget_class(type.id);
+  hid_t memory_type = -1;
+  if (type_class == H5T_FLOAT) {
+    tensor.type = ElementType::kF32;
+    memory_type = H5T_NATIVE_FLOAT;
+  } else if (type_class == H5T_INTEGER) {
+    tensor.type = ElementType::kI64;
+    memory_type = H5T_NATIVE_LLONG;
+  } else {
+    return reader_error(v.path, "dataset '" + name + "' is neither float nor integer");
+  }
+  tensor.bytes.resize(static_cast<size_t>(count) * element_size(tensor.type));
+  if (count > 0 && H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.bytes.data()) < 0) {
+    return reader_error(v.path, "dataset '" + name + "' could not be read (corrupt or unsupported)");
+  }
+  v.checkpoint->tensors.push_back(std::move(tensor));
+  return Status();
+}
+
+herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+  auto& v = *static_cast<Visit*>(data);
+  if (info->type != H5L_TYPE_HARD) return 0;  // soft and external links are not followed
+  const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
+  if (object.id < 0) return 0;
+  if (H5Iget_type(object.id) != H5I_DATASET) return 0;
+  v.status = read_dataset(v, object.id, name);
+  return v.status.ok() ? 0 : -1;
+}
+
+}  // namespace
+
+Result<Checkpoint> read_hdf5(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become Status values, not prints
+  Result<std::vector<uint8_t>> whole = read_whole_file(path);
+  if (!whole.ok()) return whole.status();
+  const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
+  Checkpoint checkpoint;
+  checkpoint.path = path;
+  Visit v;
+  v.path = path;
+  v.file_bytes = whole->size();
+  v.checkpoint = &checkpoint;
+  const herr_t walked = H5Lvisit(file.id, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
+  if (!v.status.ok()) return v.status;
+  if (walked < 0) return reader_error(path, "the HDF5 file's groups could not be walked (corrupt)");
+  if (checkpoint.tensors.empty()) return reader_error(path, "no datasets");
+  return checkpoint;
+}
+
+}  // namespace convert
+}  // namespace focal
