@@ -8,8 +8,8 @@
 //       bw_fraction = (weight bytes read per token / time) / measured DRAM read GB/s
 //       (the weights, 0.2-0.5 GB, cannot stay in cache; the embedding table is not
 //       counted, as a step reads one row of it, the tied LM head copy is)
-//   seq2seq_bilstm/src:20/steps:20   an RNN encoder-decoder with Bahdanau attention
-//       translating one 20-token sentence in 20 greedy steps: ms per sentence
+//   seq2seq_bilstm/src:20/steps:20[/f16|/int8]   an RNN encoder-decoder with Bahdanau
+//       attention translating one 20-token sentence in 20 greedy steps: ms per sentence
 // bench/peers/run_models times PyTorch on the same cases in the same run.
 #include <benchmark/benchmark.h>
 
@@ -191,10 +191,20 @@ nlohmann::json seq2seq_config() {
 
 // The model needs attention weights of its own size: WeightSource::random gives every
 // tensor the shape asked for, which the preset derives from the config.
-void run_seq2seq(benchmark::State& state) {
-  static const int kCase = 0;
+struct Seq2SeqCase {
+  const char* name;
+  focal::DType weights;
+};
+
+const Seq2SeqCase kSeq2Seq[] = {
+    {"seq2seq_bilstm/src:20/steps:20", focal::DType::kF32},
+    {"seq2seq_bilstm/src:20/steps:20/f16", focal::DType::kF16},
+    {"seq2seq_bilstm/src:20/steps:20/int8", focal::DType::kI8},
+};
+
+void run_seq2seq(benchmark::State& state, const Seq2SeqCase& c) {
   BuiltModel& m = focal_bench::current_problem<BuiltModel>(
-      kCase, [](int) { return build("rnn-seq2seq", seq2seq_config(), 32, focal::DType::kF32); });
+      c, [](const Seq2SeqCase& s) { return build("rnn-seq2seq", seq2seq_config(), 32, s.weights); });
   focal::TranslateOptions options;
   options.max_steps = kSeq2SeqSteps;
   options.eos_id = -1;  // always the full 20 steps
@@ -223,9 +233,11 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  benchmark::RegisterBenchmark("seq2seq_bilstm/src:20/steps:20", run_seq2seq)
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  for (const Seq2SeqCase& c : kSeq2Seq) {
+    benchmark::RegisterBenchmark(c.name, [&c](benchmark::State& s) { run_seq2seq(s, c); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   benchmark::Initialize(&argc, argv);
   if (!focal_bench::only_listing(argc, argv)) {
     const auto& peak = focal_bench::machine_peak();
