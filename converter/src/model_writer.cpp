@@ -81,7 +81,9 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
   std::vector<flatbuffers::Offset<flatbuffers::String>> vocab, merges;
   for (const std::string& s : spec.vocab) vocab.push_back(fbb.CreateString(s));
   for (const std::string& s : merge_text) merges.push_back(fbb.CreateString(s));
-  return fb::CreateTokenizer(fbb, spec.kind, fbb.CreateVector(vocab), 0, merges.empty() ? 0 : fbb.CreateVector(merges),
+  return fb::CreateTokenizer(fbb, spec.kind, fbb.CreateVector(vocab),
+                             spec.scores.empty() ? 0 : fbb.CreateVector(spec.scores),
+                             merges.empty() ? 0 : fbb.CreateVector(merges),
                              spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id, fbb.CreateVector(order),
                              spec.kind == fb::TokenizerKind_ByteLevelBpe ? fbb.CreateVectorOfStructs(rules) : 0,
                              spec.lowercase);

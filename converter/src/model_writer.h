@@ -24,6 +24,7 @@ struct TokenizerSpec {
   fb::TokenizerKind kind = fb::TokenizerKind_None;
   std::vector<std::string> vocab;                            // by id
   std::vector<std::pair<std::string, std::string>> merges;   // BPE, in priority order
+  std::vector<float> scores;                                 // unigram, one per piece
   int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
   bool lowercase = false;
 };

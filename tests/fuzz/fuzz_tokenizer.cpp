@@ -1,6 +1,7 @@
-// libFuzzer: arbitrary bytes as text for the byte-level BPE (demo/story's vocabulary) and a
-// character vocabulary: encoding never fails on well-sized buffers, and decoding the ids
-// gives back the bytes exactly (byte-level BPE is lossless).
+// libFuzzer: arbitrary bytes as text for every tokenizer kind: the byte-level BPE
+// (demo/story's vocabulary), whose decoding must give back the bytes exactly (it is
+// lossless), and WordPiece and the unigram model (tests/tokenizers' vocabularies), which
+// must encode any text within well-sized buffers and decode every id they produce.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -40,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const focal::Tokenizer tokenizer = focal::Tokenizer::from_model(*bpe.model).value();
   const char* text = reinterpret_cast<const char*>(data);
   std::vector<int32_t> ids(size + 1);
-  std::vector<uint32_t> scratch(focal::Tokenizer::encode_scratch_bytes(size) / 4 + 1);
-  auto n = tokenizer.encode(text, size, ids.data(), ids.size(), scratch.data(), scratch.size() * 4);
+  std::vector<uint64_t> scratch(focal::Tokenizer::encode_scratch_bytes(size) / 8 + 1);
+  auto n = tokenizer.encode(text, size, ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
   if (!n.ok()) std::abort();  // enough room for any text: must not fail
   std::vector<char> decoded;
   char piece[128];
@@ -51,5 +52,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     decoded.insert(decoded.end(), piece, piece + m.value());
   }
   if (decoded.size() != size || (size > 0 && std::memcmp(decoded.data(), data, size) != 0)) std::abort();
+
+  static const Loaded wordpiece = load(focal::convert::read_tokenizer(std::string("wordpiece:") + FOCAL_SOURCE_DIR +
+                                                                      "/tests/tokenizers/kjv_wordpiece.txt:lowercase")
+                                           .value());
+  static const Loaded unigram = load(
+      focal::convert::read_tokenizer(std::string("unigram:") + FOCAL_SOURCE_DIR + "/tests/tokenizers/kjv_unigram.vocab")
+          .value());
+  for (const Loaded* other : {&wordpiece, &unigram}) {
+    const focal::Tokenizer t = focal::Tokenizer::from_model(*other->model).value();
+    auto m = t.encode(text, size, ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
+    if (!m.ok()) std::abort();
+    for (size_t i = 0; i < m.value(); ++i) {
+      if (!t.decode_token(ids[i], piece, sizeof(piece)).ok()) std::abort();
+    }
+  }
   return 0;
 }

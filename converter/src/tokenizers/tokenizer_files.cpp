@@ -1,5 +1,6 @@
 #include "tokenizers/tokenizer_files.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -84,11 +85,68 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
   return spec;
 }
 
+// BERT's vocab.txt: one token per line, the id is the line number.
+Result<TokenizerSpec> read_wordpiece(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_WordPiece;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    spec.vocab.push_back(line);
+  }
+  for (size_t id = 0; id < spec.vocab.size(); ++id) {
+    const std::string& t = spec.vocab[id];
+    const int32_t i = static_cast<int32_t>(id);
+    if (t == "[UNK]") spec.unk_id = i;
+    if (t == "[PAD]") spec.pad_id = i;
+    if (t == "[CLS]") spec.bos_id = i;
+    if (t == "[SEP]") spec.eos_id = i;
+  }
+  return spec;
+}
+
+// SentencePiece's .vocab: "piece<TAB>score" per line, the id is the line number.
+Result<TokenizerSpec> read_unigram(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_Unigram;
+  std::string line;
+  size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const size_t tab = line.rfind('\t');
+    if (tab == std::string::npos) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s' line %zu is not 'piece<TAB>score'", path.c_str(), number);
+    }
+    char* end = nullptr;
+    const float score = std::strtof(line.c_str() + tab + 1, &end);
+    if (end == line.c_str() + tab + 1) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s' line %zu has no score", path.c_str(), number);
+    }
+    spec.vocab.push_back(line.substr(0, tab));
+    spec.scores.push_back(score);
+  }
+  find_specials(&spec);
+  return spec;
+}
+
 }  // namespace
 
 Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
   const std::vector<std::string> parts = split(spec, ':');
   if (parts.size() == 3 && parts[0] == "bpe") return read_bpe(parts[1], parts[2]);
+  if ((parts.size() == 2 || parts.size() == 3) && parts[0] == "wordpiece") {
+    Result<TokenizerSpec> wordpiece = read_wordpiece(parts[1]);
+    if (wordpiece.ok() && parts.size() == 3) {
+      if (parts[2] != "lowercase") return Status::error(StatusCode::kInvalidArgument, "unknown option '%s'", parts[2].c_str());
+      wordpiece->lowercase = true;
+    }
+    return wordpiece;
+  }
+  if (parts.size() == 2 && parts[0] == "unigram") return read_unigram(parts[1]);
   if ((parts.size() >= 2 && parts.size() <= 4) && parts[0] == "chars") {
     Result<TokenizerSpec> chars = read_characters(parts[1], parts.size() >= 3 ? parts[2] : "");
     if (chars.ok() && parts.size() == 4) {
@@ -98,7 +156,8 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
     return chars;
   }
   return Status::error(StatusCode::kInvalidArgument,
-                       "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt or chars:TOKENS.json[:KEY[:lowercase]]",
+                       "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt, wordpiece:VOCAB.txt[:lowercase], "
+                       "unigram:SPM.vocab or chars:TOKENS.json[:KEY[:lowercase]]",
                        spec.c_str());
 }
 

@@ -1,11 +1,14 @@
 // Tokenizers from their usual files, for `focal convert --tokenizer SPEC`:
 //   bpe:VOCAB.json:MERGES.txt   GPT-2's byte-level BPE (vocab.json {token: id},
 //                               merges.txt "#version" line then "a b" per merge)
+//   wordpiece:VOCAB.txt[:lowercase]   BERT's WordPiece (vocab.txt, a token per line;
+//                               lowercase: uncased models, accents stripped too)
+//   unigram:SPM.vocab           SentencePiece's unigram model ("piece<TAB>score" lines)
 //   chars:TOKENS.json[:KEY[:lowercase]]   a character-level vocabulary: a JSON list of
 //                               tokens in id order (or the list under KEY of a JSON
 //                               object); "lowercase" lowercases ASCII letters first
-// Special tokens are recognized by name: <|endoftext|> (GPT-2's bos and eos), and <pad>,
-// <bos>, <eos>, <unk> (or <s>, </s>).
+// Special tokens are recognized by name: <|endoftext|> (GPT-2's bos and eos), [UNK],
+// [PAD], [CLS], [SEP] (WordPiece), and <pad>, <bos>, <eos>, <unk> (or <s>, </s>).
 #pragma once
 
 #include <string>

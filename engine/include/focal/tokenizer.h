@@ -1,5 +1,6 @@
 // Text to token ids and back, with the tokenizer stored in the model file: GPT-2's
-// byte-level BPE and character-level vocabularies. A Tokenizer is a view over the model's
+// byte-level BPE, BERT's WordPiece, SentencePiece's unigram model and character-level
+// vocabularies. A Tokenizer is a view over the model's
 // bytes (lookups are binary searches in tables the converter sorted), so it allocates
 // nothing; encoding works in caller scratch.
 #pragma once
@@ -26,13 +27,14 @@ class Tokenizer {
   int32_t bos_id() const;
   int32_t eos_id() const;
   int32_t unk_id() const;
-  const char* kind() const;  // "byte-level-bpe", "characters"
+  const char* kind() const;  // "byte-level-bpe", "wordpiece", "unigram", "characters"
 
   // Scratch bytes encode() needs for `text_bytes` of text.
-  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 8 + 64; }
+  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 64 + 256; }
 
-  // UTF-8 text to ids (no bos/eos added). kResourceExhausted when `capacity` ids or the
-  // scratch are too few; characters outside a character vocabulary become unk_id (or an
+  // UTF-8 text to ids (no bos/eos added); scratch: 8-byte aligned, encode_scratch_bytes()
+  // long (not needed for character vocabularies). kResourceExhausted when `capacity` ids
+  // are too few; characters outside a character vocabulary become unk_id (or an
   // error when there is none).
   Result<size_t> encode(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch,
                         size_t scratch_bytes) const;
@@ -48,9 +50,13 @@ class Tokenizer {
   Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, int32_t* work,
                             size_t work_count) const;
   Result<size_t> encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const;
+  Result<size_t> encode_wordpiece(const char* text, size_t bytes, int32_t* ids, size_t capacity, char* work) const;
+  Result<size_t> encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity, uint8_t* work) const;
 
   const fb::Tokenizer* t_;
   int32_t byte_token_[256] = {};  // BPE: the token of each byte's unicode character
+  size_t max_piece_bytes_ = 0;    // WordPiece, unigram: the longest vocabulary entry
+  float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)
 };
 
 }  // namespace focal

@@ -113,9 +113,9 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   auto tokenizer = Tokenizer::from_model(model);
   if (!tokenizer.ok()) return tokenizer.status();
   std::vector<int32_t> ids(o.text.size() + 1);
-  std::vector<uint32_t> scratch(Tokenizer::encode_scratch_bytes(o.text.size()) / 4 + 1);
+  std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(o.text.size()) / 8 + 1);
   auto count = tokenizer->encode(o.text.data(), o.text.size(), ids.data(), ids.size(), scratch.data(),
-                                 scratch.size() * 4);
+                                 scratch.size() * 8);
   if (!count.ok()) return count.status();
   ids.resize(count.value());
   if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
