@@ -142,6 +142,16 @@ TEST_CASE("spec errors name the layer and the problem") {
   }
 }
 
+TEST_CASE("a bare nn.MultiheadAttention and nn.TransformerDecoder match PyTorch") {
+  for (const char* family : {"torch-mha", "torch-decoder"}) {
+    for (const ModelCase& c : cases(family)) {
+      CAPTURE(c.name());
+      auto loaded = convert_case(c, "f32", 4, 16);
+      CHECK(testing::encoder_error(c, *loaded, "f32") <= testing::kF32Tolerance);
+    }
+  }
+}
+
 TEST_CASE("f16, bf16 and int8 weights stay within their error bounds on BERT") {
   const ModelCase c = cases("bert")[0];
   // Bounds for these small random models: f16 keeps 11 bits, bf16 8, int8 about 7

@@ -120,8 +120,8 @@ double log_sum_exp(const float* logits, size_t vocab) {
   return largest + std::log(sum);
 }
 
-Result<Translation> greedy(Session& s, const Io& io, const TranslateOptions& o, const Layout& lay, uint8_t* ws,
-                           size_t source_length, size_t vocab, int32_t* tokens, float* alignment) {
+Result<Translation> greedy(Session& s, const Io& io, const TranslateOptions& o, size_t source_length, size_t vocab,
+                           int32_t* tokens, float* alignment) {
   Translation result;
   int32_t prev = o.bos_id;
   for (size_t t = 0; t < o.max_steps; ++t) {
@@ -137,8 +137,6 @@ Result<Translation> greedy(Session& s, const Io& io, const TranslateOptions& o, 
     if (best == o.eos_id) break;
     prev = best;
   }
-  (void)lay;
-  (void)ws;
   return result;
 }
 
@@ -267,10 +265,8 @@ Result<Translation> translate(Session& session, const int32_t* source, size_t so
   const size_t rows = o.beam_width;
   FOCAL_RETURN_IF_ERROR(encode(session, io, source, source_length, rows, at<int32_t>(ws, lay.source),
                                at<int32_t>(ws, lay.mask)));
-  const TensorView logits = session.output(io.logits);
   const size_t vocab = size_t(session.model().tensor(session.model().output_tensor(io.logits)).shape.dims[1]);
-  (void)logits;
-  if (o.beam_width == 1) return greedy(session, io, o, lay, ws, source_length, vocab, tokens, alignment);
+  if (o.beam_width == 1) return greedy(session, io, o, source_length, vocab, tokens, alignment);
   return beam(session, io, o, lay, ws, source_length, vocab, tokens, alignment);
 }
 

@@ -716,6 +716,54 @@ def llama_config(vocab, d, inner, layers, heads, kv_heads, head_dim, eps=1e-6, t
             "tie_word_embeddings": False}
 
 
+class MhaModule(nn.Module):
+    """A bare nn.MultiheadAttention under `attn` (names attn.in_proj_weight, ...)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(c["embed_dim"], c["num_heads"], batch_first=True)
+
+
+def torch_mha_case(c, batch, q_len, kv_len, lengths):
+    model = MhaModule(c).eval()
+    randomize(model, 0.2)
+    e = c["embed_dim"]
+    query, key_value = torch.randn(batch, q_len, e), torch.randn(batch, kv_len, e)
+    mask = ragged_mask(batch, kv_len, lengths)
+    with torch.no_grad():
+        attn = copy.deepcopy(model).double().attn
+        out, _ = attn(query.double(), key_value.double(), key_value.double(), key_padding_mask=mask == 0,
+                      need_weights=False)
+    sd = float64_state(model)
+    want = ref_mha(sd, "attn.", query.double(), key_value.double(), c["num_heads"], key_pad=mask == 0)
+    assert_close("output", out, want)
+    return model, c, {"query": query, "key_value": key_value, "key_mask": mask}, {"output": out}, {}
+
+
+class DecoderModule(nn.Module):
+    """nn.TransformerDecoder (with its final norm) under `decoder`."""
+
+    def __init__(self, c):
+        super().__init__()
+        layer = nn.TransformerDecoderLayer(c["d_model"], c["nhead"], c["dim_feedforward"], dropout=0.0,
+                                           activation=c["activation"], batch_first=True, norm_first=c["norm_first"])
+        self.decoder = nn.TransformerDecoder(layer, c["num_layers"], norm=nn.LayerNorm(c["d_model"]))
+
+
+def torch_decoder_case(c, batch, tgt_len, src_len, lengths):
+    model = DecoderModule(c).eval()
+    randomize(model, 0.1)
+    d = c["d_model"]
+    tgt, memory = torch.randn(batch, tgt_len, d), torch.randn(batch, src_len, d)
+    memory_mask = ragged_mask(batch, src_len, lengths)
+    causal = nn.Transformer.generate_square_subsequent_mask(tgt_len).double()
+    with torch.no_grad():
+        out = copy.deepcopy(model).double().decoder(tgt.double(), memory.double(), tgt_mask=causal,
+                                                    memory_key_padding_mask=memory_mask == 0)
+    inputs = {"tgt": tgt, "memory": memory, "memory_mask": memory_mask}
+    return model, c, inputs, {"output": out}, {}
+
+
 def seq2seq_config(d, heads, enc_layers, dec_layers, ff, activation, norm_first):
     return {"d_model": d, "nhead": heads, "num_encoder_layers": enc_layers, "num_decoder_layers": dec_layers,
             "dim_feedforward": ff, "activation": activation, "norm_first": norm_first, "layer_norm_eps": 1e-5}
@@ -743,6 +791,16 @@ CASES = [
      (seq2seq_config(32, 4, 2, 1, 64, "relu", False), 2, 7, 5, (7, 4))),
     ("torch_transformer_preln_gelu_e1_d2_d48_h6", "torch-transformer", torch_transformer_case,
      (seq2seq_config(48, 6, 1, 2, 96, "gelu", True), 2, 9, 6, (9, 3))),
+    ("torch_mha_e32_h4", "torch-mha", torch_mha_case,
+     ({"embed_dim": 32, "num_heads": 4, "max_len": 16}, 3, 5, 9, (9, 6, 2))),
+    ("torch_mha_e48_h8", "torch-mha", torch_mha_case,
+     ({"embed_dim": 48, "num_heads": 8, "max_len": 16}, 2, 7, 4, (4, 3))),
+    ("torch_decoder_postln_relu_l2_d32_h4", "torch-decoder", torch_decoder_case,
+     ({"d_model": 32, "nhead": 4, "num_layers": 2, "dim_feedforward": 64, "activation": "relu",
+       "norm_first": False, "layer_norm_eps": 1e-5, "max_len": 16}, 2, 6, 7, (7, 3))),
+    ("torch_decoder_preln_gelu_l1_d48_h6", "torch-decoder", torch_decoder_case,
+     ({"d_model": 48, "nhead": 6, "num_layers": 1, "dim_feedforward": 96, "activation": "gelu",
+       "norm_first": True, "layer_norm_eps": 1e-5, "max_len": 16}, 3, 5, 8, (8, 8, 2))),
 ]
 
 

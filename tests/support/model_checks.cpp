@@ -58,12 +58,13 @@ double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label) 
   }
   const Status status = s.run();
   REQUIRE_MESSAGE(status.ok(), status.message());
-  const std::vector<float> mask = c.array("inputs/attention_mask").to_f32();
+  const bool has_mask = std::ifstream(c.dir + "/inputs/attention_mask.npy").good();
+  const std::vector<float> mask = has_mask ? c.array("inputs/attention_mask").to_f32() : std::vector<float>{};
   double worst = 0.0;
   for (const auto& name : c.spec.at("outputs")) {
     const std::string n = name.get<std::string>();
     const auto want = c.array("expected/" + n);
-    const bool per_position = n == "last_hidden_state";
+    const bool per_position = n == "last_hidden_state" && has_mask;
     const double error = max_error(output(s, n.c_str()), want.to_f32(), want.shape, per_position ? &mask : nullptr);
     MESSAGE(c.name(), " ", std::string(label), " ", n, ": max error ", error);
     worst = std::max(worst, error);

@@ -43,6 +43,8 @@ Status build_llama(const nlohmann::json& config, const PresetOptions& options, G
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_torch_mha(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 
 }  // namespace convert

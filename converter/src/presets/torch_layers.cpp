@@ -27,16 +27,22 @@ int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const Tor
 
 namespace {
 
+// "prefix.name", or "name" for a module at the top of the state_dict (a bare
+// nn.MultiheadAttention).
+std::string join(const std::string& prefix, const char* name) {
+  return prefix.empty() ? std::string(name) : prefix + "." + name;
+}
+
 // Part `part` (0 q, 1 k, 2 v) of the packed in_proj weight and bias.
 void in_proj(GraphBuilder& b, const std::string& prefix, int part, const TorchLayerConfig& c, int* w,
              int* bias) {
   const int64_t d = c.d_model;
   const char* names[] = {".q_proj", ".k_proj", ".v_proj"};
-  const Matrix weight = b.fetch(prefix + ".in_proj_weight", {3 * d, d});
-  const Matrix biases = b.fetch(prefix + ".in_proj_bias", {3 * d});
+  const Matrix weight = b.fetch(join(prefix, "in_proj_weight"), {3 * d, d});
+  const Matrix biases = b.fetch(join(prefix, "in_proj_bias"), {3 * d});
   if (!b.status().ok()) return;
-  *w = b.constant(prefix + names[part] + ".weight", row_slice(weight, part * d, d));
-  *bias = b.constant(prefix + names[part] + ".bias", row_slice(biases, part * d, d));
+  *w = b.constant(join(prefix, names[part] + 1) + ".weight", row_slice(weight, part * d, d));
+  *bias = b.constant(join(prefix, names[part] + 1) + ".bias", row_slice(biases, part * d, d));
 }
 
 }  // namespace
@@ -50,8 +56,8 @@ int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const Tor
     in_proj(b, prefix, 1, c, &s.wk, &s.bk);
     in_proj(b, prefix, 2, c, &s.wv, &s.bv);
   }
-  s.wo = b.param(prefix + ".out_proj.weight", {c.d_model, c.d_model});
-  s.bo = b.param(prefix + ".out_proj.bias", {c.d_model});
+  s.wo = b.param(join(prefix, "out_proj.weight"), {c.d_model, c.d_model});
+  s.bo = b.param(join(prefix, "out_proj.bias"), {c.d_model});
   s.memory = keys.memory;
   s.key_mask = keys.key_mask;
   s.k_state = keys.k_state;
@@ -60,7 +66,7 @@ int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const Tor
   s.num_heads = static_cast<int>(c.heads);
   s.num_kv_heads = s.num_heads;
   s.head_dim = static_cast<int>(c.d_model / c.heads);
-  return b.attention(prefix, s, out);
+  return b.attention(prefix.empty() ? "attention" : prefix, s, out);
 }
 
 int torch_project_keys(GraphBuilder& b, const std::string& prefix, int part, int memory,
