@@ -138,11 +138,17 @@ Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>*
   auto session = Session::create(m, SessionOptions(), arena->get(), needed.value());
   if (!session.ok()) return session.status();
   FOCAL_RETURN_IF_ERROR(set_npy_inputs(session.value(), o.inputs));
-  // Room for the planned maximum: [batch, heads, q, kv] with q, kv <= the largest dim.
-  int64_t largest = 1;
-  for (int s = 0; s < m.symbol_count(); ++s) largest = std::max(largest, m.symbol(s).max);
-  std::vector<float> weights(size_t(largest) * size_t(largest) * size_t(heads) * size_t(largest));
+  // Room for this run: [batch, heads, q, kv], with batch, q and kv at most the planned
+  // batch and the longest planned sequence (a KV cache's length included).
+  int64_t batch = 1, longest = std::max<int64_t>(1, session->cache_capacity());
+  for (int s = 0; s < m.symbol_count(); ++s) {
+    if (std::strcmp(m.symbol(s).name, "batch") == 0) batch = m.symbol(s).max;
+    else longest = std::max(longest, m.symbol(s).max);
+  }
+  std::vector<float> weights(size_t(batch) * size_t(heads) * size_t(longest) * size_t(longest));
   FOCAL_RETURN_IF_ERROR(session->capture_attention(op, weights.data(), weights.size()));
+  // Labels before the run: the planner may reuse an input's bytes once it has been read.
+  const std::vector<std::string> labels = token_labels(session.value());
   FOCAL_RETURN_IF_ERROR(session->run());
   const int64_t queries = session->tensor_view(m.op_input(op, 0)).shape.dims[1];
   const int64_t keys = session->cached_length() > 0 ? session->cached_length() : queries;
@@ -151,8 +157,8 @@ Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>*
   map.cols = size_t(keys);
   map.values.assign(weights.begin() + long(size_t(o.head) * map.rows * map.cols),
                     weights.begin() + long(size_t(o.head + 1) * map.rows * map.cols));
-  map.row_labels = token_labels(session.value());
-  map.col_labels = map.row_labels;
+  map.row_labels = labels;
+  map.col_labels = labels;
   map.title = std::string(m.op(op).name) + ", head " + std::to_string(o.head);
   return map;
 }
