@@ -88,7 +88,9 @@ class Session {
   // The output's value from the last run, at its actual shape; an empty view (null
   // data, rank 0) for an index out of range.
   TensorView output(int output_index) const;
-  // Any non-constant tensor by model tensor index (for inspection and tests).
+  // Any non-constant tensor by model tensor index (for inspection and tests). After a
+  // run, only outputs and states are sure to hold their values: the memory plan lets
+  // later tensors reuse an input's or an activation's bytes once it has been read.
   TensorView tensor_view(int tensor_index) const;
 
   // Profiling: `observer(op_index, user)` is called with -1 when a run starts and with
