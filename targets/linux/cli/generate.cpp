@@ -3,6 +3,7 @@
 //                [--end-id ID] [--ids] [--attention-out FILE.npy] [--threads N]
 // Decoder-only models continue a prompt (tokens stream as they are produced);
 // sequence-to-sequence models (stages encode/decode) translate a source.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -198,7 +199,20 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
     run.rows = alignment;
     *alignment_cols = run.context;
   }
-  return generate(session, prompt.data(), prompt.size(), sampler.value(), options, DecoderRun::on_token, &run);
+  FOCAL_RETURN_IF_ERROR(
+      generate(session, prompt.data(), prompt.size(), sampler.value(), options, DecoderRun::on_token, &run));
+  if (alignment != nullptr && run.context > 0) {
+    // Keep the positions that existed: the prompt and the tokens fed back (the last
+    // token produced was never fed, so no row attends to it).
+    const size_t used = std::min(run.context, static_cast<size_t>(session.cached_length()));
+    const size_t rows = alignment->size() / run.context;
+    for (size_t r = 0; r < rows; ++r) {
+      std::copy_n(alignment->begin() + long(r * run.context), used, alignment->begin() + long(r * used));
+    }
+    alignment->resize(rows * used);
+    *alignment_cols = used;
+  }
+  return Status();
 }
 
 Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t>& source, Printer& printer,
