@@ -18,6 +18,7 @@ import collections
 import importlib.util
 import json
 import os
+import tempfile
 import unicodedata
 
 import sentencepiece as spm
@@ -123,10 +124,11 @@ def main():
                                       "tests/tokenizers/make_references.py, lowercase",
                         "cases": [{"text": t, "ids": wordpiece(basic_tokenize(t), index)} for t in corpus]}
 
-    train = os.path.join("/tmp", "focal_kjv_unigram_train.txt")
+    work = tempfile.mkdtemp(prefix="focal_unigram_")
+    train = os.path.join(work, "kjv.txt")
     with open(train, "w", encoding="utf-8") as f:
         f.write("\n".join(lines[:20000]) + "\n")
-    prefix = os.path.join("/tmp", "focal_kjv_unigram")
+    prefix = os.path.join(work, "kjv_unigram")
     spm.SentencePieceTrainer.train(input=train, model_prefix=prefix, vocab_size=800, model_type="unigram",
                                    normalization_rule_name="identity", remove_extra_whitespaces=False,
                                    add_dummy_prefix=True, character_coverage=1.0, seed_sentencepiece_size=100000,
