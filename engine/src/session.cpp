@@ -59,6 +59,20 @@ size_t ops_workspace_bytes(const Model& model, int workers) {
   return largest;
 }
 
+// Bit i set when one of ops [first, first + count) reads model input i.
+uint64_t inputs_read(const Model& model, int first, int count) {
+  uint64_t read = 0;
+  for (int op = first; op < first + count; ++op) {
+    for (int slot = 0; slot < model.op(op).input_count; ++slot) {
+      const int t = model.op_input(op, slot);
+      for (int i = 0; t >= 0 && i < model.input_count(); ++i) {
+        if (model.input_tensor(i) == t) read |= uint64_t(1) << i;
+      }
+    }
+  }
+  return read;
+}
+
 size_t activations_bytes(const Model& model) {
   return static_cast<size_t>(align_up(model.arena_bytes(), kBufferAlignment));
 }
@@ -95,6 +109,11 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
   session.workspace_ = session.arena_ + activations_bytes(model);
   session.workspace_bytes_ = needed - activations_bytes(model);
   for (int s = 0; s < kMaxSymbols; ++s) session.symbol_value_[s] = session.symbol_limit_[s];
+  // Which inputs each stage reads, once, so a run (a decode step) does not rescan the graph.
+  session.all_inputs_ = inputs_read(model, 0, model.op_count());
+  for (int s = 0; s < model.stage_count(); ++s) {
+    session.stage_inputs_[s] = inputs_read(model, model.stage(s).first_op, model.stage(s).op_count);
+  }
   return session;
 }
 
@@ -250,7 +269,7 @@ Status Session::permute_state_batch(const int32_t* rows, int count) {
   return Status();
 }
 
-Status Session::run() { return run_ops(0, model_->op_count()); }
+Status Session::run() { return run_ops(0, model_->op_count(), all_inputs_); }
 
 Status Session::run_stage(int stage_index) {
   const auto* stages = model_->schema().stages();
@@ -260,29 +279,11 @@ Status Session::run_stage(int stage_index) {
                          stage_index, stage_count());
   }
   const fb::Stage& stage = *stages->Get(static_cast<uint32_t>(stage_index));
-  return run_ops(stage.first_op(), stage.op_count());
+  return run_ops(stage.first_op(), stage.op_count(), stage_inputs_[stage_index]);
 }
 
-namespace {
 
-// Bit i set when one of ops [first, first + count) reads model input i.
-uint64_t inputs_read(const Model& model, int first, int count) {
-  uint64_t read = 0;
-  for (int op = first; op < first + count; ++op) {
-    for (int slot = 0; slot < model.op(op).input_count; ++slot) {
-      const int t = model.op_input(op, slot);
-      for (int i = 0; t >= 0 && i < model.input_count(); ++i) {
-        if (model.input_tensor(i) == t) read |= uint64_t(1) << i;
-      }
-    }
-  }
-  return read;
-}
-
-}  // namespace
-
-Status Session::run_ops(int first_op, int op_count) {
-  const uint64_t needed = inputs_read(*model_, first_op, op_count);
+Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
   for (int i = 0; i < input_count(); ++i) {
     if ((needed & (uint64_t(1) << i)) && !(inputs_set_ & (uint64_t(1) << i))) {
       return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run",

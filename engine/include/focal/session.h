@@ -116,6 +116,8 @@ class Session {
   int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
   int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound
   uint64_t inputs_set_ = 0;                   // bit i: input i set since the last run
+  uint64_t all_inputs_ = 0;                 // bit i: some op reads input i
+  uint64_t stage_inputs_[kMaxStages] = {};  // the same per stage
   int64_t cached_length_ = 0;
   int capture_op_ = -1;
   float* capture_weights_ = nullptr;
@@ -123,7 +125,8 @@ class Session {
   OpObserver observer_ = nullptr;
   void* observer_user_ = nullptr;
 
-  Status run_ops(int first_op, int op_count);
+  // `needed`: bit i when the ops read model input i (all_inputs_ or stage_inputs_).
+  Status run_ops(int first_op, int op_count, uint64_t needed);
 
   friend struct SessionAccess;
 };

@@ -1,5 +1,6 @@
 #include "ops/op_checks.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -85,6 +86,19 @@ Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, 
 
 Status expect_optional_vector(const OpCheck& c, int slot, int64_t length) {
   return c.has_input(slot) ? expect_vector(c, c.input(slot), length) : Status();
+}
+
+Status check_last_axis_norm(const OpCheck& c, int params, float epsilon) {
+  const fb::Tensor& x = c.input(0);
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, x));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, c.output(0)));
+  FOCAL_RETURN_IF_ERROR(expect_same_shape(c, x, c.output(0)));
+  if (dim_symbol(x, -1) != -1) return c.fail("the normalized axis must have a fixed size");
+  for (int i = 1; i <= params; ++i) FOCAL_RETURN_IF_ERROR(expect_vector(c, c.input(i), dim(x, -1)));
+  if (!(epsilon > 0.0f) || !std::isfinite(epsilon)) {
+    return c.fail("epsilon must be positive and finite, found %g", static_cast<double>(epsilon));
+  }
+  return Status();
 }
 
 Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,

@@ -26,6 +26,9 @@ Status expect_i32(const OpCheck& c, const fb::Tensor& t);
 Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, int64_t in);
 // Input slot `slot`, if present, is a bias vector of `length`.
 Status expect_optional_vector(const OpCheck& c, int slot, int64_t length);
+// A normalization over the last axis: x f32 with a fixed last axis, the output shaped
+// like x, inputs 1..params the per-feature vectors, a positive finite epsilon.
+Status check_last_axis_norm(const OpCheck& c, int params, float epsilon);
 
 // y[m, n] (rows y_stride apart, 0: n) = act(x[m, k] . W^T + b) on packed weights
 // `w` (checked at load), bias optional.

@@ -9,17 +9,7 @@ namespace focal {
 namespace {
 
 Status check_rmsnorm(const OpCheck& c) {
-  const fb::Tensor& x = c.input(0);
-  FOCAL_RETURN_IF_ERROR(expect_f32(c, x));
-  FOCAL_RETURN_IF_ERROR(expect_f32(c, c.output(0)));
-  FOCAL_RETURN_IF_ERROR(expect_same_shape(c, x, c.output(0)));
-  if (dim_symbol(x, -1) != -1) return c.fail("the normalized axis must have a fixed size");
-  FOCAL_RETURN_IF_ERROR(expect_vector(c, c.input(1), dim(x, -1)));
-  const float epsilon = c.op.options_as_RmsNormOptions()->epsilon();
-  if (!(epsilon > 0.0f) || !std::isfinite(epsilon)) {
-    return c.fail("epsilon must be positive and finite, found %g", static_cast<double>(epsilon));
-  }
-  return Status();
+  return check_last_axis_norm(c, 1, c.op.options_as_RmsNormOptions()->epsilon());
 }
 
 Status run_rmsnorm(const OpRun& r) {

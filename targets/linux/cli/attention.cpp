@@ -86,10 +86,6 @@ bool parse(int argc, char** argv, Options* o) {
   return one_source && (!o->svg.empty() || !o->png.empty()) && o->layer >= 0 && o->head >= 0;
 }
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 Result<Heatmap> from_matrix(const Options& o) {
   auto file = convert::read_npy(o.matrix);
   if (!file.ok()) return file.status();
@@ -121,7 +117,7 @@ std::vector<std::string> token_labels(const Session& s) {
   return labels;
 }
 
-Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>* arena) {
+Result<Heatmap> from_model(const Options& o) {
   const auto loaded = load_model_or_report("attention", o.model);
   if (!loaded) return Status::error(StatusCode::kInvalidArgument, "cannot load the model");
   const Model& m = loaded->model;
@@ -132,12 +128,10 @@ Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>*
   if (op < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no attention layer %d", o.layer);
   const int heads = m.op(op).attention_heads;
   if (o.head >= heads) return Status::error(StatusCode::kInvalidArgument, "layer %d has %d heads", o.layer, heads);
-  const auto needed = Session::required_arena_bytes(m, SessionOptions());
-  if (!needed.ok()) return needed.status();
-  arena->reset(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
-  auto session = Session::create(m, SessionOptions(), arena->get(), needed.value());
-  if (!session.ok()) return session.status();
-  FOCAL_RETURN_IF_ERROR(set_npy_inputs(session.value(), o.inputs));
+  OwnedSession owned;
+  FOCAL_RETURN_IF_ERROR(open_session(m, SessionOptions(), &owned));
+  Session* session = owned.session.get();
+  FOCAL_RETURN_IF_ERROR(set_npy_inputs(*session, o.inputs));
   // Room for this run: [batch, heads, q, kv], with batch, q and kv at most the planned
   // batch and the longest planned sequence (a KV cache's length included).
   int64_t batch = 1, longest = std::max<int64_t>(1, session->cache_capacity());
@@ -148,7 +142,7 @@ Result<Heatmap> from_model(const Options& o, std::unique_ptr<void, FreeDeleter>*
   std::vector<float> weights(size_t(batch) * size_t(heads) * size_t(longest) * size_t(longest));
   FOCAL_RETURN_IF_ERROR(session->capture_attention(op, weights.data(), weights.size()));
   // Labels before the run: the planner may reuse an input's bytes once it has been read.
-  const std::vector<std::string> labels = token_labels(session.value());
+  const std::vector<std::string> labels = token_labels(*session);
   FOCAL_RETURN_IF_ERROR(session->run());
   const int64_t queries = session->tensor_view(m.op_input(op, 0)).shape.dims[1];
   const int64_t keys = session->cached_length() > 0 ? session->cached_length() : queries;
@@ -181,8 +175,7 @@ int attention_command(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  std::unique_ptr<void, FreeDeleter> arena;
-  Result<Heatmap> map = o.model != nullptr ? from_model(o, &arena) : from_matrix(o);
+  Result<Heatmap> map = o.model != nullptr ? from_model(o) : from_matrix(o);
   Status status = map.status();
   if (status.ok() && !o.svg.empty()) {
     const std::string svg = heatmap_svg(map.value());

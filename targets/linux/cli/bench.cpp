@@ -300,19 +300,13 @@ int bench_command(int argc, char** argv) {
   ThreadPool pool(o.threads);
   SessionOptions options;
   options.parallel = &pool;
-  const auto needed = Session::required_arena_bytes(loaded->model, options);
-  if (!needed.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", needed.status().message());
+  OwnedSession owned;
+  const Status opened = open_session(loaded->model, options, &owned);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "focal bench: %s\n", opened.message());
     return 1;
   }
-  std::unique_ptr<void, void (*)(void*)> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64),
-                                               std::free);
-  auto session = Session::create(loaded->model, options, arena.get(), needed.value());
-  if (!session.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", session.status().message());
-    return 1;
-  }
-  Session& s = session.value();
+  Session& s = *owned.session;
   OpTimes times;
   times.ms.assign(size_t(loaded->model.op_count()), 0.0);
   s.set_op_observer(OpTimes::observe, &times);
@@ -356,7 +350,7 @@ int bench_command(int argc, char** argv) {
   j["decode_tokens_per_s"] = report.decode_tokens_per_s;
   j["gflops"] = report.gflops;
   j["peak_fraction"] = peak > 0 ? report.gflops / peak : 0.0;
-  j["memory"] = {{"arena_bytes", needed.value()}, {"kv_cache_bytes", kv_cache_bytes(m)},
+  j["memory"] = {{"arena_bytes", owned.arena_bytes}, {"kv_cache_bytes", kv_cache_bytes(m)},
                  {"peak_rss_bytes", uint64_t(peak_rss_kib()) * 1024}};
   j["ops"] = nlohmann::json::array();
   for (const auto& [kind, ms] : by_kind) {
@@ -389,7 +383,7 @@ int bench_command(int argc, char** argv) {
                             std::to_string(int(peak)) + " GFLOP/s, " + peak_isa + ")").c_str()
                          : "");
   }
-  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", needed.value(),
+  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes,
               (unsigned long long)kv_cache_bytes(m), peak_rss_kib());
   std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");
   for (const auto& [kind, ms] : by_kind) {

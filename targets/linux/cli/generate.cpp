@@ -104,10 +104,6 @@ bool parse(int argc, char** argv, Options* o) {
   return o->model != nullptr && inputs == 1 && o->max_new > 0 && o->beam > 0;
 }
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 // Text through the model's tokenizer (or the given ids).
 Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (o.text.empty()) return o.ids;
@@ -261,17 +257,15 @@ int generate_command(int argc, char** argv) {
   SessionOptions options;
   options.parallel = &pool;
   if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
-  const auto needed = Session::required_arena_bytes(loaded->model, options);
-  Status status = needed.status();
-  std::unique_ptr<void, FreeDeleter> arena;
+  OwnedSession owned;
+  Status status = open_session(loaded->model, options, &owned);
   std::vector<float> alignment;
   size_t columns = 0;
   if (status.ok()) {
-    arena.reset(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
-    auto session = Session::create(loaded->model, options, arena.get(), needed.value());
-    const bool seq2seq = session.ok() && session->find_stage("encode") >= 0;
+    Session& session = *owned.session;
+    const bool seq2seq = session.find_stage("encode") >= 0;
     auto ids = input_ids(loaded->model, o);
-    status = !session.ok() ? session.status() : ids.status();
+    status = ids.status();
     if (status.ok() && seq2seq != o.seq2seq_input) {
       status = Status::error(StatusCode::kInvalidArgument, seq2seq ? "a sequence-to-sequence model takes --source"
                                                                    : "a decoder-only model takes --prompt");
@@ -280,8 +274,8 @@ int generate_command(int argc, char** argv) {
       auto output_tokenizer = Tokenizer::from_model(loaded->model, seq2seq);
       Printer printer{output_tokenizer.ok() ? &output_tokenizer.value() : nullptr, o.ids_only};
       std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
-      status = seq2seq ? run_seq2seq(session.value(), o, ids.value(), printer, align, &columns)
-                       : run_decoder(session.value(), o, ids.value(), printer, align, &columns);
+      status = seq2seq ? run_seq2seq(session, o, ids.value(), printer, align, &columns)
+                       : run_decoder(session, o, ids.value(), printer, align, &columns);
       std::printf("\n");
     }
   }

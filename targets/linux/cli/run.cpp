@@ -28,10 +28,6 @@ const char* kUsage =
     "such as batch and seq take the arrays' sizes) and writes DIR/<output>.npy for each\n"
     "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids).\n";
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 struct Options {
   const char* model = nullptr;
   std::vector<std::pair<std::string, std::string>> inputs;  // name, file
@@ -91,18 +87,13 @@ int run_command(int argc, char** argv) {
   ThreadPool pool(o.threads);
   SessionOptions options;
   options.parallel = &pool;
-  const auto needed = Session::required_arena_bytes(loaded->model, options);
-  if (!needed.ok()) {
-    std::fprintf(stderr, "focal run: %s\n", needed.status().message());
-    return 1;
-  }
-  std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(kBufferAlignment, (needed.value() + 63) / 64 * 64 + 64));
-  auto session = Session::create(loaded->model, options, arena.get(), needed.value());
-  Status status = session.ok() ? set_npy_inputs(session.value(), o.inputs) : session.status();
-  if (status.ok()) status = session->run();
+  OwnedSession owned;
+  Status status = open_session(loaded->model, options, &owned);
+  if (status.ok()) status = set_npy_inputs(*owned.session, o.inputs);
+  if (status.ok()) status = owned.session->run();
   if (status.ok()) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
-    status = write_outputs(session.value(), o.output_dir);
+    status = write_outputs(*owned.session, o.output_dir);
   }
   if (!status.ok()) {
     std::fprintf(stderr, "focal run: %s\n", status.message());

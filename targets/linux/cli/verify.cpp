@@ -19,9 +19,6 @@ const char* kUsage =
     "Runs the model's stored self-test vectors and compares the outputs with the expected\n"
     "values within the stored tolerance. Exits 0 when all pass, 1 otherwise.\n";
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
 }  // namespace
 
 int verify_command(int argc, char** argv) {
@@ -40,20 +37,13 @@ int verify_command(int argc, char** argv) {
     std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", argv[0]);
     return 1;
   }
-  const auto needed = Session::required_arena_bytes(model, SessionOptions());
-  if (!needed.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", needed.status().message());
+  OwnedSession owned;
+  const Status opened = open_session(model, SessionOptions(), &owned);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "focal verify: %s\n", opened.message());
     return 1;
   }
-  const size_t arena_bytes = needed.value();
-  std::unique_ptr<void, FreeDeleter> arena(
-      std::aligned_alloc(kBufferAlignment, (arena_bytes + 63) / 64 * 64 + 64));
-  auto session = Session::create(model, SessionOptions(), arena.get(), arena_bytes);
-  if (!session.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", session.status().message());
-    return 1;
-  }
-  auto report = run_self_tests(session.value());
+  auto report = run_self_tests(*owned.session);
   if (!report.ok()) {
     std::fprintf(stderr, "focal verify: %s\n", report.status().message());
     return 1;
