@@ -1,0 +1,173 @@
+// Attention in double: the Attention op on projected q, k, v, and the fused
+// MultiHeadAttention op (projections, RoPE, KV cache or precomputed states, key mask,
+// causal mask, grouped-query heads, output projection). Semantics: schema/focal.fbs.
+//
+//   out[b, i, h] = sum_j softmax_j(scale * q[b, i, h] . k[b, j, g]) v[b, j, g]
+//   g = h / (heads / kv_heads); key j visible when j < length[b] and, causal,
+//   j <= i + kv_len - q_len. A query that sees no key gives zeros.
+#include <cmath>
+#include <vector>
+
+#include "reference/reference_ops.h"
+
+namespace focal {
+namespace reference {
+namespace {
+
+// Heads laid out [batch, seq, heads * head_dim]: strides in values.
+struct Rows {
+  const double* data;
+  size_t batch_stride;
+  size_t seq_stride;
+};
+
+struct Sdpa {
+  size_t batch, heads, kv_heads, q_len, kv_len, head_dim;
+  double scale;  // already resolved (0 in the options: 1/sqrt(head_dim))
+  bool causal;
+  const std::vector<int64_t>* key_lengths;  // null: every key valid
+  Rows q, k, v;
+  double* out;  // q's layout
+};
+
+void attend(const Sdpa& p) {
+  const size_t group = p.heads / p.kv_heads;
+  const int64_t offset = static_cast<int64_t>(p.kv_len) - static_cast<int64_t>(p.q_len);
+  std::vector<double> weights(p.kv_len);
+  for (size_t b = 0; b < p.batch; ++b) {
+    const size_t valid = p.key_lengths ? static_cast<size_t>((*p.key_lengths)[b]) : p.kv_len;
+    for (size_t h = 0; h < p.heads; ++h) {
+      const size_t g = h / group;
+      for (size_t i = 0; i < p.q_len; ++i) {
+        const double* q = p.q.data + b * p.q.batch_stride + i * p.q.seq_stride + h * p.head_dim;
+        size_t end = valid < p.kv_len ? valid : p.kv_len;
+        if (p.causal) {
+          const int64_t last = static_cast<int64_t>(i) + offset;  // the last key seen
+          if (last + 1 < static_cast<int64_t>(end)) end = last + 1 < 0 ? 0 : static_cast<size_t>(last + 1);
+        }
+        for (size_t j = 0; j < end; ++j) {
+          const double* k = p.k.data + b * p.k.batch_stride + j * p.k.seq_stride + g * p.head_dim;
+          double dot = 0.0;
+          for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * k[d];
+          weights[j] = dot * p.scale;
+        }
+        softmax_prefix(weights.data(), end, p.kv_len);
+        double* out = p.out + b * p.q.batch_stride + i * p.q.seq_stride + h * p.head_dim;
+        for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0;
+        for (size_t j = 0; j < end; ++j) {
+          const double* v = p.v.data + b * p.v.batch_stride + j * p.v.seq_stride + g * p.head_dim;
+          for (size_t d = 0; d < p.head_dim; ++d) out[d] += weights[j] * v[d];
+        }
+      }
+    }
+  }
+}
+
+double resolved_scale(float scale, int head_dim) {
+  return scale > 0.0f ? static_cast<double>(scale) : 1.0 / std::sqrt(static_cast<double>(head_dim));
+}
+
+// ---- MultiHeadAttention ------------------------------------------------------------
+
+enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory };
+
+// Rotary position embedding of `seq` positions starting at `first`, in place, on
+// [batch, seq, heads, head_dim] rows (batch_stride values between batch rows). Pair k
+// turns by position * theta^(-2k / rotary_dim): half-split pairs k with k + r/2,
+// interleaved 2k with 2k + 1; dims past rotary_dim are left.
+void rope(const fb::MultiHeadAttentionOptions& o, double* x, size_t batch, size_t seq, size_t heads,
+          size_t batch_stride, int64_t first) {
+  const size_t head_dim = static_cast<size_t>(o.head_dim());
+  const size_t rotary = o.rotary_dim() != 0 ? static_cast<size_t>(o.rotary_dim()) : head_dim, half = rotary / 2;
+  const bool interleaved = o.rope() == fb::RopeLayout_Interleaved;
+  for (size_t b = 0; b < batch; ++b) {
+    for (size_t s = 0; s < seq; ++s) {
+      const double position = static_cast<double>(first + static_cast<int64_t>(s));
+      for (size_t h = 0; h < heads; ++h) {
+        double* head = x + b * batch_stride + (s * heads + h) * head_dim;
+        for (size_t k = 0; k < half; ++k) {
+          const double angle =
+              position * std::pow(static_cast<double>(o.rope_theta()), -static_cast<double>(2 * k) / static_cast<double>(rotary));
+          const size_t i = interleaved ? 2 * k : k, j = interleaved ? 2 * k + 1 : k + half;
+          const double xi = head[i], xj = head[j];
+          head[i] = xi * std::cos(angle) - xj * std::sin(angle);
+          head[j] = xj * std::cos(angle) + xi * std::sin(angle);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// Attention op: q [B, Sq, H*D], k and v [B, Sk, Hkv*D] -> [B, Sq, H*D].
+Status attention_op(const OpContext& c) {
+  const fb::AttentionOptions& o = *c.op.options_as_AttentionOptions();
+  const Operand& q = c.in(0);
+  const Operand& k = c.in(1);
+  const size_t qf = q.dim(2), kf = k.dim(2);
+  Sdpa p{q.dim(0), size_t(o.num_heads()), size_t(o.num_kv_heads()), q.dim(1), k.dim(1), size_t(o.head_dim()),
+         resolved_scale(o.scale(), o.head_dim()), o.causal(), nullptr,
+         Rows{q.values, q.dim(1) * qf, qf}, Rows{k.values, k.dim(1) * kf, kf},
+         Rows{c.in(2).values, k.dim(1) * kf, kf}, c.outputs[0].values};
+  attend(p);
+  return Status();
+}
+
+// Modes (schema): without states K and V are projected from memory (or x); with states
+// and wk/wv the states are a KV cache that this run's keys and values are appended to at
+// the cached length; with states and no wk/wv the states hold precomputed K and V.
+Status multi_head_attention_op(const OpContext& c) {
+  const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
+  const Operand& x = c.in(kX);
+  const size_t batch = x.dim(0), q_len = x.dim(1), in = x.dim(2);
+  const size_t heads = size_t(o.num_heads()), kv_heads = size_t(o.num_kv_heads()), head_dim = size_t(o.head_dim());
+  const size_t qf = heads * head_dim, kvf = kv_heads * head_dim;
+  const bool states = c.has_input(kKState), cache = states && c.has_input(kWk);
+  const bool rotary = o.rope() != fb::RopeLayout_None;
+
+  std::vector<double> q(batch * q_len * qf);
+  dense_rows(c.in(kWq), &c.in(kBq), x.values, in, batch * q_len, q.data(), qf);
+  std::vector<double> k, v;
+  Rows keys{}, values{};
+  size_t kv_len = 0;
+  if (!states) {
+    const Operand& source = c.has_input(kMemory) ? c.in(kMemory) : x;
+    kv_len = source.dim(1);
+    k.resize(batch * kv_len * kvf);
+    v.resize(k.size());
+    dense_rows(c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv_len, k.data(), kvf);
+    dense_rows(c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv_len, v.data(), kvf);
+    if (rotary) rope(o, k.data(), batch, kv_len, kv_heads, kv_len * kvf, 0);
+    keys = Rows{k.data(), kv_len * kvf, kvf};
+    values = Rows{v.data(), kv_len * kvf, kvf};
+  } else {
+    const Operand& k_state = c.in(kKState);
+    const size_t capacity = k_state.dim(1);
+    kv_len = cache ? static_cast<size_t>(c.cached_length) + q_len : capacity;
+    if (cache) {  // this run's K and V go into the states at the cached length
+      const size_t first = static_cast<size_t>(c.cached_length);
+      for (size_t b = 0; b < batch; ++b) {
+        const double* xb = x.values + b * q_len * in;
+        double* kb = k_state.values + (b * capacity + first) * kvf;
+        dense_rows(c.in(kWk), &c.in(kBk), xb, in, q_len, kb, kvf);
+        dense_rows(c.in(kWv), &c.in(kBv), xb, in, q_len, c.in(kVState).values + (b * capacity + first) * kvf, kvf);
+      }
+      if (rotary) rope(o, k_state.values + first * kvf, batch, q_len, kv_heads, capacity * kvf, c.cached_length);
+    }
+    keys = Rows{k_state.values, capacity * kvf, kvf};
+    values = Rows{c.in(kVState).values, capacity * kvf, kvf};
+  }
+  if (rotary) rope(o, q.data(), batch, q_len, heads, q_len * qf, cache ? c.cached_length : 0);
+  std::vector<int64_t> lengths;
+  if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv_len, "key mask", &lengths));
+  std::vector<double> context(q.size());
+  Sdpa p{batch, heads, kv_heads, q_len, kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()), o.causal(),
+         c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, keys, values, context.data()};
+  attend(p);
+  dense_rows(c.in(kWo), &c.in(kBo), context.data(), qf, batch * q_len, c.outputs[0].values, c.in(kWo).dim(0));
+  return Status();
+}
+
+}  // namespace reference
+}  // namespace focal

@@ -1,0 +1,84 @@
+// Reading stored constants back to double: the inverse of what the model writer and
+// pack_dense_weights() store, written out here from the format's description (schema
+// and focal/gemm.h) rather than through the engine's kernel helpers.
+#include "reference/operand.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace focal {
+namespace reference {
+namespace {
+
+constexpr size_t kPanel = 32;  // outputs per packed panel (focal/gemm.h)
+
+double f32_at(const uint8_t* bytes, size_t i) {
+  float value;
+  std::memcpy(&value, bytes + i * 4, 4);
+  return value;
+}
+
+// IEEE binary16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
+double f16_at(const uint8_t* bytes, size_t i) {
+  uint16_t half;
+  std::memcpy(&half, bytes + i * 2, 2);
+  const int exponent = (half >> 10) & 0x1F;
+  const int mantissa = half & 0x3FF;
+  const double sign = (half & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);  // zero and subnormals
+  if (exponent == 31) return mantissa == 0 ? sign * INFINITY : NAN;
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+// bfloat16: the top 16 bits of an f32.
+double bf16_at(const uint8_t* bytes, size_t i) {
+  uint16_t high;
+  std::memcpy(&high, bytes + i * 2, 2);
+  const uint32_t bits = uint32_t(high) << 16;
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+double stored_at(fb::DType dtype, const uint8_t* bytes, size_t i) {
+  switch (dtype) {
+    case fb::DType_F16:
+      return f16_at(bytes, i);
+    case fb::DType_BF16:
+      return bf16_at(bytes, i);
+    case fb::DType_I8:
+      return static_cast<int8_t>(bytes[i]);
+    default:
+      return f32_at(bytes, i);
+  }
+}
+
+}  // namespace
+
+double Operand::at(size_t i) const {
+  if (values != nullptr) return values[i];
+  return stored_at(tensor->dtype(), bytes, i);
+}
+
+// Packed layout: panel p = n / 32 holds outputs 32p..32p+31; W[n][k] is element
+// (p * K + k) * 32 + n % 32. int8: q times scale[n], the scales (f32) stored after the
+// panels at byte round_up(P * K * 32, 64).
+void Operand::weight_row(size_t n, double* row) const {
+  const size_t in = dim(1);
+  if (!packed()) {
+    for (size_t k = 0; k < in; ++k) row[k] = at(n * in + k);
+    return;
+  }
+  const size_t panel = n / kPanel, lane = n % kPanel;
+  const fb::DType dtype = tensor->dtype();
+  for (size_t k = 0; k < in; ++k) row[k] = stored_at(dtype, bytes, (panel * in + k) * kPanel + lane);
+  if (dtype == fb::DType_I8) {
+    const size_t panels = (dim(0) + kPanel - 1) / kPanel;
+    const size_t scales_offset = (panels * in * kPanel + 63) / 64 * 64;
+    const double scale = f32_at(bytes + scales_offset, n);
+    for (size_t k = 0; k < in; ++k) row[k] *= scale;
+  }
+}
+
+}  // namespace reference
+}  // namespace focal

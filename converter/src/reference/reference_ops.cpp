@@ -1,0 +1,106 @@
+// The table of reference ops and the helpers they share.
+#include "reference/reference_ops.h"
+
+#include <cmath>
+
+namespace focal {
+namespace reference {
+
+const Operand& OpContext::in(int slot) const {
+  static const Operand kAbsent;
+  return slot < input_count ? inputs[slot] : kAbsent;
+}
+
+ReferenceOpFn find_reference_op(fb::OpOptions type) {
+  switch (type) {
+    case fb::OpOptions_DenseOptions: return dense_op;
+    case fb::OpOptions_AddOptions: return add_op;
+    case fb::OpOptions_LayerNormOptions: return layernorm_op;
+    case fb::OpOptions_SoftmaxOptions: return softmax_op;
+    case fb::OpOptions_AttentionOptions: return attention_op;
+    case fb::OpOptions_EmbeddingOptions: return embedding_op;
+    case fb::OpOptions_RmsNormOptions: return rmsnorm_op;
+    case fb::OpOptions_GluOptions: return glu_op;
+    case fb::OpOptions_PoolOptions: return pool_op;
+    case fb::OpOptions_MultiHeadAttentionOptions: return multi_head_attention_op;
+    case fb::OpOptions_CopyOptions: return copy_op;
+    case fb::OpOptions_RecurrentOptions: return recurrent_op;
+    case fb::OpOptions_RecurrentStepOptions: return recurrent_step_op;
+    case fb::OpOptions_ScoreAttentionOptions: return score_attention_op;
+    case fb::OpOptions_ConcatOptions: return concat_op;
+    case fb::OpOptions_AttentionPoolOptions: return attention_pool_op;
+    default: return nullptr;
+  }
+}
+
+double activation(fb::Activation kind, double x) {
+  switch (kind) {
+    case fb::Activation_Relu:
+      return x > 0.0 ? x : 0.0;
+    case fb::Activation_GeluErf:
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case fb::Activation_GeluTanh: {
+      const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+      return 0.5 * x * (1.0 + std::tanh(inner));
+    }
+    case fb::Activation_Silu:
+      return x / (1.0 + std::exp(-x));
+    case fb::Activation_Tanh:
+      return std::tanh(x);
+    case fb::Activation_Sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    default:
+      return x;
+  }
+}
+
+void dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
+                double* y, size_t y_stride) {
+  const size_t out = w.dim(0), in = w.dim(1);
+  const bool has_bias = bias != nullptr && bias->present();
+  std::vector<double> row(in);
+  // Weight rows outermost: each stored row is decoded once, whatever the row count.
+  for (size_t n = 0; n < out; ++n) {
+    w.weight_row(n, row.data());
+    const double b = has_bias ? bias->at(n) : 0.0;
+    for (size_t r = 0; r < rows; ++r) {
+      const double* xr = x + r * x_stride;
+      double sum = 0.0;
+      for (size_t k = 0; k < in; ++k) sum += xr[k] * row[k];
+      y[r * y_stride + n] = sum + b;
+    }
+  }
+}
+
+Status mask_lengths(const Operand& mask, size_t batch, size_t seq, const char* what,
+                    std::vector<int64_t>* lengths) {
+  lengths->assign(batch, 0);
+  for (size_t b = 0; b < batch; ++b) {
+    size_t length = 0;
+    while (length < seq && mask.at(b * seq + length) == 1.0) ++length;
+    for (size_t s = length; s < seq; ++s) {
+      if (mask.at(b * seq + s) != 0.0) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "%s[%zu, %zu] is %g: masks must be 1s then 0s (right padding)", what, b, s,
+                             mask.at(b * seq + s));
+      }
+    }
+    (*lengths)[b] = static_cast<int64_t>(length);
+  }
+  return Status();
+}
+
+void softmax_prefix(double* scores, size_t length, size_t count) {
+  double max_score = -INFINITY;
+  for (size_t j = 0; j < length; ++j) max_score = std::fmax(max_score, scores[j]);
+  double sum = 0.0;
+  for (size_t j = 0; j < length; ++j) {
+    scores[j] = max_score == -INFINITY || scores[j] == -INFINITY ? 0.0 : std::exp(scores[j] - max_score);
+    sum += scores[j];
+  }
+  for (size_t j = 0; j < length; ++j) scores[j] = sum > 0.0 ? scores[j] / sum : 0.0;
+  for (size_t j = length; j < count; ++j) scores[j] = 0.0;
+}
+
+}  // namespace reference
+}  // namespace focal
