@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <sanitizer/asan_interface.h>
+
 #include "focal/model.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
@@ -31,6 +33,21 @@ Loaded load(focal::TokenizerSpec spec) {
   return l;
 }
 
+// Buffers reused across inputs, instead of allocating and zeroing 64 scratch bytes per
+// text byte on every call. A call gets the last `count` elements, so an access past what
+// encode was promised still runs into ASan's redzone, and the unused front is poisoned.
+template <typename T>
+T* tail(std::vector<T>* buffer, size_t count) {
+  if (buffer->size() < count) {
+    ASAN_UNPOISON_MEMORY_REGION(buffer->data(), buffer->size() * sizeof(T));
+    *buffer = std::vector<T>(count + count / 2);
+  }
+  ASAN_UNPOISON_MEMORY_REGION(buffer->data(), buffer->size() * sizeof(T));
+  T* start = buffer->data() + (buffer->size() - count);
+  ASAN_POISON_MEMORY_REGION(buffer->data(), (buffer->size() - count) * sizeof(T));
+  return start;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -38,13 +55,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                                 "/demo/story/vocab.json:" + FOCAL_SOURCE_DIR +
                                                                 "/demo/story/merges.txt")
                                      .value());
+  static const Loaded wordpiece = load(focal::convert::read_tokenizer(std::string("wordpiece:") + FOCAL_SOURCE_DIR +
+                                                                      "/tests/tokenizers/kjv_wordpiece.txt:lowercase")
+                                           .value());
+  static const Loaded unigram = load(
+      focal::convert::read_tokenizer(std::string("unigram:") + FOCAL_SOURCE_DIR + "/tests/tokenizers/kjv_unigram.vocab")
+          .value());
   static const focal::Tokenizer tokenizer = focal::Tokenizer::from_model(*bpe.model).value();
+  static const focal::Tokenizer others[] = {focal::Tokenizer::from_model(*wordpiece.model).value(),
+                                            focal::Tokenizer::from_model(*unigram.model).value()};
+  static std::vector<int32_t> id_buffer;
+  static std::vector<uint64_t> scratch_buffer;
+  static std::vector<char> decoded;
+
   const char* text = reinterpret_cast<const char*>(data);
-  std::vector<int32_t> ids(size + 1);
-  std::vector<uint64_t> scratch(focal::Tokenizer::encode_scratch_bytes(size) / 8 + 1);
-  auto n = tokenizer.encode(text, size, ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
+  const size_t id_count = size + 1;
+  int32_t* ids = tail(&id_buffer, id_count);
+  const size_t scratch_bytes = focal::Tokenizer::encode_scratch_bytes(size);  // a multiple of 8
+  uint64_t* scratch = tail(&scratch_buffer, scratch_bytes / 8);
+  auto n = tokenizer.encode(text, size, ids, id_count, scratch, scratch_bytes);
   if (!n.ok()) std::abort();  // enough room for any text: must not fail
-  std::vector<char> decoded;
+  decoded.clear();
   char piece[128];
   for (size_t i = 0; i < n.value(); ++i) {
     auto m = tokenizer.decode_token(ids[i], piece, sizeof(piece));
@@ -53,15 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (decoded.size() != size || (size > 0 && std::memcmp(decoded.data(), data, size) != 0)) std::abort();
 
-  static const Loaded wordpiece = load(focal::convert::read_tokenizer(std::string("wordpiece:") + FOCAL_SOURCE_DIR +
-                                                                      "/tests/tokenizers/kjv_wordpiece.txt:lowercase")
-                                           .value());
-  static const Loaded unigram = load(
-      focal::convert::read_tokenizer(std::string("unigram:") + FOCAL_SOURCE_DIR + "/tests/tokenizers/kjv_unigram.vocab")
-          .value());
-  for (const Loaded* other : {&wordpiece, &unigram}) {
-    const focal::Tokenizer t = focal::Tokenizer::from_model(*other->model).value();
-    auto m = t.encode(text, size, ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
+  for (const focal::Tokenizer& t : others) {
+    auto m = t.encode(text, size, ids, id_count, scratch, scratch_bytes);
     if (!m.ok()) std::abort();
     for (size_t i = 0; i < m.value(); ++i) {
       if (!t.decode_token(ids[i], piece, sizeof(piece)).ok()) std::abort();

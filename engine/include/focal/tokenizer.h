@@ -47,15 +47,14 @@ class Tokenizer {
   explicit Tokenizer(const fb::Tokenizer* t) : t_(t) {}
   int32_t find(const char* text, size_t bytes) const;  // id of the exact string, or -1
   int32_t merge(int32_t left, int32_t right, int32_t* rank) const;
-  Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, int32_t* work,
-                            size_t work_count) const;
+  Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
+                            size_t work_bytes) const;
   Result<size_t> encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const;
   Result<size_t> encode_wordpiece(const char* text, size_t bytes, int32_t* ids, size_t capacity, char* work) const;
   Result<size_t> encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity, uint8_t* work) const;
 
   const fb::Tokenizer* t_;
   int32_t byte_token_[256] = {};  // BPE: the token of each byte's unicode character
-  size_t max_piece_bytes_ = 0;    // WordPiece, unigram: the longest vocabulary entry
   float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)
 };
 

@@ -17,6 +17,51 @@ int compare(const flatbuffers::String& a, const char* b, size_t b_bytes) {
   return a.size() < b_bytes ? -1 : (a.size() > b_bytes ? 1 : 0);
 }
 
+// Entries [lo, hi) of sorted_vocab that begin with a string s: those that begin with s
+// followed by byte c, found by two binary searches on the byte at `depth` = |s| (an entry
+// that is s itself sorts first, as if that byte were -1). Walking a text forward byte by
+// byte this way finds every vocabulary entry that is a prefix of it, and stops as soon as
+// none can be, without comparing whole strings.
+struct Prefix {
+  size_t lo, hi, depth;  // depth: the bytes every entry in [lo, hi) shares
+};
+
+struct SortedVocab {
+  const flatbuffers::Vector<int32_t>& order;
+  const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>& strings;
+
+  explicit SortedVocab(const fb::Tokenizer& t) : order(*t.sorted_vocab()), strings(*t.vocab()) {}
+  Prefix all() const { return Prefix{0, order.size(), 0}; }
+  int32_t id(size_t sorted) const { return order.Get(static_cast<uint32_t>(sorted)); }
+  int byte_at(size_t sorted, size_t depth) const {
+    const flatbuffers::String& s = *strings.Get(static_cast<uint32_t>(id(sorted)));
+    return depth < s.size() ? static_cast<uint8_t>(s.c_str()[depth]) : -1;
+  }
+
+  // Narrows p by one more byte c; false when no entry remains.
+  bool extend(Prefix* p, uint8_t c) const {
+    size_t lo = p->lo, hi = p->hi;
+    while (lo < hi) {  // the first entry whose byte is >= c
+      const size_t mid = (lo + hi) / 2;
+      if (byte_at(mid, p->depth) < c) lo = mid + 1; else hi = mid;
+    }
+    size_t end = lo, top = p->hi;
+    while (end < top) {  // the first entry whose byte is > c
+      const size_t mid = (end + top) / 2;
+      if (byte_at(mid, p->depth) <= c) end = mid + 1; else top = mid;
+    }
+    p->lo = lo;
+    p->hi = end;
+    ++p->depth;
+    return lo < end;
+  }
+
+  // The id of the entry that is exactly the string p stands for, or -1 (it sorts first).
+  int32_t exact(const Prefix& p) const {
+    return p.lo < p.hi && byte_at(p.lo, p.depth) == -1 ? id(p.lo) : -1;
+  }
+};
+
 }  // namespace
 
 Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
@@ -34,8 +79,6 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
     return Status::error(StatusCode::kInvalidModel, "a unigram tokenizer needs one score per piece");
   }
   for (uint32_t i = 0; i < t->vocab()->size(); ++i) {
-    const size_t n = t->vocab()->Get(i)->size();
-    tokenizer.max_piece_bytes_ = n > tokenizer.max_piece_bytes_ ? n : tokenizer.max_piece_bytes_;
     if (t->kind() == fb::TokenizerKind_Unigram && (i == 0 || t->scores()->Get(i) < tokenizer.min_score_)) {
       tokenizer.min_score_ = t->scores()->Get(i);
     }
@@ -97,39 +140,102 @@ int32_t Tokenizer::merge(int32_t left, int32_t right, int32_t* rank) const {
   return -1;
 }
 
+namespace {
+
+// A binary min-heap of 64-bit keys in caller memory.
+void heap_push(uint64_t* heap, size_t* size, uint64_t key) {
+  size_t at = (*size)++;
+  while (at > 0) {
+    const size_t parent = (at - 1) / 2;
+    if (heap[parent] <= key) break;
+    heap[at] = heap[parent];
+    at = parent;
+  }
+  heap[at] = key;
+}
+
+uint64_t heap_pop(uint64_t* heap, size_t* size) {
+  const uint64_t top = heap[0];
+  const uint64_t last = heap[--*size];
+  const size_t n = *size;
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap[child + 1] < heap[child]) ++child;
+    if (last <= heap[child]) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  if (n > 0) heap[at] = last;
+  return top;
+}
+
+}  // namespace
+
 // Each pre-token starts as its bytes' tokens; the adjacent pair with the lowest rank
-// merges until none can (GPT-2's bpe()). Quadratic in a pre-token's length, which is a
-// word: fine.
-Result<size_t> Tokenizer::encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, int32_t* work,
-                                     size_t work_count) const {
+// (the leftmost among equals) merges until none can (GPT-2's bpe()). The tokens form a
+// linked list and the mergeable pairs a min-heap keyed by (rank, position), so a
+// pre-token of n bytes takes O(n log n) however long it is. The heap is lazy: a merge
+// pushes the two pairs it changes, and a popped key that no longer matches its pair is
+// skipped; at most n - 1 + 2 (n - 1) keys are ever pushed.
+// Scratch for a pre-token of n bytes: that heap (3n 64-bit keys), then five arrays of n
+// 32-bit values (token, previous, next, and the merge of the pair starting there with its
+// rank): 44 n bytes, within encode_scratch_bytes().
+Result<size_t> Tokenizer::encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
+                                     size_t work_bytes) const {
+  constexpr size_t kBytesPerByte = 3 * sizeof(uint64_t) + 5 * sizeof(int32_t);
+  constexpr uint32_t kNone = UINT32_MAX;
   size_t count = 0;
   for (size_t i = 0; i < bytes;) {
     const size_t length = tokenizer::next_pretoken(text, bytes, i);
-    if (length > work_count) return Status::error(StatusCode::kResourceExhausted, "tokenizer scratch too small");
-    size_t n = length;
-    for (size_t k = 0; k < length; ++k) work[k] = byte_token_[static_cast<uint8_t>(text[i + k])];
-    while (n > 1) {
-      int32_t best_rank = INT32_MAX, best_token = -1;
-      size_t best_at = 0;
-      for (size_t k = 0; k + 1 < n; ++k) {
-        int32_t rank = 0;
-        const int32_t merged = merge(work[k], work[k + 1], &rank);
-        if (merged >= 0 && rank < best_rank) {
-          best_rank = rank;
-          best_token = merged;
-          best_at = k;
-        }
-      }
-      if (best_token < 0) break;
-      work[best_at] = best_token;
-      std::memmove(work + best_at + 1, work + best_at + 2, (n - best_at - 2) * sizeof(int32_t));
-      --n;
+    if (length > work_bytes / kBytesPerByte || length >= kNone) {
+      return Status::error(StatusCode::kResourceExhausted, "tokenizer scratch too small");
     }
-    if (count + n > capacity) {
-      return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+    const uint32_t n = static_cast<uint32_t>(length);
+    uint64_t* heap = static_cast<uint64_t*>(work);
+    int32_t* token = reinterpret_cast<int32_t*>(heap + 3 * length);
+    uint32_t* prev = reinterpret_cast<uint32_t*>(token + length);
+    uint32_t* next = prev + length;
+    int32_t* merged = reinterpret_cast<int32_t*>(next + length);  // -1: no merge (or a dead node)
+    int32_t* rank = merged + length;
+    size_t heap_size = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      token[k] = byte_token_[static_cast<uint8_t>(text[i + k])];
+      prev[k] = k == 0 ? kNone : k - 1;
+      next[k] = k + 1 == n ? kNone : k + 1;
     }
-    std::memcpy(ids + count, work, n * sizeof(int32_t));
-    count += n;
+    // Looks up the pair starting at node k (alive) and, when it merges, queues it.
+    // The key orders by rank (made unsigned order-preserving), then position.
+    const auto queue = [&](uint32_t k) {
+      merged[k] = -1;
+      if (next[k] == kNone) return;
+      int32_t r = 0;
+      const int32_t m = merge(token[k], token[next[k]], &r);
+      if (m < 0 || r == INT32_MAX) return;  // INT32_MAX: never merged (as it never was)
+      merged[k] = m;
+      rank[k] = r;
+      const uint64_t order = static_cast<uint32_t>(r) ^ 0x80000000u;
+      heap_push(heap, &heap_size, (order << 32) | k);
+    };
+    for (uint32_t k = 0; k < n; ++k) queue(k);
+    while (heap_size > 0) {
+      const uint64_t key = heap_pop(heap, &heap_size);
+      const uint32_t k = static_cast<uint32_t>(key);
+      const int32_t r = static_cast<int32_t>(static_cast<uint32_t>(key >> 32) ^ 0x80000000u);
+      if (merged[k] < 0 || rank[k] != r) continue;  // stale: the pair changed or k was merged away
+      const uint32_t right = next[k];
+      token[k] = merged[k];
+      next[k] = next[right];
+      if (next[k] != kNone) prev[next[k]] = k;
+      merged[right] = -1;
+      queue(k);
+      if (prev[k] != kNone) queue(prev[k]);
+    }
+    for (uint32_t k = 0; k != kNone; k = next[k]) {
+      if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+      ids[count++] = token[k];
+    }
     i += length;
   }
   return count;
@@ -157,18 +263,23 @@ Result<size_t> Tokenizer::encode_characters(const char* text, size_t bytes, int3
 
 // BERT: words from bert_words(), each split greedily into the longest vocabulary entries
 // from the left ("##" marks a continuation); a word with an unmatched rest, or over 100
-// characters, is one unk.
+// characters (BERT's max_input_chars_per_word), is one unk. Each piece is found by one
+// walk forward through the sorted vocabulary (extend()), which ends where no entry
+// continues, so a word costs its length times the longest entry's at most.
 Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                            char* work) const {
   char* words = work;
   const size_t length = tokenizer::bert_words(text, bytes, t_->lowercase(), words);
-  char* piece = words + length;  // "##" + a candidate, at most max_piece_bytes_ long
   size_t count = 0;
   const auto emit = [&](int32_t id) -> bool {
     if (count == capacity) return false;
     ids[count++] = id;
     return true;
   };
+  // The entries beginning with "##" (continuations).
+  const SortedVocab vocab(*t_);
+  Prefix hashes = vocab.all();
+  const bool any_continuation = vocab.extend(&hashes, '#') && vocab.extend(&hashes, '#');
   for (size_t w = 0; w < length;) {
     const char* word = words + w;
     const size_t n = std::strlen(word);
@@ -178,16 +289,21 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
     const size_t before = count;
     bool unknown = chars > 100;
     for (size_t start = 0; start < n && !unknown;) {
+      // The longest entry ("##" + it after the first piece) that word[start..] begins
+      // with and that ends at a character boundary.
       int32_t found = -1;
-      size_t end = n;
-      for (; end > start; --end) {
-        if (end < n && (static_cast<uint8_t>(word[end]) & 0xC0) == 0x80) continue;  // inside a character
-        const size_t prefix = start > 0 ? 2 : 0;
-        if (prefix + end - start > max_piece_bytes_) continue;
-        std::memcpy(piece, "##", prefix);
-        std::memcpy(piece + prefix, word + start, end - start);
-        found = find(piece, prefix + end - start);
-        if (found >= 0) break;
+      size_t end = start;
+      Prefix p = start > 0 ? hashes : vocab.all();
+      if (start == 0 || any_continuation) {
+        for (size_t k = start; k < n && vocab.extend(&p, static_cast<uint8_t>(word[k]));) {
+          ++k;
+          if (k < n && (static_cast<uint8_t>(word[k]) & 0xC0) == 0x80) continue;  // inside a character
+          const int32_t id = vocab.exact(p);
+          if (id >= 0) {
+            found = id;
+            end = k;
+          }
+        }
       }
       if (found < 0) {
         unknown = true;
@@ -208,7 +324,9 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
 // SentencePiece's unigram model: the text with a leading space and every space as U+2581,
 // then the segmentation into vocabulary pieces with the highest total score (Viterbi over
 // byte positions; a character no piece starts with is an unknown scoring 10 below the
-// lowest piece), consecutive unknowns merged into one, as SentencePiece does.
+// lowest piece), consecutive unknowns merged into one, as SentencePiece does. The pieces
+// starting at a position come from one walk forward through the sorted vocabulary, which
+// ends where no entry continues: linear in the text, times the longest piece at most.
 Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                          uint8_t* work) const {
   static const char kSpace[] = "\xE2\x96\x81";  // U+2581, SentencePiece's word boundary
@@ -235,13 +353,15 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
     piece[i] = -1;
   }
   const double unk_score = double(min_score_) - 10.0;
+  const SortedVocab vocab(*t_);
   for (size_t start = 0; start < n; ++start) {
     if (start > 0 && from[start] < 0) continue;  // not reachable: inside a character
     uint32_t cp = 0;
     const size_t char_bytes = tokenizer::utf8_decode(normal, n, start, &cp);
     bool single = false;
-    for (size_t end = start + 1; end <= n && end - start <= max_piece_bytes_; ++end) {
-      const int32_t id = find(normal + start, end - start);
+    Prefix p = vocab.all();
+    for (size_t end = start + 1; end <= n && vocab.extend(&p, static_cast<uint8_t>(normal[end - 1])); ++end) {
+      const int32_t id = vocab.exact(p);
       if (id < 0 || id == t_->unk_id()) continue;
       single = single || end - start == char_bytes;
       const double score = best[start] + double(t_->scores()->Get(static_cast<uint32_t>(id)));
@@ -296,7 +416,7 @@ Result<size_t> Tokenizer::encode(const char* text, size_t bytes, int32_t* ids, s
   if (t_->kind() == fb::TokenizerKind_Unigram) {
     return encode_unigram(text, bytes, ids, capacity, static_cast<uint8_t*>(scratch));
   }
-  return encode_bpe(text, bytes, ids, capacity, static_cast<int32_t*>(scratch), scratch_bytes / sizeof(int32_t));
+  return encode_bpe(text, bytes, ids, capacity, scratch, scratch_bytes);
 }
 
 Result<size_t> Tokenizer::decode_token(int32_t id, char* out, size_t capacity) const {
