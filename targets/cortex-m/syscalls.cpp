@@ -47,6 +47,7 @@ int console_handle(int fd) {
 }
 
 char* heap_break = __heap_start__;
+char* heap_peak = __heap_start__;  // the highest break so far
 
 }  // namespace
 
@@ -90,8 +91,11 @@ extern "C" void* _sbrk(ptrdiff_t increment) {
   }
   char* previous = heap_break;
   heap_break += increment;
+  if (heap_break > heap_peak) heap_peak = heap_break;
   return previous;
 }
+
+extern "C" char* focal_heap_peak() { return heap_peak; }  // memory_usage.cpp
 
 // exit() ends here after flushing stdio; qemu exits with `status`.
 extern "C" void _exit(int status) { sh::exit(status); }

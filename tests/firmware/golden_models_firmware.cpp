@@ -4,22 +4,34 @@
 // Cortex-M: each model is loaded and verified in place, given a session over one
 // static arena, and its stored self-test (inputs and PyTorch's float64 outputs) must
 // pass, the same vectors the host and qemu-user runs check.
+#include <algorithm>
 #include <cstdio>
 
 #include "focal/focal.h"
 #include "golden_bert.h"
+#include "golden_bert_plan.h"
 #include "golden_gpt2.h"
-#include "golden_rnn_classifier.h"
-#include "golden_rnn_seq2seq.h"
+#include "golden_gpt2_plan.h"
 #include "golden_llama.h"
+#include "golden_llama_plan.h"
+#include "golden_rnn_classifier.h"
+#include "golden_rnn_classifier_plan.h"
+#include "golden_rnn_seq2seq.h"
+#include "golden_rnn_seq2seq_plan.h"
 #include "golden_torch_encoder.h"
+#include "golden_torch_encoder_plan.h"
 #include "golden_torch_transformer.h"
+#include "golden_torch_transformer_plan.h"
 
 namespace {
 
-// The largest golden (GPT-2 planned for batch 4 and 80 positions) needs about 0.6 MiB;
-// Session::create names the size if one ever outgrows this.
-alignas(64) uint8_t g_arena[1 << 20];
+// One arena for all, one model at a time: the largest of their plans (focal plan, at
+// build time), so it grows with the goldens and never wastes RAM.
+constexpr unsigned long kArenaBytes =
+    std::max({golden_bert_arena_bytes, golden_torch_encoder_arena_bytes, golden_gpt2_arena_bytes,
+              golden_llama_arena_bytes, golden_torch_transformer_arena_bytes, golden_rnn_seq2seq_arena_bytes,
+              golden_rnn_classifier_arena_bytes});
+alignas(64) uint8_t g_arena[kArenaBytes];
 
 bool run_golden(const char* name, const unsigned char* bytes, unsigned long size) {
   auto model = focal::Model::from_bytes(bytes, size);

@@ -1,17 +1,19 @@
 // Runs the tiny model from flash on a Cortex-M: load and verify it in place, create a
-// session over a static arena, run the self-test vectors (expected outputs computed in
-// double precision on the host), print the outputs, and prove a corrupted copy is refused.
+// session over a static arena sized at build time (and check the device agrees), run
+// the self-test vectors (expected outputs computed in double precision on the host),
+// print the outputs, and prove a corrupted copy is refused.
 #include <cstdio>
 #include <cstring>
 
 #include "focal/focal.h"
 #include "focal_tiny_model.h"
+#include "focal_tiny_model_plan.h"
 
 namespace {
 
-// The tiny model needs 2 KiB of activations plus the attention kernel's scratch (about
-// 15 KiB); Session::create fails loudly, naming the size, if that ever grows past this.
-alignas(64) uint8_t g_arena[32768];
+// Sized at build time by the model's own plan (focal plan): activations plus the
+// attention kernel's scratch.
+alignas(64) uint8_t g_arena[focal_tiny_model_arena_bytes];
 alignas(64) uint8_t g_corrupt_copy[8192];
 
 void print_output(const focal::Session& session, int index) {
@@ -48,6 +50,13 @@ int main() {
               static_cast<unsigned long>(model->parameter_count()),
               static_cast<unsigned long>(needed.ok() ? needed.value() : 0),
               static_cast<unsigned long>(model->arena_bytes()));
+  // The host's plan (focal plan, compiled in) must be the device's: sizes do not depend
+  // on the CPU, or firmware arenas sized at build time could not be trusted.
+  if (!needed.ok() || needed.value() != focal_tiny_model_arena_bytes) {
+    std::printf("arena: the device needs %lu bytes, the build-time plan says %lu\n",
+                static_cast<unsigned long>(needed.ok() ? needed.value() : 0), focal_tiny_model_arena_bytes);
+    return 1;
+  }
   auto session = focal::Session::create(*model, focal::SessionOptions(), g_arena, sizeof(g_arena));
   if (!session.ok()) {
     std::printf("session failed: %s\n", session.status().message());

@@ -6,6 +6,7 @@
 #include "focal/status.h"
 #include "focal/tensor.h"
 #include "focal_generated.h"
+#include "ops/op_list.h"
 
 namespace focal {
 
@@ -79,25 +80,13 @@ struct OpDef {
 bool is_kv_cache_attention(const fb::Op& op);
 int64_t kv_cache_capacity(const fb::Model& model, const fb::Op& op);
 
-// The definition for an op type; null for types this engine does not know.
+// The definition for an op type; null for types this engine does not know or this
+// build left out (ops/op_selection.h).
 const OpDef* find_op_def(fb::OpOptions type);
 
-// One definition per op family, each in its own file.
-const OpDef& dense_op_def();
-const OpDef& add_op_def();
-const OpDef& layernorm_op_def();
-const OpDef& softmax_op_def();
-const OpDef& attention_op_def();
-const OpDef& embedding_op_def();
-const OpDef& rmsnorm_op_def();
-const OpDef& glu_op_def();
-const OpDef& pool_op_def();
-const OpDef& multi_head_attention_op_def();
-const OpDef& copy_op_def();
-const OpDef& recurrent_op_def();
-const OpDef& recurrent_step_op_def();
-const OpDef& score_attention_op_def();
-const OpDef& concat_op_def();
-const OpDef& attention_pool_op_def();
+// One definition per op family, each in its own file (ops/op_list.h lists them).
+#define FOCAL_DECLARE_OP_DEF(Name, def) const OpDef& def##_op_def();
+FOCAL_FOR_EACH_OP(FOCAL_DECLARE_OP_DEF)
+#undef FOCAL_DECLARE_OP_DEF
 
 }  // namespace focal

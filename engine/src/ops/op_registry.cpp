@@ -1,44 +1,19 @@
-#include "ops/op.h"
+// The default registry: every op. A firmware may link a smaller one instead
+// (ops/op_selection.h, cmake/FocalSelectOps.cmake); keep nothing else in this file, or
+// linking that one would pull this one in too.
+#include "ops/op_selection.h"
 
 namespace focal {
+namespace {
 
-const OpDef* find_op_def(fb::OpOptions type) {
-  switch (type) {
-    case fb::OpOptions_DenseOptions:
-      return &dense_op_def();
-    case fb::OpOptions_AddOptions:
-      return &add_op_def();
-    case fb::OpOptions_LayerNormOptions:
-      return &layernorm_op_def();
-    case fb::OpOptions_SoftmaxOptions:
-      return &softmax_op_def();
-    case fb::OpOptions_AttentionOptions:
-      return &attention_op_def();
-    case fb::OpOptions_EmbeddingOptions:
-      return &embedding_op_def();
-    case fb::OpOptions_RmsNormOptions:
-      return &rmsnorm_op_def();
-    case fb::OpOptions_GluOptions:
-      return &glu_op_def();
-    case fb::OpOptions_PoolOptions:
-      return &pool_op_def();
-    case fb::OpOptions_MultiHeadAttentionOptions:
-      return &multi_head_attention_op_def();
-    case fb::OpOptions_CopyOptions:
-      return &copy_op_def();
-    case fb::OpOptions_RecurrentOptions:
-      return &recurrent_op_def();
-    case fb::OpOptions_RecurrentStepOptions:
-      return &recurrent_step_op_def();
-    case fb::OpOptions_ScoreAttentionOptions:
-      return &score_attention_op_def();
-    case fb::OpOptions_ConcatOptions:
-      return &concat_op_def();
-    case fb::OpOptions_AttentionPoolOptions:
-      return &attention_pool_op_def();
-    default:
-      return nullptr;
-  }
-}
+struct AllOps {
+#define FOCAL_OP_NAME(Name, def) #Name,
+  static constexpr std::string_view names[] = {FOCAL_FOR_EACH_OP(FOCAL_OP_NAME)};
+#undef FOCAL_OP_NAME
+};
+
+}  // namespace
+
+const OpDef* find_op_def(fb::OpOptions type) { return find_selected_op_def<AllOps>(type); }
 
 }  // namespace focal

@@ -12,6 +12,7 @@ int convert_command(int argc, char** argv);
 int generate_command(int argc, char** argv);
 int attention_command(int argc, char** argv);
 int bench_command(int argc, char** argv);
+int plan_command(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace focal

@@ -16,6 +16,8 @@ struct Command {
 const Command kCommands[] = {
     {"inspect", "print a model's ops, tensors, parameters and arena size",
      focal::cli::inspect_command},
+    {"plan", "write a model's arena size and op list as a C++ header (firmware)",
+     focal::cli::plan_command},
     {"verify", "run the self-test vectors stored in a model", focal::cli::verify_command},
     {"run", "run a model on .npy inputs, write .npy outputs", focal::cli::run_command},
     {"convert", "convert checkpoints to a verified .focal model", focal::cli::convert_command},

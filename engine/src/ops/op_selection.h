@@ -1,0 +1,66 @@
+// find_op_def() for a chosen set of ops, so that a firmware links only the op code (and
+// the kernels behind it) its model uses. ops/op_registry.cpp instantiates it with every
+// op; cmake/FocalSelectOps.cmake generates a file that instantiates it with a few:
+//
+//   struct Selected { static constexpr std::string_view names[] = {"Dense", "Recurrent"}; };
+//   const focal::OpDef* focal::find_op_def(focal::fb::OpOptions type) {
+//     return focal::find_selected_op_def<Selected>(type);
+//   }
+//
+// That definition wins over the library's (the linker takes an archive member only for a
+// symbol still undefined), and a model that needs a left-out op is refused at load with
+// a message naming it.
+#pragma once
+
+#include <string_view>
+
+#include "ops/op.h"
+#include "ops/op_list.h"
+
+namespace focal {
+
+// True if `name` is one of FOCAL_FOR_EACH_OP's schema names.
+constexpr bool is_op_name(std::string_view name) {
+#define FOCAL_OP_NAME_MATCHES(Name, def) name == #Name ||
+  return FOCAL_FOR_EACH_OP(FOCAL_OP_NAME_MATCHES) false;
+#undef FOCAL_OP_NAME_MATCHES
+}
+
+template <class Selection>
+constexpr bool op_selected(std::string_view name) {
+  for (std::string_view selected : Selection::names) {
+    if (selected == name) return true;
+  }
+  return false;
+}
+
+// Each selected name must be an op: a typo is a compile error, not a missing op at run time.
+template <class Selection>
+constexpr bool all_op_names(const Selection&) {
+  for (std::string_view selected : Selection::names) {
+    if (!is_op_name(selected)) return false;
+  }
+  return true;
+}
+
+// `if constexpr` on a dependent condition: a left-out op's definition is never
+// instantiated, so nothing references its code and --gc-sections drops it.
+template <class Selection>
+const OpDef* find_selected_op_def(fb::OpOptions type) {
+  static_assert(all_op_names(Selection{}), "an op name in the selection is not an op (see ops/op_list.h)");
+  switch (type) {
+#define FOCAL_SELECTED_OP_CASE(Name, def)             \
+  case fb::OpOptions_##Name##Options:                 \
+    if constexpr (op_selected<Selection>(#Name)) {    \
+      return &def##_op_def();                         \
+    } else {                                          \
+      return nullptr;                                 \
+    }
+    FOCAL_FOR_EACH_OP(FOCAL_SELECTED_OP_CASE)
+#undef FOCAL_SELECTED_OP_CASE
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace focal
