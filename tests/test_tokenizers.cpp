@@ -4,18 +4,27 @@
 // provenance field); decoding restores the text byte for byte. WordPiece and the unigram
 // model against tests/tokenizers/kjv_expected.json (BERT's algorithm, and Debian's
 // python3-sentencepiece; tests/tokenizers/make_references.py). Also a character
-// vocabulary, and the loader's checks of the lookup tables.
+// vocabulary, and the loader's checks of the lookup tables. Long texts (100,000 bytes)
+// against straightforward reference implementations of each algorithm written here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "focal/model.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/pretokenize.h"
+#include "tokenizer/wordpiece.h"
 #include "tokenizers/tokenizer_files.h"
 
 using namespace focal;
@@ -153,4 +162,209 @@ TEST_CASE("WordPiece (uncased) matches BERT's algorithm on the test corpus") {
 
 TEST_CASE("the unigram model matches SentencePiece on the test corpus") {
   check_against("unigram:" + kRoot + "/tests/tokenizers/kjv_unigram.vocab", "unigram", "<unk>");
+}
+
+// Long texts: each tokenizer on 100,000 bytes against a straightforward implementation of
+// its algorithm over the same vocabulary (the engine's text splitting, pretokenize.h and
+// wordpiece.h, is shared: these check the merging and matching on top of it). How long
+// the engine takes is not checked here; tests/fuzz runs it on long inputs.
+namespace {
+
+// One letter repeated (one pre-token and one word), random bytes, random lowercase
+// letters (one long pre-token of varied merges) and random words of them.
+std::vector<std::string> long_texts() {
+  constexpr size_t kBytes = 100000;
+  std::mt19937 rng(20240601);
+  std::string repeated(kBytes, 'a'), random(kBytes, '\0'), letters(kBytes, 'a'), words(kBytes, ' ');
+  for (char& c : random) c = static_cast<char>(rng() & 0xFF);
+  for (char& c : letters) c = static_cast<char>('a' + rng() % 26);
+  for (char& c : words) c = rng() % 7 == 0 ? ' ' : static_cast<char>('a' + rng() % 26);
+  return {repeated, random, letters, words};
+}
+
+struct Loaded {
+  TokenizerSpec spec;
+  std::unique_ptr<testing::AlignedBuffer> file;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Tokenizer> tokenizer;
+};
+
+std::unique_ptr<Loaded> load(const std::string& spec_text) {
+  auto spec = convert::read_tokenizer(spec_text);
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
+  auto l = std::make_unique<Loaded>();
+  l->spec = spec.value();
+  l->file = std::make_unique<testing::AlignedBuffer>(tokenizer_model(l->spec));
+  auto model = Model::from_bytes(l->file->data(), l->file->size());
+  REQUIRE_MESSAGE(model.ok(), model.status().message());
+  l->model = std::make_unique<Model>(std::move(model).value());
+  auto tokenizer = Tokenizer::from_model(*l->model);
+  REQUIRE_MESSAGE(tokenizer.ok(), tokenizer.status().message());
+  l->tokenizer = std::make_unique<Tokenizer>(tokenizer.value());
+  return l;
+}
+
+std::unordered_map<std::string, int32_t> ids_of(const TokenizerSpec& spec) {
+  std::unordered_map<std::string, int32_t> ids;
+  for (size_t i = 0; i < spec.vocab.size(); ++i) ids.emplace(spec.vocab[i], static_cast<int32_t>(i));
+  return ids;
+}
+
+// GPT-2's bpe() as encoder.py has it: the adjacent pair of lowest rank merges at every
+// occurrence, left to right, and again until no pair merges.
+std::vector<int32_t> reference_bpe(const TokenizerSpec& spec, const std::string& text) {
+  const auto ids = ids_of(spec);
+  std::unordered_map<uint64_t, size_t> ranks;  // (left id, right id) -> rank; the first rule wins
+  const auto key = [](int32_t a, int32_t b) { return uint64_t(uint32_t(a)) << 32 | uint32_t(b); };
+  for (size_t r = 0; r < spec.merges.size(); ++r) {
+    ranks.emplace(key(ids.at(spec.merges[r].first), ids.at(spec.merges[r].second)), r);
+  }
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = tokenizer::next_pretoken(text.data(), text.size(), i);
+    std::vector<int32_t> word;
+    for (size_t k = 0; k < length; ++k) {
+      char utf8[2];
+      const size_t n = tokenizer::utf8_encode(tokenizer::byte_to_code_point(uint8_t(text[i + k])), utf8);
+      word.push_back(ids.at(std::string(utf8, n)));
+    }
+    for (;;) {
+      size_t best = SIZE_MAX;
+      for (size_t k = 0; k + 1 < word.size(); ++k) {
+        const auto it = ranks.find(key(word[k], word[k + 1]));
+        if (it != ranks.end() && it->second < best) best = it->second;
+      }
+      if (best == SIZE_MAX) break;
+      const int32_t a = ids.at(spec.merges[best].first), b = ids.at(spec.merges[best].second);
+      const int32_t merged = ids.at(spec.merges[best].first + spec.merges[best].second);
+      std::vector<int32_t> next;
+      for (size_t k = 0; k < word.size();) {
+        if (k + 1 < word.size() && word[k] == a && word[k + 1] == b) {
+          next.push_back(merged);
+          k += 2;
+        } else {
+          next.push_back(word[k++]);
+        }
+      }
+      word.swap(next);
+    }
+    out.insert(out.end(), word.begin(), word.end());
+    i += length;
+  }
+  return out;
+}
+
+bool continuation_byte(char c) { return (uint8_t(c) & 0xC0) == 0x80; }
+
+// BERT's WordPiece on bert_words(): longest match first, trying every end from the
+// word's end down (at character boundaries), "##" after the first piece; a word of over
+// 100 characters or with an unmatched rest is one unk.
+std::vector<int32_t> reference_wordpiece(const TokenizerSpec& spec, const std::string& text) {
+  const auto ids = ids_of(spec);
+  std::vector<char> buffer(2 * text.size() + 1);
+  const size_t length = tokenizer::bert_words(text.data(), text.size(), spec.lowercase, buffer.data());
+  std::vector<int32_t> out;
+  for (size_t w = 0; w < length;) {
+    const std::string word(buffer.data() + w);
+    w += word.size() + 1;
+    size_t chars = 0;
+    for (char c : word) chars += continuation_byte(c) ? 0 : 1;
+    std::vector<int32_t> pieces;
+    bool unknown = chars > 100;
+    for (size_t start = 0; start < word.size() && !unknown;) {
+      size_t end = word.size();
+      int32_t found = -1;
+      for (; end > start; --end) {
+        if (end < word.size() && continuation_byte(word[end])) continue;
+        const auto it = ids.find((start > 0 ? "##" : "") + word.substr(start, end - start));
+        if (it != ids.end()) {
+          found = it->second;
+          break;
+        }
+      }
+      unknown = found < 0;
+      pieces.push_back(found);
+      start = end;
+    }
+    if (unknown) pieces = {spec.unk_id};
+    out.insert(out.end(), pieces.begin(), pieces.end());
+  }
+  return out;
+}
+
+// SentencePiece's unigram segmentation: U+2581 for each space and before the text, then
+// the best-scoring path over byte positions, every piece up to the longest tried at every
+// reachable position, a character no piece covers an unknown (10 below the lowest score),
+// consecutive unknowns one unk.
+std::vector<int32_t> reference_unigram(const TokenizerSpec& spec, const std::string& text) {
+  const auto ids = ids_of(spec);
+  size_t longest = 0;
+  float lowest = spec.scores.at(0);
+  for (size_t i = 0; i < spec.vocab.size(); ++i) {
+    longest = std::max(longest, spec.vocab[i].size());
+    lowest = std::min(lowest, spec.scores[i]);
+  }
+  std::string normal = "\xE2\x96\x81";
+  for (char c : text) normal += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
+  const size_t n = normal.size();
+  std::vector<double> best(n + 1, -1e300);
+  std::vector<int64_t> from(n + 1, -1);
+  std::vector<int32_t> piece(n + 1, -1);  // -2: an unknown character
+  best[0] = 0.0;
+  const auto relax = [&](size_t start, size_t end, double score, int32_t id) {
+    if (best[start] + score > best[end]) {
+      best[end] = best[start] + score;
+      from[end] = int64_t(start);
+      piece[end] = id;
+    }
+  };
+  for (size_t start = 0; start < n; ++start) {
+    if (start > 0 && from[start] < 0) continue;
+    uint32_t cp = 0;
+    const size_t char_bytes = tokenizer::utf8_decode(normal.data(), n, start, &cp);
+    bool covered = false;
+    for (size_t end = start + 1; end <= n && end - start <= longest; ++end) {
+      const auto it = ids.find(normal.substr(start, end - start));
+      if (it == ids.end() || it->second == spec.unk_id) continue;
+      covered = covered || end - start == char_bytes;
+      relax(start, end, double(spec.scores[size_t(it->second)]), it->second);
+    }
+    if (!covered) relax(start, start + char_bytes, double(lowest) - 10.0, -2);
+  }
+  std::vector<int32_t> out;
+  for (size_t at = n; at > 0; at = size_t(from[at])) {
+    if (piece[at] == -2 && !out.empty() && out.back() == -2) continue;
+    out.push_back(piece[at]);
+  }
+  std::reverse(out.begin(), out.end());
+  for (int32_t& id : out) id = id == -2 ? spec.unk_id : id;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("byte-level BPE on 100,000-byte texts matches GPT-2's bpe() and decodes back") {
+  const auto l = load("bpe:" + kRoot + "/demo/story/vocab.json:" + kRoot + "/demo/story/merges.txt");
+  for (const std::string& text : long_texts()) {
+    CAPTURE(text.substr(0, 40));
+    const std::vector<int32_t> ids = encode(*l->tokenizer, text);
+    CHECK(ids == reference_bpe(l->spec, text));
+    CHECK(decode(*l->tokenizer, ids) == text);
+  }
+}
+
+TEST_CASE("WordPiece on 100,000-byte texts matches BERT's longest-match-first") {
+  const auto l = load("wordpiece:" + kRoot + "/tests/tokenizers/kjv_wordpiece.txt:lowercase");
+  for (const std::string& text : long_texts()) {
+    CAPTURE(text.substr(0, 40));
+    CHECK(encode(*l->tokenizer, text) == reference_wordpiece(l->spec, text));
+  }
+}
+
+TEST_CASE("the unigram model on 100,000-byte texts matches a Viterbi over every piece") {
+  const auto l = load("unigram:" + kRoot + "/tests/tokenizers/kjv_unigram.vocab");
+  for (const std::string& text : long_texts()) {
+    CAPTURE(text.substr(0, 40));
+    CHECK(encode(*l->tokenizer, text) == reference_unigram(l->spec, text));
+  }
 }
