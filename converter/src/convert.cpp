@@ -1,5 +1,6 @@
 #include "convert.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,9 @@
 #include "tokenizers/tokenizer_files.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
+#include "reference/evaluator.h"
+#include "reference/generated_inputs.h"
+#include "reference/self_test_cases.h"
 
 namespace focal {
 namespace convert {
@@ -60,48 +64,114 @@ Status build(const Preset& preset, const nlohmann::json& config, const PresetOpt
   }
 }
 
-// The array's bytes in the tensor's dtype (f32, or i32 for ids and masks).
-Result<TensorValueSpec> tensor_value(int tensor, DType dtype, const std::string& path) {
+// An .npy array as a value of model tensor `tensor` (ids and masks truncated to
+// integers, as they are stored as i32).
+Result<reference::Value> read_value(int tensor, DType dtype, const std::string& path) {
   Result<Checkpoint> file = read_npy(path);
   if (!file.ok()) return file.status();
   const CheckpointTensor& array = file->tensors[0];
-  TensorValueSpec value{tensor, array.shape, {}};
-  const std::vector<float> values = array.to_f32();
-  value.bytes.resize(values.size() * 4);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kI32) {
-      const int32_t v = static_cast<int32_t>(values[i]);
-      std::memcpy(value.bytes.data() + i * 4, &v, 4);
-    } else {
-      std::memcpy(value.bytes.data() + i * 4, &values[i], 4);
-    }
+  reference::Value value;
+  value.tensor = tensor;
+  value.shape.rank = static_cast<int>(array.shape.size());
+  if (value.shape.rank > kMaxRank) {
+    return Status::error(StatusCode::kInvalidArgument, "'%s' has rank %d, more than %d", path.c_str(),
+                         value.shape.rank, kMaxRank);
+  }
+  for (int i = 0; i < value.shape.rank; ++i) value.shape.dims[i] = array.shape[static_cast<size_t>(i)];
+  for (float x : array.to_f32()) {
+    value.values.push_back(dtype == DType::kI32 ? static_cast<double>(static_cast<int32_t>(x)) : x);
   }
   return value;
 }
 
-Status add_self_test(const ConvertOptions& options, const Model& draft, ModelWriter& writer) {
-  SelfTestSpec test;
-  test.atol = options.self_test_atol;
-  test.rtol = options.self_test_rtol;
+// The value's bytes in the tensor's dtype (f32, or i32 for ids and masks), for the
+// writer's tensor of the same name.
+TensorValueSpec value_spec(const Model& draft, const ModelWriter& writer, const reference::Value& value) {
+  const TensorInfo info = draft.tensor(value.tensor);
+  TensorValueSpec spec{writer.find_tensor(info.name), {}, {}};
+  for (int i = 0; i < value.shape.rank; ++i) spec.shape.push_back(value.shape.dims[i]);
+  spec.bytes.resize(value.values.size() * 4);
+  for (size_t i = 0; i < value.values.size(); ++i) {
+    const int32_t integer = static_cast<int32_t>(value.values[i]);
+    const float real = static_cast<float>(value.values[i]);
+    std::memcpy(spec.bytes.data() + i * 4, info.dtype == DType::kI32 ? static_cast<const void*>(&integer) : &real, 4);
+  }
+  return spec;
+}
+
+// The self-test's inputs: DIR/inputs/<input>.npy for every input, or generated ones.
+Result<std::vector<reference::Value>> self_test_inputs(const ConvertOptions& options, const Model& draft) {
+  if (options.self_test_dir.empty()) return reference::generate_inputs(draft);
+  std::vector<reference::Value> inputs;
   for (int i = 0; i < draft.input_count(); ++i) {
     const TensorInfo info = draft.tensor(draft.input_tensor(i));
-    Result<TensorValueSpec> v = tensor_value(writer.find_tensor(info.name), info.dtype,
-                                             options.self_test_dir + "/inputs/" + info.name + ".npy");
+    Result<reference::Value> v =
+        read_value(draft.input_tensor(i), info.dtype, options.self_test_dir + "/inputs/" + info.name + ".npy");
     if (!v.ok()) return v.status();
-    test.inputs.push_back(std::move(v).value());
+    inputs.push_back(std::move(v).value());
   }
-  for (int i = 0; i < draft.output_count(); ++i) {
+  return inputs;
+}
+
+// DIR/expected/<output>.npy for the outputs that have one (none without a DIR).
+Result<std::vector<reference::Value>> expected_from_files(const ConvertOptions& options, const Model& draft) {
+  std::vector<reference::Value> expected;
+  for (int i = 0; i < draft.output_count() && !options.self_test_dir.empty(); ++i) {
     const TensorInfo info = draft.tensor(draft.output_tensor(i));
     const std::string path = options.self_test_dir + "/expected/" + info.name + ".npy";
     if (!std::ifstream(path).good()) continue;  // outputs without an expected file are not checked
-    Result<TensorValueSpec> v = tensor_value(writer.find_tensor(info.name), info.dtype, path);
+    Result<reference::Value> v = read_value(draft.output_tensor(i), info.dtype, path);
     if (!v.ok()) return v.status();
-    test.expected_outputs.push_back(std::move(v).value());
+    expected.push_back(std::move(v).value());
   }
-  if (test.expected_outputs.empty()) {
-    return Status::error(StatusCode::kInvalidArgument, "self-test dir '%s' has no expected/<output>.npy",
-                         options.self_test_dir.c_str());
+  return expected;
+}
+
+// Every f32 output for these inputs, computed in double by the reference evaluator.
+Result<std::vector<reference::Value>> computed_outputs(const Model& draft,
+                                                       const std::vector<reference::Value>& inputs) {
+  Result<reference::Evaluator> evaluator = reference::Evaluator::create(draft);
+  if (!evaluator.ok()) return evaluator.status();
+  Result<std::vector<reference::Value>> outputs = reference::evaluate_outputs(evaluator.value(), inputs);
+  if (!outputs.ok()) {
+    return Status::error(outputs.status().code(), "self-test: the reference evaluator refused the inputs: %s",
+                         outputs.status().message());
   }
+  return outputs;
+}
+
+std::string describe_inputs(const Model& draft, const std::vector<reference::Value>& inputs) {
+  std::string text;
+  for (const reference::Value& v : inputs) {
+    text += (text.empty() ? "" : ", ") + std::string(draft.tensor(v.tensor).name) + " [";
+    for (int i = 0; i < v.shape.rank; ++i) text += (i ? ", " : "") + std::to_string(v.shape.dims[i]);
+    text += "]";
+  }
+  return text;
+}
+
+Status add_self_test(const ConvertOptions& options, const Model& draft, ModelWriter& writer, Converted* converted) {
+  Result<std::vector<reference::Value>> inputs = self_test_inputs(options, draft);
+  if (!inputs.ok()) return inputs.status();
+  Result<std::vector<reference::Value>> expected = expected_from_files(options, draft);
+  if (!expected.ok()) return expected.status();
+  converted->self_test_computed = expected->empty();
+  if (converted->self_test_computed) {
+    report(options, "self-test: computing expected outputs in double precision (reference evaluator) for " +
+                        std::string(options.self_test_dir.empty() ? "generated" : "given") +
+                        " inputs: " + describe_inputs(draft, inputs.value()));
+    Result<std::vector<reference::Value>> computed = computed_outputs(draft, inputs.value());
+    if (!computed.ok()) return computed.status();
+    expected.value() = std::move(computed).value();
+  }
+  if (expected->empty()) return Status::error(StatusCode::kInvalidArgument, "self-test: the model has no f32 output");
+  SelfTestSpec test;
+  const float default_tolerance =
+      converted->self_test_computed ? computed_self_test_tolerance(options.dtype) : 1e-4f;
+  test.atol = options.self_test_atol > 0.0f ? options.self_test_atol : default_tolerance;
+  test.rtol = options.self_test_rtol > 0.0f ? options.self_test_rtol : default_tolerance;
+  for (const reference::Value& v : inputs.value()) test.inputs.push_back(value_spec(draft, writer, v));
+  for (const reference::Value& v : expected.value()) test.expected_outputs.push_back(value_spec(draft, writer, v));
   writer.add_self_test(std::move(test));
   return Status();
 }
@@ -149,6 +219,11 @@ Status check_unused(const WeightSource& weights, bool strict, std::vector<std::s
 
 }  // namespace
 
+float computed_self_test_tolerance(DType dtype) {
+  (void)dtype;  // the same for every weight type: see convert.h
+  return 1e-4f;
+}
+
 bool parse_weight_dtype(const std::string& text, DType* dtype) {
   if (text == "f32") *dtype = DType::kF32;
   else if (text == "f16") *dtype = DType::kF16;
@@ -168,6 +243,9 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
     return Status::error(StatusCode::kInvalidArgument,
                          "unknown preset '%s' (focal convert --list-presets lists them)",
                          options.preset.c_str());
+  }
+  if (!options.self_test && !options.self_test_dir.empty()) {
+    return Status::error(StatusCode::kInvalidArgument, "give --self-test DIR or --no-self-test, not both");
   }
   if (options.max_batch < 1 || options.max_seq < 0) {
     return Status::error(StatusCode::kInvalidArgument, "--max-batch must be >= 1 and --max-seq >= 0");
@@ -207,16 +285,19 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   const std::string architecture =
       options.spec.empty() ? preset->name : config.value().value("name", std::string("spec"));
   writer.set_metadata(architecture, "focal convert", weights.describe_sources());
-  if (!options.self_test_dir.empty()) {
-    // The draft names the model's inputs and outputs as the engine sees them.
+  if (options.self_test) {
+    // The draft names the model's inputs and outputs as the engine sees them, and holds
+    // the stored weights the expected outputs are computed from.
     Result<std::vector<uint8_t>> draft = writer.finish();
     if (!draft.ok()) return draft.status();
     std::unique_ptr<void, void (*)(void*)> aligned(std::aligned_alloc(kBufferAlignment, align_up_64(draft->size())),
                                                    std::free);
     std::memcpy(aligned.get(), draft->data(), draft->size());
-    Result<Model> model = Model::from_bytes(aligned.get(), draft->size());
+    LoadOptions draft_load;
+    draft_load.verify_checksum = false;  // just written here; the final file is checked in full
+    Result<Model> model = Model::from_bytes(aligned.get(), draft->size(), draft_load);
     if (!model.ok()) return model.status();
-    FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer));
+    FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer, &converted));
   }
   report(options, "planning memory and writing");
   Result<std::vector<uint8_t>> bytes = writer.finish();
@@ -224,6 +305,14 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   converted.bytes = std::move(bytes).value();
   report(options, "verifying the written model");
   FOCAL_RETURN_IF_ERROR(load_and_self_test(converted.bytes, &converted));
+  if (converted.self_tests > 0) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",
+                  static_cast<double>(converted.self_test_worst_ratio),
+                  converted.self_test_computed ? "expected outputs computed in double precision"
+                                               : "the expected outputs given");
+    report(options, line);
+  }
   return converted;
 }
 

@@ -1,6 +1,6 @@
 // focal convert (--preset NAME) --weights FILE [--weights FILE ...] [--config FILE.json]
 //               [--dtype f32|f16|bf16|int8] [--max-seq N] [--max-batch N] [--strict]
-//               -o MODEL.focal
+//               [--self-test DIR | --no-self-test] [--self-test-tolerance T] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +23,7 @@ const char* kUsage =
     "usage: focal convert (--preset NAME | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--dtype f32|f16|bf16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--strict]\n"
-    "                     [--self-test DIR [--self-test-tolerance T]]\n"
+    "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
@@ -31,9 +31,11 @@ const char* kUsage =
     "and writes a verified .focal file. --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32).\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
-    "--self-test DIR stores DIR/inputs/<input>.npy and DIR/expected/<output>.npy as a\n"
-    "self-test (|got - want| <= T + T |want|, T = 1e-4 by default), runs it on the\n"
-    "written model, and `focal verify` reruns it on the device.\n"
+    "Every model stores a self-test that the converter runs on the written model and\n"
+    "`focal verify` reruns on the device (|got - want| <= T + T |want|, T = 1e-4 by default):\n"
+    "by default on generated inputs (batch 1, 8 positions) with expected outputs computed\n"
+    "in double precision from the stored weights; --self-test DIR takes DIR/inputs/<input>.npy\n"
+    "and DIR/expected/<output>.npy (computed in double when absent); --no-self-test: none.\n"
     "--tokenizer stores the tokenizer (a seq2seq model's source side; --target-tokenizer its\n"
     "output side): bpe:VOCAB.json:MERGES.txt (GPT-2) or chars:TOKENS.json[:KEY].\n";
 
@@ -64,6 +66,8 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       o->max_batch = std::atoll(argv[++i]);
     } else if (arg == "--self-test" && has_value) {
       o->self_test_dir = argv[++i];
+    } else if (arg == "--no-self-test") {
+      o->self_test = false;
     } else if (arg == "--self-test-tolerance" && has_value) {
       o->self_test_atol = o->self_test_rtol = static_cast<float>(std::atof(argv[++i]));
     } else if (arg == "--tokenizer" && has_value) {
