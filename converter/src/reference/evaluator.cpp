@@ -36,11 +36,13 @@ Result<Evaluator> Evaluator::create(const Model& model) {
   for (int t = 0; t < model.tensor_count(); ++t) {
     const fb::Tensor& tensor = tensor_at(model, t);
     const int64_t count = max_shape(tensor).element_count();
-    const bool constant = tensor.role() == fb::TensorRole_Constant;
-    if (constant && (tensor.layout() != fb::TensorLayout_RowMajor || count > kMaterializedConstant)) continue;
+    // Non-constant tensors get their storage when first bound, at their actual size.
+    if (tensor.role() != fb::TensorRole_Constant || tensor.layout() != fb::TensorLayout_RowMajor ||
+        count > kMaterializedConstant) {
+      continue;
+    }
     std::vector<double>& values = e.storage_[static_cast<size_t>(t)];
-    values.assign(static_cast<size_t>(count), 0.0);  // states start as zeros
-    if (!constant) continue;
+    values.assign(static_cast<size_t>(count), 0.0);
     Operand stored;
     stored.tensor = &tensor;
     stored.bytes = model.data_segment() + tensor.data()->offset();
@@ -78,7 +80,9 @@ Status Evaluator::set_input(int input_index, const Shape& shape, const std::vect
     return Status::error(StatusCode::kInvalidArgument, "input '%s' needs %lld values, given %zu", info.name,
                          static_cast<long long>(shape.element_count()), values.size());
   }
-  std::copy(values.begin(), values.end(), storage_[static_cast<size_t>(t)].begin());
+  std::vector<double>& storage = storage_[static_cast<size_t>(t)];
+  if (storage.size() < values.size()) storage.resize(values.size());
+  std::copy(values.begin(), values.end(), storage.begin());
   pending_ = bound;
   input_set_[static_cast<size_t>(input_index)] = true;
   return Status();
@@ -120,8 +124,13 @@ Status Evaluator::run_op(int op_index) {
     operand.tensor = &t;
     operand.shape = actual_shape(index);
     std::vector<double>& storage = storage_[static_cast<size_t>(index)];
+    if (t.role() == fb::TensorRole_Constant) {
+      operand.bytes = model_->data_segment() + t.data()->offset();
+    } else if (storage.size() < static_cast<size_t>(operand.shape.element_count())) {
+      // Grown, never shrunk: a state keeps its values (states start as zeros).
+      storage.resize(static_cast<size_t>(operand.shape.element_count()), 0.0);
+    }
     operand.values = storage.empty() ? nullptr : storage.data();
-    if (t.role() == fb::TensorRole_Constant) operand.bytes = model_->data_segment() + t.data()->offset();
     return operand;
   };
   const int input_count = static_cast<int>(op.inputs()->size());

@@ -11,8 +11,9 @@
 // run's tokens at the cached length, and reset_state() starts a new sequence. Data
 // errors (an id out of range, a mask that is not 1s then 0s, a full cache) are refused
 // as the engine refuses them. Memory: one double per element of every non-constant
-// tensor at its planned maximum, plus small constants read once; large constants
-// (embedding tables, dense weights) are read from the model bytes where they lie.
+// tensor at the largest actual shape it has had (a KV cache at its planned length),
+// plus small constants read once; large constants (embedding tables, dense weights)
+// are read from the model bytes where they lie.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +60,7 @@ class Evaluator {
   Status run_op(int op_index);
 
   const Model* model_;
-  std::vector<std::vector<double>> storage_;  // per tensor: planned maximum elements
+  std::vector<std::vector<double>> storage_;  // per tensor, grown to its largest actual size
   std::vector<int64_t> symbols_;              // values of the last run
   std::vector<int64_t> pending_;              // bound by inputs set since; 0: unbound
   std::vector<bool> input_set_;               // per model input, since the last run
