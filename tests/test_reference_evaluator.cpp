@@ -111,12 +111,9 @@ std::vector<uint8_t> with_first_weight_negated(const std::vector<uint8_t>& bytes
   return changed;
 }
 
-// The engine's outputs for `inputs` (run as run_self_tests does: fresh state, one run).
-std::vector<reference::Value> engine_outputs(const Model& model, const std::vector<reference::Value>& inputs) {
-  const size_t arena_bytes = Session::required_arena_bytes(model, SessionOptions()).value();
-  AlignedBuffer arena(arena_bytes);
-  auto session = Session::create(model, SessionOptions(), arena.data(), arena_bytes);
-  REQUIRE_MESSAGE(session.ok(), session.status().message());
+// Sets the inputs of `session` and runs it once; its f32 outputs.
+std::vector<reference::Value> run_engine(Session& session, const std::vector<reference::Value>& inputs) {
+  const Model& model = session.model();
   for (int i = 0; i < model.input_count(); ++i) {
     const reference::Value& v = inputs[static_cast<size_t>(i)];
     std::vector<uint8_t> raw(v.values.size() * 4);
@@ -125,13 +122,13 @@ std::vector<reference::Value> engine_outputs(const Model& model, const std::vect
       const int32_t n = static_cast<int32_t>(v.values[k]);
       std::memcpy(raw.data() + 4 * k, model.tensor(v.tensor).dtype == DType::kI32 ? static_cast<const void*>(&n) : &f, 4);
     }
-    REQUIRE(session->set_input(i, v.shape, raw.data(), raw.size()).ok());
+    REQUIRE(session.set_input(i, v.shape, raw.data(), raw.size()).ok());
   }
-  const Status run = session->run();
+  const Status run = session.run();
   REQUIRE_MESSAGE(run.ok(), run.message());
   std::vector<reference::Value> outputs;
   for (int i = 0; i < model.output_count(); ++i) {
-    const TensorView view = session->output(i);
+    const TensorView view = session.output(i);
     if (view.dtype != DType::kF32) continue;
     reference::Value v;
     v.tensor = model.output_tensor(i);
@@ -140,6 +137,28 @@ std::vector<reference::Value> engine_outputs(const Model& model, const std::vect
     outputs.push_back(std::move(v));
   }
   return outputs;
+}
+
+// A session over an arena of its own.
+struct OwnedSession {
+  std::unique_ptr<AlignedBuffer> arena;
+  std::unique_ptr<Session> session;
+};
+
+OwnedSession open_session(const Model& model) {
+  OwnedSession owned;
+  const size_t arena_bytes = Session::required_arena_bytes(model, SessionOptions()).value();
+  owned.arena = std::make_unique<AlignedBuffer>(arena_bytes);
+  auto session = Session::create(model, SessionOptions(), owned.arena->data(), arena_bytes);
+  REQUIRE_MESSAGE(session.ok(), session.status().message());
+  owned.session = std::make_unique<Session>(session.value());
+  return owned;
+}
+
+// The engine's outputs for `inputs` (run as run_self_tests does: fresh state, one run).
+std::vector<reference::Value> engine_outputs(const Model& model, const std::vector<reference::Value>& inputs) {
+  OwnedSession owned = open_session(model);
+  return run_engine(*owned.session, inputs);
 }
 
 }  // namespace
@@ -217,4 +236,28 @@ TEST_CASE("reference evaluator: generated inputs are ids within the tables and m
     }
   }
   CHECK(reference::generate_inputs(*bert.model)[0].values == inputs[0].values);  // deterministic
+}
+
+TEST_CASE("reference evaluator: KV caches across runs (prefill, then single-token steps) agree with the engine") {
+  for (const char* name : {"gpt2_l2_d32_h4", "llama_mqa_hd16_l3_d32_h4_kv1"}) {
+    CAPTURE(name);
+    const LoadedModel golden = load(read_file(std::string(FOCAL_GOLDEN_DIR) + "/" + name + "/model.focal"));
+    auto evaluator = reference::Evaluator::create(*golden.model);
+    REQUIRE(evaluator.ok());
+    OwnedSession engine = open_session(*golden.model);
+    reference::GeneratedInputOptions options;
+    options.seq = 5;
+    for (int step = 0; step < 4; ++step) {
+      CAPTURE(step);
+      const auto inputs = reference::generate_inputs(*golden.model, options);
+      REQUIRE(evaluator->set_input(0, inputs[0].shape, inputs[0].values).ok());
+      REQUIRE(evaluator->run().ok());
+      std::vector<reference::Value> expected;
+      for (int i = 0; i < golden.model->output_count(); ++i) expected.push_back(evaluator->value(golden.model->output_tensor(i)));
+      CHECK(worst_error(run_engine(*engine.session, inputs), expected) <= 1e-5);
+      CHECK(evaluator->cached_length() == engine.session->cached_length());
+      options.seq = 1;  // then one token per run, at the cached positions
+      options.seed += 1;
+    }
+  }
 }

@@ -98,6 +98,56 @@ void rope(const fb::MultiHeadAttentionOptions& o, double* x, size_t batch, size_
   }
 }
 
+// Keys and values for one run: where they are, and how many keys there are.
+struct KeyValues {
+  Rows keys, values;
+  size_t kv_len;
+  std::vector<double> k, v;  // owned when projected this run
+};
+
+// Projected from memory (or x) this run: k, v [B, Sk, Hkv*Dh], RoPE on k from position 0.
+void project_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
+  const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
+  const Operand& source = c.has_input(kMemory) ? c.in(kMemory) : c.in(kX);
+  const size_t batch = source.dim(0);
+  kv->kv_len = source.dim(1);
+  kv->k.resize(batch * kv->kv_len * kvf);
+  kv->v.resize(kv->k.size());
+  dense_rows(c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv->kv_len, kv->k.data(), kvf);
+  dense_rows(c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv->kv_len, kv->v.data(), kvf);
+  if (o.rope() != fb::RopeLayout_None) {
+    rope(o, kv->k.data(), batch, kv->kv_len, size_t(o.num_kv_heads()), kv->kv_len * kvf, 0);
+  }
+  kv->keys = Rows{kv->k.data(), kv->kv_len * kvf, kvf};
+  kv->values = Rows{kv->v.data(), kv->kv_len * kvf, kvf};
+}
+
+// In the states [B, capacity, Hkv*Dh]: a KV cache gets this run's K and V (RoPE'd at
+// their positions) at the cached length and attends over cached + new; precomputed
+// states are attended over whole.
+void state_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
+  const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
+  const Operand& x = c.in(kX);
+  const Operand& k_state = c.in(kKState);
+  const Operand& v_state = c.in(kVState);
+  const size_t batch = x.dim(0), q_len = x.dim(1), in = x.dim(2), capacity = k_state.dim(1);
+  const bool cache = c.has_input(kWk);
+  kv->kv_len = cache ? static_cast<size_t>(c.cached_length) + q_len : capacity;
+  if (cache) {
+    const size_t first = static_cast<size_t>(c.cached_length);
+    for (size_t b = 0; b < batch; ++b) {
+      const double* xb = x.values + b * q_len * in;
+      dense_rows(c.in(kWk), &c.in(kBk), xb, in, q_len, k_state.values + (b * capacity + first) * kvf, kvf);
+      dense_rows(c.in(kWv), &c.in(kBv), xb, in, q_len, v_state.values + (b * capacity + first) * kvf, kvf);
+    }
+    if (o.rope() != fb::RopeLayout_None) {
+      rope(o, k_state.values + first * kvf, batch, q_len, size_t(o.num_kv_heads()), capacity * kvf, c.cached_length);
+    }
+  }
+  kv->keys = Rows{k_state.values, capacity * kvf, kvf};
+  kv->values = Rows{v_state.values, capacity * kvf, kvf};
+}
+
 }  // namespace
 
 // Attention op: q [B, Sq, H*D], k and v [B, Sk, Hkv*D] -> [B, Sq, H*D].
@@ -120,51 +170,25 @@ Status attention_op(const OpContext& c) {
 Status multi_head_attention_op(const OpContext& c) {
   const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
   const Operand& x = c.in(kX);
-  const size_t batch = x.dim(0), q_len = x.dim(1), in = x.dim(2);
-  const size_t heads = size_t(o.num_heads()), kv_heads = size_t(o.num_kv_heads()), head_dim = size_t(o.head_dim());
-  const size_t qf = heads * head_dim, kvf = kv_heads * head_dim;
-  const bool states = c.has_input(kKState), cache = states && c.has_input(kWk);
-  const bool rotary = o.rope() != fb::RopeLayout_None;
-
-  std::vector<double> q(batch * q_len * qf);
-  dense_rows(c.in(kWq), &c.in(kBq), x.values, in, batch * q_len, q.data(), qf);
-  std::vector<double> k, v;
-  Rows keys{}, values{};
-  size_t kv_len = 0;
-  if (!states) {
-    const Operand& source = c.has_input(kMemory) ? c.in(kMemory) : x;
-    kv_len = source.dim(1);
-    k.resize(batch * kv_len * kvf);
-    v.resize(k.size());
-    dense_rows(c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv_len, k.data(), kvf);
-    dense_rows(c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv_len, v.data(), kvf);
-    if (rotary) rope(o, k.data(), batch, kv_len, kv_heads, kv_len * kvf, 0);
-    keys = Rows{k.data(), kv_len * kvf, kvf};
-    values = Rows{v.data(), kv_len * kvf, kvf};
+  const size_t batch = x.dim(0), q_len = x.dim(1);
+  const size_t heads = size_t(o.num_heads()), head_dim = size_t(o.head_dim());
+  const size_t qf = heads * head_dim, kvf = size_t(o.num_kv_heads()) * head_dim;
+  const bool cache = c.has_input(kKState) && c.has_input(kWk);
+  KeyValues kv;
+  if (c.has_input(kKState)) {
+    state_key_values(c, kvf, &kv);
   } else {
-    const Operand& k_state = c.in(kKState);
-    const size_t capacity = k_state.dim(1);
-    kv_len = cache ? static_cast<size_t>(c.cached_length) + q_len : capacity;
-    if (cache) {  // this run's K and V go into the states at the cached length
-      const size_t first = static_cast<size_t>(c.cached_length);
-      for (size_t b = 0; b < batch; ++b) {
-        const double* xb = x.values + b * q_len * in;
-        double* kb = k_state.values + (b * capacity + first) * kvf;
-        dense_rows(c.in(kWk), &c.in(kBk), xb, in, q_len, kb, kvf);
-        dense_rows(c.in(kWv), &c.in(kBv), xb, in, q_len, c.in(kVState).values + (b * capacity + first) * kvf, kvf);
-      }
-      if (rotary) rope(o, k_state.values + first * kvf, batch, q_len, kv_heads, capacity * kvf, c.cached_length);
-    }
-    keys = Rows{k_state.values, capacity * kvf, kvf};
-    values = Rows{c.in(kVState).values, capacity * kvf, kvf};
+    project_key_values(c, kvf, &kv);
   }
-  if (rotary) rope(o, q.data(), batch, q_len, heads, q_len * qf, cache ? c.cached_length : 0);
+  std::vector<double> q(batch * q_len * qf);
+  dense_rows(c.in(kWq), &c.in(kBq), x.values, x.dim(2), batch * q_len, q.data(), qf);
+  if (o.rope() != fb::RopeLayout_None) rope(o, q.data(), batch, q_len, heads, q_len * qf, cache ? c.cached_length : 0);
   std::vector<int64_t> lengths;
-  if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv_len, "key mask", &lengths));
+  if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv.kv_len, "key mask", &lengths));
   std::vector<double> context(q.size());
-  Sdpa p{batch, heads, kv_heads, q_len, kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()), o.causal(),
-         c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, keys, values, context.data()};
-  attend(p);
+  attend(Sdpa{batch, heads, size_t(o.num_kv_heads()), q_len, kv.kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()),
+              o.causal(), c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, kv.keys,
+              kv.values, context.data()});
   dense_rows(c.in(kWo), &c.in(kBo), context.data(), qf, batch * q_len, c.outputs[0].values, c.in(kWo).dim(0));
   return Status();
 }
