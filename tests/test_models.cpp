@@ -125,6 +125,10 @@ TEST_CASE("spec errors name the layer and the problem") {
       {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 32]}], "outputs": ["y"],
           "layers": [{"op": "conv", "name": "c", "input": "x", "output": "y"}]})",
        "unknown op 'conv'"},
+      // Found by fuzz_spec: a pool over a rank-2 input read past the input's dims.
+      {R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 32]}], "outputs": ["y"],
+          "layers": [{"op": "pool", "name": "p", "input": "x", "mode": "mean", "output": "y"}]})",
+       "input has rank 2, expected 3"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string wanted = expected;

@@ -73,6 +73,16 @@ std::vector<GraphBuilder::Dim> GraphBuilder::dims(int tensor) const {
   return it == dims_.end() ? std::vector<Dim>{} : it->second;
 }
 
+// The dims of `tensor` if it has `rank` of them (any rank >= 1 when `rank` is 0); else
+// fails, naming the layer, so a spec of the wrong shape is an error, not a bad read.
+bool GraphBuilder::has_rank(const std::string& layer, int tensor, size_t rank, std::vector<Dim>* out) {
+  *out = dims(tensor);
+  if (rank == 0 ? !out->empty() : out->size() == rank) return true;
+  fail(Status::error(StatusCode::kInvalidArgument, "layer '%s': input has rank %zu, expected %s", layer.c_str(),
+                     out->size(), rank == 0 ? "at least 1" : std::to_string(rank).c_str()));
+  return false;
+}
+
 int GraphBuilder::activation_like(const std::string& name, int like, int64_t width) {
   std::vector<Dim> d = dims(like);
   if (d.empty()) return -1;
@@ -141,15 +151,16 @@ int GraphBuilder::rmsnorm(const std::string& name, int x, int gamma, float epsil
 }
 
 int GraphBuilder::glu(const std::string& name, int x, fb::Activation act, int out) {
-  if (!ok({x})) return -1;
-  if (out < 0) out = activation_like(name, x, dims(x).back().size / 2);
+  std::vector<Dim> d;
+  if (!ok({x}) || !has_rank(name, x, 0, &d)) return -1;
+  if (out < 0) out = activation_like(name, x, d.back().size / 2);
   w_.add_glu(name, x, out, act);
   return out;
 }
 
 int GraphBuilder::pool(const std::string& name, int x, int mask, fb::PoolMode mode, int out) {
-  if (!ok({x})) return -1;
-  const std::vector<Dim> d = dims(x);
+  std::vector<Dim> d;
+  if (!ok({x}) || !has_rank(name, x, 3, &d)) return -1;  // [B, S, D] -> [B, D]
   if (out < 0) out = activation(name, {d[0], d[2]});
   w_.add_pool(name, x, mask, out, mode);
   return out;
@@ -164,6 +175,11 @@ int GraphBuilder::copy(const std::string& name, int x, int out) {
 int GraphBuilder::embedding(const std::string& name, int ids, int table, int positions,
                             int type_ids, int segments, float scale, int out) {
   if (!ok({ids, table})) return -1;
+  if (constant_shapes_[table].size() != 2) {
+    fail(Status::error(StatusCode::kInvalidArgument, "layer '%s': the table must be [vocab, width], not rank %zu",
+                       name.c_str(), constant_shapes_[table].size()));
+    return -1;
+  }
   if (out < 0) {  // [B, S] ids give [B, S, D]; [B] ids (a decoder step) give [B, D]
     std::vector<Dim> d = dims(ids);
     d.push_back(Dim{constant_shapes_[table][1], -1});
@@ -177,8 +193,9 @@ int GraphBuilder::concat(const std::string& name, std::vector<int32_t> inputs, i
   if (!error_.ok() || inputs.empty()) return -1;
   int64_t width = 0;
   for (int t : inputs) {
-    if (t < 0) return -1;
-    width += dims(t).back().size;
+    std::vector<Dim> d;
+    if (t < 0 || !has_rank(name, t, 0, &d)) return -1;
+    width += d.back().size;
   }
   if (out < 0) out = activation_like(name, inputs[0], width);
   w_.add_concat(name, std::move(inputs), out);

@@ -36,6 +36,8 @@ class GraphBuilder {
   std::vector<Dim> dims(int tensor) const;  // of a tensor made here
   // A tensor like `like` with the last dim replaced by `width`.
   int activation_like(const std::string& name, int like, int64_t width);
+  // True with `*out` = dims(tensor) if it has `rank` dims (0: any rank >= 1); else fails.
+  bool has_rank(const std::string& layer, int tensor, size_t rank, std::vector<Dim>* out);
 
   // Checkpoint tensors (f32 constants) and computed ones.
   Matrix fetch(const std::string& name, const std::vector<int64_t>& shape);

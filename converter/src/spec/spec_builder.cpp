@@ -70,7 +70,11 @@ int optional_tensor(const Context& c, const json& layer, const char* key) {
   return layer.contains(key) && !layer.at(key).is_null() ? tensor(c, layer, key) : -1;
 }
 
-int64_t width(Context& c, int t) { return c.b.dims(t).back().size; }
+int64_t width(Context& c, int t) {
+  const std::vector<GraphBuilder::Dim> d = c.b.dims(t);
+  if (d.empty()) fail(c, "reads a tensor without dims (an input needs a \"shape\")");
+  return d.back().size;
+}
 
 // ---- weights --------------------------------------------------------------------
 
