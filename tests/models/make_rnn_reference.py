@@ -392,9 +392,9 @@ def seq2seq_config(cell, attention, E, H, Hd, L, bidirectional, Vs, Vt):
             "bos_id": BOS_ID, "eos_id": EOS_ID, "max_src_len": 16, "max_tgt_len": 64}
 
 
-def classifier_config(E, H, A, C, V):
+def classifier_config(E, H, A, C, V, max_len=16):
     return {"embedding": E, "hidden": H, "attention_units": A, "num_classes": C, "vocab_size": V,
-            "max_len": 16}
+            "max_len": max_len}
 
 
 def draw_seq2seq(c, units, stds, eos_bias, source, mask):
@@ -492,6 +492,10 @@ CASES = [
      (classifier_config(16, 16, 12, 1, 50), 12, (12, 7, 3), CLASSIFIER_STDS)),
     ("rnn_classifier_softmax4_e24_h20_a16", "rnn-classifier", classifier_case,
      (classifier_config(24, 20, 16, 4, 60), 12, (12, 8, 2), CLASSIFIER_STDS)),
+    # Longer than the engine's 16-step blocks of input projections: 3 blocks, ragged rows
+    # ending inside the first and second.
+    ("rnn_classifier_long40_softmax3_e20_h16_a12", "rnn-classifier", classifier_case,
+     (classifier_config(20, 16, 12, 3, 70, max_len=48), 40, (40, 23, 7), CLASSIFIER_STDS)),
 ]
 
 

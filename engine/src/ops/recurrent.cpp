@@ -1,9 +1,11 @@
 // Recurrent op: an LSTM or GRU layer over a sequence, one or two directions, ragged rows.
-// Per direction: one GEMM projects every step's input (gates_x = x W_ih^T + b_ih for all
-// B*S rows), then each step does one small GEMM for the recurrent part (gates_h = h
-// W_hh^T + b_hh for the B rows) and the fused cell update of the rows still running.
+// Per direction, in blocks of up to kBlockSteps steps: one GEMM per row projects the
+// block's inputs (gates_x = x W_ih^T + b_ih), then each step does one small GEMM for the
+// recurrent part (gates_h = h W_hh^T + b_hh for the B rows) and the fused cell update of
+// the rows still running. Blocks keep the workspace independent of the sequence length:
+// on a microcontroller, gates_x for a whole 64-step BiLSTM sequence would be 64 KiB.
 //
-// Workspace: gates_x [B*S, G*H] | gates_h [B, G*H] | h, c [B, H] | lengths [B] i32.
+// Workspace: gates_x [B, block, G*H] | gates_h [B, G*H] | h, c [B, H] | lengths [B] i32.
 #include <cstring>
 
 #include "graph.h"
@@ -75,6 +77,12 @@ Status check_recurrent(const OpCheck& c) {
   return Status();
 }
 
+// Steps whose input projections are computed together: long enough for the GEMM to run
+// at speed, short enough to keep RAM small. A constant, so plans do not depend on the CPU.
+constexpr int64_t kBlockSteps = 16;
+
+int64_t block_steps(int64_t seq) { return seq < kBlockSteps ? seq : kBlockSteps; }
+
 struct Regions {
   size_t gates_x, gates_h, h, c, lengths, end;
 };
@@ -83,7 +91,7 @@ Regions regions(int64_t batch, int64_t seq, int64_t gates, int64_t hidden) {
   const auto floats = [](int64_t n) { return static_cast<size_t>(align_up(static_cast<uint64_t>(n) * 4, 64)); };
   Regions r;
   r.gates_x = 0;
-  r.gates_h = r.gates_x + floats(batch * seq * gates);
+  r.gates_h = r.gates_x + floats(batch * block_steps(seq) * gates);
   r.h = r.gates_h + floats(batch * gates);
   r.c = r.h + floats(batch * hidden);
   r.lengths = r.c + floats(batch * hidden);
@@ -101,6 +109,7 @@ struct Run {
   const OpRun& r;
   const fb::RecurrentOptions& o;
   size_t batch, seq, in, hidden, gates, width;
+  size_t block;  // steps per block of input projections (block_steps)
   uint8_t* ws;
   Regions reg;
   const int32_t* lengths;
@@ -128,8 +137,9 @@ void initial_state(const Run& run, int d) {
   }
 }
 
-void cell(const Run& run, size_t b, size_t t) {
-  const float* gx = run.gates_x() + (b * run.seq + t) * run.gates;
+// Step `step` of the current block for row b.
+void cell(const Run& run, size_t b, size_t step) {
+  const float* gx = run.gates_x() + (b * run.block + step) * run.gates;
   const float* gh = run.gates_h() + b * run.gates;
   float* h = run.h() + b * run.hidden;
   if (run.o.cell() == fb::RecurrentCell_Lstm) {
@@ -152,24 +162,46 @@ void cell(const Run& run, size_t b, size_t t) {
   }
 }
 
+// gates_x[b, i] = x[b, first + i] W_ih^T + b_ih for the block's `steps` steps.
+Status project_block(const Run& run, int base, size_t first, size_t steps) {
+  for (size_t b = 0; b < run.batch; ++b) {
+    const float* x = run.r.inputs[kX].f32() + (b * run.seq + first) * run.in;
+    FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
+                                       run.gates_x() + b * run.block * run.gates, 0, run.r.parallel));
+  }
+  return Status();
+}
+
+// One time step t (the block's step i) for every row: recurrent GEMM, then the cells.
+Status run_step(const Run& run, int d, size_t t, size_t i) {
+  const int base = d == 0 ? kWih : kWihR;
+  FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
+                                     run.optional(base + 3), run.gates_h(), 0, nullptr));
+  float* y = run.r.outputs[kY].mutable_f32();
+  for (size_t b = 0; b < run.batch; ++b) {
+    float* out = y + (b * run.seq + t) * run.width + size_t(d) * run.hidden;
+    if (t >= static_cast<size_t>(run.lengths[b])) {
+      std::memset(out, 0, run.hidden * 4);  // past this row's end: the state waits
+      continue;
+    }
+    cell(run, b, i);
+    std::memcpy(out, run.h() + b * run.hidden, run.hidden * 4);
+  }
+  return Status();
+}
+
 Status run_direction(const Run& run, int d) {
   const int base = d == 0 ? kWih : kWihR;
-  FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base), run.r.inputs[base].data, run.r.inputs[kX].f32(),
-                                     run.batch * run.seq, run.optional(base + 2), run.gates_x(), 0, run.r.parallel));
   initial_state(run, d);
-  float* y = run.r.outputs[kY].mutable_f32();
-  for (size_t step = 0; step < run.seq; ++step) {
-    const size_t t = d == 0 ? step : run.seq - 1 - step;
-    FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
-                                       run.optional(base + 3), run.gates_h(), 0, nullptr));
-    for (size_t b = 0; b < run.batch; ++b) {
-      float* out = y + (b * run.seq + t) * run.width + size_t(d) * run.hidden;
-      if (t >= static_cast<size_t>(run.lengths[b])) {
-        std::memset(out, 0, run.hidden * 4);  // past this row's end: the state waits
-        continue;
-      }
-      cell(run, b, t);
-      std::memcpy(out, run.h() + b * run.hidden, run.hidden * 4);
+  // Forward: blocks [0, 16), [16, 32), ...; reverse: the same blocks from the end, each
+  // walked backwards.
+  for (size_t done = 0; done < run.seq; done += run.block) {
+    const size_t steps = run.seq - done < run.block ? run.seq - done : run.block;
+    const size_t first = d == 0 ? done : run.seq - done - steps;
+    FOCAL_RETURN_IF_ERROR(project_block(run, base, first, steps));
+    for (size_t i = 0; i < steps; ++i) {
+      const size_t in_block = d == 0 ? i : steps - 1 - i;
+      FOCAL_RETURN_IF_ERROR(run_step(run, d, first + in_block, in_block));
     }
   }
   for (int o = kHn; o < run.r.output_count && o <= kCn; ++o) {
@@ -187,7 +219,7 @@ Status run_recurrent(const OpRun& r) {
   const Shape& x = r.inputs[kX].shape;
   const size_t hidden = static_cast<size_t>(o.hidden());
   Run run{r, o, size_t(x.dims[0]), size_t(x.dims[1]), size_t(x.dims[2]), hidden,
-          size_t(gate_count(o)) * hidden, size_t(directions(o)) * hidden,
+          size_t(gate_count(o)) * hidden, size_t(directions(o)) * hidden, size_t(block_steps(x.dims[1])),
           static_cast<uint8_t*>(r.workspace), {}, nullptr};
   run.reg = regions(x.dims[0], x.dims[1], int64_t(run.gates), int64_t(hidden));
   int32_t* lengths = reinterpret_cast<int32_t*>(run.ws + run.reg.lengths);
