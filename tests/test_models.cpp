@@ -29,7 +29,8 @@ std::vector<ModelCase> cases(const char* family) {
 // Converts the case's checkpoint with its preset (dtype "f32", "f16", "bf16" or "int8"),
 // from its primary weights file or the one named.
 std::unique_ptr<testing::LoadedCase> convert_case(const ModelCase& c, const std::string& dtype, int64_t max_batch,
-                                                  int64_t max_seq, const std::string& file = "") {
+                                                  int64_t max_seq, const std::string& file = "",
+                                                  DType embedding_dtype = DType::kF32) {
   convert::ConvertOptions options;
   options.preset = c.spec.at("preset").get<std::string>();
   options.weights = {c.dir + "/" + (file.empty() ? c.spec.at("weights").get<std::string>() : file)};
@@ -38,6 +39,7 @@ std::unique_ptr<testing::LoadedCase> convert_case(const ModelCase& c, const std:
   options.max_seq = max_seq;
   options.strict = true;
   REQUIRE(convert::parse_weight_dtype(dtype, &options.dtype));
+  options.embedding_dtype = embedding_dtype;
   auto converted = convert::convert_checkpoint(options);
   REQUIRE_MESSAGE(converted.ok(), converted.status().message());
   return testing::load_model_bytes(converted->bytes);
@@ -163,6 +165,9 @@ TEST_CASE("f16, bf16 and int8 weights stay within their error bounds on BERT") {
   CHECK(testing::encoder_error(c, *convert_case(c, "f16", 4, 16), "f16") <= 2e-3);
   CHECK(testing::encoder_error(c, *convert_case(c, "bf16", 4, 16), "bf16") <= 2e-2);
   CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16), "int8") <= 3e-2);
+  // f16 token tables (--embedding-dtype f16) add f16's rounding of one input row.
+  CHECK(testing::encoder_error(c, *convert_case(c, "f32", 4, 16, "", DType::kF16), "f16 tables") <= 2e-3);
+  CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16, "", DType::kF16), "int8, f16 tables") <= 3e-2);
 }
 
 TEST_CASE("GPT-2 decoders: prefill and KV-cached steps match PyTorch, greedy tokens exactly") {

@@ -266,6 +266,10 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   });
   ModelWriter writer;
   writer.set_dense_weight_type(options.dtype);
+  if (options.embedding_dtype != DType::kF32 && options.embedding_dtype != DType::kF16) {
+    return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32 or f16");
+  }
+  writer.set_embedding_table_type(options.embedding_dtype);
   GraphBuilder builder(writer, weights);
   PresetOptions preset_options;
   preset_options.max_batch = options.max_batch;

@@ -1,12 +1,14 @@
 #include "model_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "checksum.h"
 #include "focal/gemm.h"
 #include "graph.h"
 #include "planner.h"
+#include "simd/vec_scalar.hpp"
 
 namespace focal {
 
@@ -197,8 +199,34 @@ void ModelWriter::add_attention(const std::string& name, int q, int k, int v, in
   ops_.push_back(op);
 }
 
+// An f32 token table converted to the embedding table type (f16); a value past f16's
+// range is an error naming it, never a silent infinity.
+void ModelWriter::store_embedding_table(int table) {
+  if (embedding_table_type_ != DType::kF16 || table < 0 || static_cast<size_t>(table) >= tensors_.size()) return;
+  TensorSpec& t = tensors_[static_cast<size_t>(table)];
+  if (t.role != TensorRole::kConstant || t.dtype != DType::kF32 || t.dense_packed) return;
+  const size_t count = t.bytes.size() / sizeof(float);
+  std::vector<uint8_t> half(count * sizeof(uint16_t));
+  for (size_t i = 0; i < count; ++i) {
+    float value;
+    std::memcpy(&value, t.bytes.data() + i * sizeof(float), sizeof(float));
+    if (!(std::fabs(value) < 65520.0f)) {  // what rounds to the largest finite half
+      if (error_.ok()) {
+        error_ = Status::error(StatusCode::kInvalidArgument, "embedding table '%s' element %zu = %g does not fit f16",
+                               t.name.c_str(), i, static_cast<double>(value));
+      }
+      return;
+    }
+    const uint16_t bits = simd::float_to_half(value);
+    std::memcpy(half.data() + i * sizeof(uint16_t), &bits, sizeof(uint16_t));
+  }
+  t.bytes = std::move(half);
+  t.dtype = DType::kF16;
+}
+
 void ModelWriter::add_embedding(const std::string& name, int ids, int table, int positions,
                                 int type_ids, int segments, int y, float scale) {
+  store_embedding_table(table);
   OpSpec op{name, fb::OpOptions_EmbeddingOptions, {ids, table, positions, type_ids, segments}, {y}};
   while (op.inputs.size() > 2 && op.inputs.back() < 0) op.inputs.pop_back();
   op.scale = scale;

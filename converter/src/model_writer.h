@@ -74,6 +74,10 @@ class ModelWriter {
   // the GEMM kernels' layout (focal/gemm.h, pack_dense_weights) stored as this type:
   // kF32 (the default), kF16, kBF16 or kI8 (per-output scales). Applies to later calls.
   void set_dense_weight_type(DType type) { dense_weight_type_ = type; }
+  // Embedding token tables given to add_embedding: kF32 (the default) or kF16 (IEEE half,
+  // rounded to nearest even: half the flash of the usually largest tensor). Position and
+  // segment tables stay f32. Applies to later calls.
+  void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
 
   // Ops, in execution order. Tensor arguments are indices from the add_* calls; `bias`
   // may be -1 for none.
@@ -176,6 +180,7 @@ class ModelWriter {
 
   int add_tensor(TensorSpec spec);
   void pack_dense_weight(int weight);
+  void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
   std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
                                  uint64_t arena_bytes, uint32_t version) const;
@@ -188,6 +193,7 @@ class ModelWriter {
   std::vector<std::pair<std::string, int>> stages_;  // name, first op
   std::string architecture_, producer_, source_;
   DType dense_weight_type_ = DType::kF32;
+  DType embedding_table_type_ = DType::kF32;
   Status error_;  // the first failure of a call that cannot return one, for finish()
   std::vector<std::pair<std::string, std::string>> hyperparameters_;
   TokenizerSpec tokenizer_, target_tokenizer_;
