@@ -496,6 +496,10 @@ CASES = [
     # ending inside the first and second.
     ("rnn_classifier_long40_softmax3_e20_h16_a12", "rnn-classifier", classifier_case,
      (classifier_config(20, 16, 12, 3, 70, max_len=48), 40, (40, 23, 7), CLASSIFIER_STDS)),
+    # A keyword-spotting-sized classifier, the Cortex-M example's (targets/cortex-m/examples):
+    # 64-step sequences, 1000 words, BiLSTM 2 x 64.
+    ("rnn_classifier_kws_softmax4_e64_h64_a32_v1000", "rnn-classifier", classifier_case,
+     (classifier_config(64, 64, 32, 4, 1000, max_len=64), 64, (64, 41, 9), CLASSIFIER_STDS)),
 ]
 
 
