@@ -165,9 +165,12 @@ TEST_CASE("f16, bf16 and int8 weights stay within their error bounds on BERT") {
   CHECK(testing::encoder_error(c, *convert_case(c, "f16", 4, 16), "f16") <= 2e-3);
   CHECK(testing::encoder_error(c, *convert_case(c, "bf16", 4, 16), "bf16") <= 2e-2);
   CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16), "int8") <= 3e-2);
-  // f16 token tables (--embedding-dtype f16) add f16's rounding of one input row.
+  // Compact token tables (--embedding-dtype): f16 rounds each input row to 11 bits, int8
+  // (one scale per row) to about 7.
   CHECK(testing::encoder_error(c, *convert_case(c, "f32", 4, 16, "", DType::kF16), "f16 tables") <= 2e-3);
   CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16, "", DType::kF16), "int8, f16 tables") <= 3e-2);
+  CHECK(testing::encoder_error(c, *convert_case(c, "f32", 4, 16, "", DType::kI8), "int8 tables") <= 2e-2);
+  CHECK(testing::encoder_error(c, *convert_case(c, "int8", 4, 16, "", DType::kI8), "int8, int8 tables") <= 4e-2);
 }
 
 TEST_CASE("GPT-2 decoders: prefill and KV-cached steps match PyTorch, greedy tokens exactly") {

@@ -65,6 +65,63 @@ TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
   }
 }
 
+TEST_CASE("pointwise: embedding gather, int8 tables with row scales, exact") {
+  uint32_t seed = 900;
+  const size_t vocab = 29;
+  const std::vector<int32_t> ids = {0, 28, 3, 3, 14, 27, 1};
+  for (const auto& k : kernel_sets()) {
+    CAPTURE(std::string(k.isa));
+    for (size_t dim : kWidths) {
+      for (float scale : {1.0f, std::sqrt(float(dim)), -0.5f}) {
+        CAPTURE(dim);
+        CAPTURE(scale);
+        const std::vector<float> draws = uniform(vocab * dim, ++seed, -127.49f, 127.49f);
+        std::vector<int8_t> table(draws.size());
+        for (size_t i = 0; i < draws.size(); ++i) table[i] = static_cast<int8_t>(std::lround(draws[i]));
+        const std::vector<float> row_scales = uniform(vocab, ++seed, 1e-3f, 0.05f);
+        Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);
+        EmbeddingParams p;
+        p.count = ids.size();
+        p.dim = dim;
+        p.vocab = vocab;
+        p.type = EmbeddingType::kI8;
+        p.table = table.data();
+        p.row_scales = row_scales.data();
+        p.ids = ids.data();
+        p.scale = scale;
+        p.out = out.data();
+        REQUIRE(embedding_gather(p, k).ok());
+        p.out = ref.data();
+        embedding_gather_reference(p);
+        bool exact = true, matches_reference = true;
+        for (size_t t = 0; t < ids.size(); ++t) {
+          const float row_scale = row_scales[size_t(ids[t])] * scale;  // as the kernels do: once per row
+          for (size_t i = 0; i < dim; ++i) {
+            const float want = static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * row_scale);
+            exact = exact && same_bits(out[t * dim + i], want);
+            matches_reference = matches_reference && same_bits(ref[t * dim + i], want);
+          }
+        }
+        CHECK(exact);
+        CHECK(matches_reference);
+        CHECK(out.guards_intact());
+      }
+    }
+    EmbeddingParams missing_scales;
+    const int8_t one_row[4] = {1, 2, 3, 4};
+    const int32_t id = 0;
+    float out[4];
+    missing_scales.count = 1;
+    missing_scales.dim = 4;
+    missing_scales.vocab = 1;
+    missing_scales.type = EmbeddingType::kI8;
+    missing_scales.table = one_row;
+    missing_scales.ids = &id;
+    missing_scales.out = out;
+    CHECK(embedding_gather(missing_scales, k).code() == StatusCode::kInvalidArgument);
+  }
+}
+
 TEST_CASE("pointwise: embedding gather refuses out-of-range ids before writing anything") {
   const size_t vocab = 10, dim = 4;
   const std::vector<float> table(vocab * dim, 1.0f);

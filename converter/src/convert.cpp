@@ -266,8 +266,9 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   });
   ModelWriter writer;
   writer.set_dense_weight_type(options.dtype);
-  if (options.embedding_dtype != DType::kF32 && options.embedding_dtype != DType::kF16) {
-    return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32 or f16");
+  if (options.embedding_dtype != DType::kF32 && options.embedding_dtype != DType::kF16 &&
+      options.embedding_dtype != DType::kI8) {
+    return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32, f16 or int8");
   }
   writer.set_embedding_table_type(options.embedding_dtype);
   GraphBuilder builder(writer, weights);

@@ -19,7 +19,7 @@ struct ConvertOptions {
   std::vector<std::string> weights;  // checkpoint files, searched in order
   std::string config;                // config.json; empty: none
   DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16 or kI8
-  DType embedding_dtype = DType::kF32;  // token embedding tables: kF32 or kF16
+  DType embedding_dtype = DType::kF32;  // token embedding tables: kF32, kF16 or kI8 (per-row scales)
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning

@@ -199,13 +199,57 @@ void ModelWriter::add_attention(const std::string& name, int q, int k, int v, in
   ops_.push_back(op);
 }
 
-// An f32 token table converted to the embedding table type (f16); a value past f16's
-// range is an error naming it, never a silent infinity.
+namespace {
+
+// q = round(w / scale) with scale = max |row| / 127 per row (1 for an all-zero row, whose
+// q are all 0): symmetric, so 0 stays exactly 0 and no offset is needed.
+Status quantize_rows(const std::string& name, const std::vector<float>& values, size_t rows, size_t width,
+                     std::vector<uint8_t>* bytes, std::vector<float>* scales) {
+  bytes->resize(values.size());
+  scales->resize(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    float largest = 0.0f;
+    for (size_t i = 0; i < width; ++i) {
+      const float v = values[r * width + i];
+      if (!std::isfinite(v)) {
+        return Status::error(StatusCode::kInvalidArgument, "embedding table '%s' row %zu holds %g", name.c_str(), r,
+                             static_cast<double>(v));
+      }
+      largest = std::max(largest, std::fabs(v));
+    }
+    const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
+    (*scales)[r] = scale;
+    for (size_t i = 0; i < width; ++i) {
+      const long q = std::lround(values[r * width + i] / scale);
+      (*bytes)[r * width + i] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(q, -127L, 127L)));
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+// An f32 token table converted to the embedding table type: f16 (a value past f16's range
+// is an error naming it, never a silent infinity) or int8 with per-row scales.
 void ModelWriter::store_embedding_table(int table) {
-  if (embedding_table_type_ != DType::kF16 || table < 0 || static_cast<size_t>(table) >= tensors_.size()) return;
+  if (embedding_table_type_ == DType::kF32 || table < 0 || static_cast<size_t>(table) >= tensors_.size()) return;
   TensorSpec& t = tensors_[static_cast<size_t>(table)];
-  if (t.role != TensorRole::kConstant || t.dtype != DType::kF32 || t.dense_packed) return;
+  if (t.role != TensorRole::kConstant || t.dtype != DType::kF32 || t.dense_packed || t.shape.size() != 2) return;
   const size_t count = t.bytes.size() / sizeof(float);
+  if (embedding_table_type_ == DType::kI8) {
+    std::vector<float> values(count);
+    std::memcpy(values.data(), t.bytes.data(), count * sizeof(float));
+    std::vector<uint8_t> bytes;
+    const Status quantized = quantize_rows(t.name, values, static_cast<size_t>(t.shape[0]),
+                                           static_cast<size_t>(t.shape[1]), &bytes, &t.row_scales);
+    if (!quantized.ok()) {
+      if (error_.ok()) error_ = quantized;
+      return;
+    }
+    t.bytes = std::move(bytes);
+    t.dtype = DType::kI8;
+    return;
+  }
   std::vector<uint8_t> half(count * sizeof(uint16_t));
   for (size_t i = 0; i < count; ++i) {
     float value;
@@ -388,11 +432,13 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
   for (size_t t = 0; t < tensors_.size(); ++t) {
     const TensorSpec& spec = tensors_[t];
     const bool constant = spec.role == TensorRole::kConstant;
+    const auto quantization =
+        spec.row_scales.empty() ? 0 : fb::CreateQuantizationDirect(fbb, &spec.row_scales, /*axis=*/0);
     tensors.push_back(fb::CreateTensorDirect(
         fbb, spec.name.c_str(), static_cast<fb::DType>(spec.dtype),
         static_cast<fb::TensorRole>(spec.role), &spec.shape,
         spec.dim_symbols.empty() ? nullptr : &spec.dim_symbols,
-        constant ? &layout.tensor_refs[t] : nullptr, 0, constant ? 0 : arena_offsets[t],
+        constant ? &layout.tensor_refs[t] : nullptr, quantization, constant ? 0 : arena_offsets[t],
         spec.dense_packed ? fb::TensorLayout_DensePacked : fb::TensorLayout_RowMajor));
   }
 

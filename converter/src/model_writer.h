@@ -74,9 +74,10 @@ class ModelWriter {
   // the GEMM kernels' layout (focal/gemm.h, pack_dense_weights) stored as this type:
   // kF32 (the default), kF16, kBF16 or kI8 (per-output scales). Applies to later calls.
   void set_dense_weight_type(DType type) { dense_weight_type_ = type; }
-  // Embedding token tables given to add_embedding: kF32 (the default) or kF16 (IEEE half,
-  // rounded to nearest even: half the flash of the usually largest tensor). Position and
-  // segment tables stay f32. Applies to later calls.
+  // Embedding token tables given to add_embedding: kF32 (the default), kF16 (IEEE half,
+  // rounded to nearest even: half the flash of the usually largest tensor) or kI8 (one
+  // symmetric scale per row, max |row| / 127: a quarter). Position and segment tables stay
+  // f32. Applies to later calls.
   void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
 
   // Ops, in execution order. Tensor arguments are indices from the add_* calls; `bias`
@@ -156,6 +157,7 @@ class ModelWriter {
     std::vector<int32_t> dim_symbols;
     std::vector<uint8_t> bytes;  // constants only
     bool dense_packed = false;   // bytes are in the GEMM panel layout
+    std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
   };
   struct OpSpec {
     std::string name;

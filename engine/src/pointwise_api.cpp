@@ -117,8 +117,12 @@ Status embedding_gather(const kernels::EmbeddingParams& p, const PointwiseKernel
     return invalid("embedding", "table, ids and out must not be null");
   }
   if (p.dim == 0 || p.vocab == 0) return invalid("embedding", "dim and vocab must be >= 1");
-  if (p.type != kernels::EmbeddingType::kF32 && p.type != kernels::EmbeddingType::kF16) {
+  if (p.type != kernels::EmbeddingType::kF32 && p.type != kernels::EmbeddingType::kF16 &&
+      p.type != kernels::EmbeddingType::kI8) {
     return invalid("embedding", "unknown table type");
+  }
+  if (p.type == kernels::EmbeddingType::kI8 && p.row_scales == nullptr) {
+    return invalid("embedding", "an int8 table needs its row scales");
   }
   for (size_t t = 0; t < p.count; ++t) {
     const int32_t id = p.ids[t];

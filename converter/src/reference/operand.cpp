@@ -55,9 +55,20 @@ double stored_at(fb::DType dtype, const uint8_t* bytes, size_t i) {
 
 }  // namespace
 
+// Element i (row-major) of a row-major constant; int8 ones are q times the scale of
+// their channel along the quantization axis (int8 embedding tables: one per row).
 double Operand::at(size_t i) const {
   if (values != nullptr) return values[i];
-  return stored_at(tensor->dtype(), bytes, i);
+  const double stored = stored_at(tensor->dtype(), bytes, i);
+  const fb::Quantization* q = tensor->quantization();
+  if (tensor->dtype() != fb::DType_I8 || q == nullptr || q->scales() == nullptr) return stored;
+  // The stored shape: a constant's (the verifier checked the axis and the scales' count).
+  const auto& dims = *tensor->shape();
+  const auto axis = static_cast<flatbuffers::uoffset_t>(q->axis());
+  size_t inner = 1;  // elements per step along the axis
+  for (flatbuffers::uoffset_t d = axis + 1; d < dims.size(); ++d) inner *= static_cast<size_t>(dims.Get(d));
+  const size_t channel = (i / inner) % static_cast<size_t>(dims.Get(axis));
+  return stored * q->scales()->Get(static_cast<flatbuffers::uoffset_t>(channel));
 }
 
 // Packed layout: panel p = n / 32 holds outputs 32p..32p+31; W[n][k] is element

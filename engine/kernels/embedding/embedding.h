@@ -17,6 +17,7 @@ namespace kernels {
 enum class EmbeddingType {
   kF32,
   kF16,  // IEEE binary16, converted exactly
+  kI8,   // symmetric per row: value = row_scales[id] * q
 };
 
 struct EmbeddingParams {
@@ -25,12 +26,13 @@ struct EmbeddingParams {
   size_t vocab = 0;  // rows of the table
   EmbeddingType type = EmbeddingType::kF32;
   const void* table = nullptr;   // [vocab, dim] of `type`, dense rows
+  const float* row_scales = nullptr;  // kI8 only: [vocab]
   const int32_t* ids = nullptr;  // [count], each in [0, vocab)
   float scale = 1.0f;            // out = table[id] * scale
   float* out = nullptr;          // [count, dim], dense rows
 };
 
-// out[t, :] = table[ids[t], :] * scale.
+// out[t, :] = table[ids[t], :] * scale (kI8: table[ids[t], :] * row_scales[ids[t]] * scale).
 void embedding_gather_reference(const EmbeddingParams& p);
 
 using EmbeddingGatherFn = void (*)(const EmbeddingParams& p);

@@ -5,7 +5,9 @@
 //
 // A gather is a copy: f32 rows with scale 1 are memcpy'd (bitwise the table's values);
 // otherwise each row is converted (f16) and scaled a vector at a time. The last
-// dim % W elements of an f16 row are converted through a zero-padded stack copy.
+// dim % W elements of an f16 row are converted through a zero-padded stack copy. int8
+// rows are a plain loop: one row per token is memory-bound, and the compiler vectorizes
+// it; the row's scale and the op's are multiplied first, as in the reference twin.
 #pragma once
 
 #include <cstddef>
@@ -41,12 +43,18 @@ struct Embedding {
     }
   }
 
+  static void row_i8(const int8_t* src, size_t dim, float scale, float* out) {
+    for (size_t i = 0; i < dim; ++i) out[i] = static_cast<float>(src[i]) * scale;
+  }
+
   static void gather(const EmbeddingParams& p) {
     const vec scale = V::splat(p.scale);
     for (size_t t = 0; t < p.count; ++t) {
       const size_t row = static_cast<size_t>(p.ids[t]) * p.dim;
       float* out = p.out + t * p.dim;
-      if (p.type == EmbeddingType::kF16) {
+      if (p.type == EmbeddingType::kI8) {
+        row_i8(static_cast<const int8_t*>(p.table) + row, p.dim, p.row_scales[p.ids[t]] * p.scale, out);
+      } else if (p.type == EmbeddingType::kF16) {
         row_f16(static_cast<const uint16_t*>(p.table) + row, p.dim, scale, out);
       } else if (p.scale == 1.0f) {
         std::memcpy(out, static_cast<const float*>(p.table) + row, p.dim * sizeof(float));

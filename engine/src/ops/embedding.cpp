@@ -1,5 +1,6 @@
 // Embedding op: token rows (times a scale), plus position rows from the session's cached
-// length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D] f32/f16,
+// length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D] f32, f16 or
+// int8 with one scale per row (quantization axis 0),
 // 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
 #include "embedding/embedding.h"
 #include "ops/op_checks.h"
@@ -10,12 +11,19 @@ namespace {
 
 enum Slot { kIds = 0, kTable, kPositions, kTypeIds, kSegments };
 
-Status check_table(const OpCheck& c, const fb::Tensor& t, int64_t width, bool allow_f16) {
+// `compact`: the token table, which may also be f16 or int8 (scales per row).
+Status check_table(const OpCheck& c, const fb::Tensor& t, int64_t width, bool compact) {
   FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 2, 2));
-  if (!(t.dtype() == fb::DType_F32 || (allow_f16 && t.dtype() == fb::DType_F16))) {
+  const bool allowed = t.dtype() == fb::DType_F32 ||
+                       (compact && (t.dtype() == fb::DType_F16 || t.dtype() == fb::DType_I8));
+  if (!allowed) {
     return c.fail("table '%s' is %s, expected f32%s", t.name()->c_str(), fb::EnumNameDType(t.dtype()),
-                  allow_f16 ? " or f16" : "");
+                  compact ? ", f16 or int8" : "");
+  }
+  // The verifier checked that an int8 tensor has one scale per channel of its axis.
+  if (t.dtype() == fb::DType_I8 && t.quantization()->axis() != 0) {
+    return c.fail("int8 table '%s' needs one scale per row (axis 0)", t.name()->c_str());
   }
   if (t.layout() != fb::TensorLayout_RowMajor || dim(t, 1) != width) {
     return c.fail("table '%s' must be row-major with %lld columns", t.name()->c_str(),
@@ -99,8 +107,10 @@ Status run_embedding(const OpRun& r) {
   p.count = batch * seq;
   p.dim = static_cast<size_t>(table.shape.dims[1]);
   p.vocab = static_cast<size_t>(table.shape.dims[0]);
-  p.type = table_tensor.dtype() == fb::DType_F16 ? kernels::EmbeddingType::kF16
-                                                 : kernels::EmbeddingType::kF32;
+  p.type = table_tensor.dtype() == fb::DType_F16  ? kernels::EmbeddingType::kF16
+           : table_tensor.dtype() == fb::DType_I8 ? kernels::EmbeddingType::kI8
+                                                  : kernels::EmbeddingType::kF32;
+  if (p.type == kernels::EmbeddingType::kI8) p.row_scales = table_tensor.quantization()->scales()->data();
   p.table = table.data;
   p.ids = r.inputs[kIds].i32();
   p.scale = r.op.options_as_EmbeddingOptions()->scale();

@@ -1,5 +1,5 @@
 // focal convert (--preset NAME) --weights FILE [--weights FILE ...] [--config FILE.json]
-//               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16]
+//               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]
 //               [--max-seq N] [--max-batch N] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
@@ -22,7 +22,7 @@ namespace {
 
 const char* kUsage =
     "usage: focal convert (--preset NAME | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
-    "                     [--config FILE.json] [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16]\n"
+    "                     [--config FILE.json] [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC] -o MODEL.focal\n"
@@ -31,7 +31,8 @@ const char* kUsage =
     "the preset's architecture (or the layers of a declarative spec, converter/README.md)\n"
     "and writes a verified .focal file. --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32);\n"
-    "--embedding-dtype that of token embedding tables (f16 halves their size).\n"
+    "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
+    "scale per row quarters them).\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "Every model stores a self-test that the converter runs on the written model and\n"
     "`focal verify` reruns on the device (|got - want| <= T + T |want|, T = 1e-4 by default):\n"
@@ -50,9 +51,10 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
       std::fprintf(stderr, "focal convert: unsupported --dtype '%s' (f32, f16, bf16 or int8)\n", argv[i + 1]);
       return false;
     }
+    DType table_dtype = DType::kF32;
     if (arg == "--embedding-dtype" && has_value &&
-        !(std::strcmp(argv[i + 1], "f32") == 0 || std::strcmp(argv[i + 1], "f16") == 0)) {
-      std::fprintf(stderr, "focal convert: unsupported --embedding-dtype '%s' (f32 or f16)\n", argv[i + 1]);
+        (!convert::parse_weight_dtype(argv[i + 1], &table_dtype) || table_dtype == DType::kBF16)) {
+      std::fprintf(stderr, "focal convert: unsupported --embedding-dtype '%s' (f32, f16 or int8)\n", argv[i + 1]);
       return false;
     }
     if (arg == "--list-presets") {
@@ -68,7 +70,7 @@ bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, 
     } else if (arg == "--dtype" && has_value) {
       if (!convert::parse_weight_dtype(argv[++i], &o->dtype)) return false;
     } else if (arg == "--embedding-dtype" && has_value) {
-      o->embedding_dtype = std::strcmp(argv[++i], "f16") == 0 ? DType::kF16 : DType::kF32;
+      convert::parse_weight_dtype(argv[++i], &o->embedding_dtype);  // checked above
     } else if (arg == "--max-seq" && has_value) {
       o->max_seq = std::atoll(argv[++i]);
     } else if (arg == "--max-batch" && has_value) {
