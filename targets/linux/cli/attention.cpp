@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_inputs.h"
@@ -166,15 +167,8 @@ Status write_file(const std::string& path, const void* data, size_t bytes) {
 }  // namespace
 
 int attention_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
   Options o;
-  if (!parse(argc, argv, &o)) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   Result<Heatmap> map = o.model != nullptr ? from_model(o) : from_matrix(o);
   Status status = map.status();
   if (status.ok() && !o.svg.empty()) {

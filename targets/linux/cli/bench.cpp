@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/attention.h"
@@ -286,15 +287,8 @@ uint64_t kv_cache_bytes(const Model& m) {
 }  // namespace
 
 int bench_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
   Options o;
-  if (!parse(argc, argv, &o)) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("bench", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);

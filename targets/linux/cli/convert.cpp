@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 
 #if FOCAL_HAVE_CONVERT
@@ -106,10 +107,7 @@ void list_presets() {
 }  // namespace
 
 int convert_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (printed_help(argc, argv, kUsage)) return 0;
 #if FOCAL_HAVE_CONVERT
   convert::ConvertOptions options;
   std::string out;

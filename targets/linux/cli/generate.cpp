@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/generate.h"
@@ -242,15 +243,8 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
 }  // namespace
 
 int generate_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
   Options o;
-  if (!parse(argc, argv, &o)) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("generate", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_inputs.h"
@@ -73,15 +74,8 @@ Status write_outputs(const Session& session, const std::string& dir) {
 }  // namespace
 
 int run_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
   Options o;
-  if (!parse(argc, argv, &o)) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("run", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);

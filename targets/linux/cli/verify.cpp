@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/self_test.h"
@@ -22,10 +23,7 @@ const char* kUsage =
 }  // namespace
 
 int verify_command(int argc, char** argv) {
-  if (argc == 1 && std::strcmp(argv[0], "--help") == 0) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (printed_help(argc, argv, kUsage)) return 0;
   if (argc != 1 || argv[0][0] == '-') {
     std::fputs(kUsage, stderr);
     return 2;
