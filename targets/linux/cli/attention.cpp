@@ -38,7 +38,7 @@ const char* kUsage =
 
 struct Options {
   const char* model = nullptr;
-  std::vector<std::pair<std::string, std::string>> inputs;
+  NpyInputs inputs;
   std::string matrix, svg, png, title;
   std::vector<std::string> row_labels, col_labels;
   int layer = 0, head = 0;
@@ -57,10 +57,7 @@ bool parse(int argc, char** argv, Options* o) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--input" && has_value) {
-      const std::string spec = argv[++i];
-      const size_t eq = spec.find('=');
-      if (eq == std::string::npos || eq == 0) return false;
-      o->inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+      if (!add_input_spec(argv[++i], &o->inputs)) return false;
     } else if (arg == "--layer" && has_value) {
       o->layer = std::atoi(argv[++i]);
     } else if (arg == "--head" && has_value) {

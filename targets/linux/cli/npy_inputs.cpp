@@ -34,7 +34,14 @@ Result<std::vector<uint8_t>> input_bytes(const convert::CheckpointTensor& array,
 
 }  // namespace
 
-Status set_npy_inputs(Session& session, const std::vector<std::pair<std::string, std::string>>& inputs) {
+bool add_input_spec(const std::string& spec, NpyInputs* inputs) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  inputs->emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+  return true;
+}
+
+Status set_npy_inputs(Session& session, const NpyInputs& inputs) {
   for (const auto& input : inputs) {
     const int index = session.find_input(input.first.c_str());
     if (index < 0) {

@@ -10,9 +10,14 @@
 namespace focal {
 namespace cli {
 
+using NpyInputs = std::vector<std::pair<std::string, std::string>>;
+
+// Adds `--input`'s value NAME=FILE.npy to `inputs`; false when it has no name or no '='.
+bool add_input_spec(const std::string& spec, NpyInputs* inputs);
+
 // Sets each {input name, .npy path}: float arrays feed f32 inputs, integer arrays i32
 // ones; symbolic dims take the arrays' sizes.
-Status set_npy_inputs(Session& session, const std::vector<std::pair<std::string, std::string>>& inputs);
+Status set_npy_inputs(Session& session, const NpyInputs& inputs);
 
 }  // namespace cli
 }  // namespace focal

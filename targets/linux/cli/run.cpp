@@ -31,7 +31,7 @@ const char* kUsage =
 
 struct Options {
   const char* model = nullptr;
-  std::vector<std::pair<std::string, std::string>> inputs;  // name, file
+  NpyInputs inputs;  // name, file
   std::string output_dir;
   int threads = 1;
 };
@@ -41,10 +41,7 @@ bool parse(int argc, char** argv, Options* o) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--input" && has_value) {
-      const std::string spec = argv[++i];
-      const size_t eq = spec.find('=');
-      if (eq == std::string::npos || eq == 0) return false;
-      o->inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+      if (!add_input_spec(argv[++i], &o->inputs)) return false;
     } else if (arg == "--output-dir" && has_value) {
       o->output_dir = argv[++i];
     } else if (arg == "--threads" && has_value) {
