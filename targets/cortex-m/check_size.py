@@ -23,11 +23,9 @@ def berkeley_sizes(size_tool, elf):
     return text, data, bss
 
 
-def engine_bytes(map_path):
+def engine_bytes(linker_map):
     """Bytes of .text*/.rodata* input sections kept from the engine's objects."""
-    with open(map_path) as f:
-        content = f.read()
-    content = content[content.index("Linker script and memory map"):]
+    content = linker_map[linker_map.index("Linker script and memory map"):]
     total = 0
     pending = False  # a long section name sits alone on its line, its numbers on the next
     for line in content.splitlines():
@@ -43,9 +41,8 @@ def engine_bytes(map_path):
     return total
 
 
-def stack_bytes(map_path):
-    with open(map_path) as f:
-        m = re.search(r"0x([0-9a-f]+)\s+__stack_size = ", f.read())
+def stack_bytes(linker_map):
+    m = re.search(r"0x([0-9a-f]+)\s+__stack_size = ", linker_map)
     return int(m.group(1), 16) if m else 0
 
 
@@ -60,7 +57,9 @@ def main():
     args = parser.parse_args()
 
     text, data, bss = berkeley_sizes(args.size_tool, args.elf)
-    used = {"flash": text + data, "ram": data + bss + stack_bytes(args.map), "engine": engine_bytes(args.map)}
+    with open(args.map) as f:
+        linker_map = f.read()
+    used = {"flash": text + data, "ram": data + bss + stack_bytes(linker_map), "engine": engine_bytes(linker_map)}
     over = []
     name = re.sub(r".*/", "", args.elf)
     print(f"{name}:")

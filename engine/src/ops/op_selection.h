@@ -36,7 +36,7 @@ constexpr bool op_selected(std::string_view name) {
 
 // Each selected name must be an op: a typo is a compile error, not a missing op at run time.
 template <class Selection>
-constexpr bool all_op_names(const Selection&) {
+constexpr bool all_op_names() {
   for (std::string_view selected : Selection::names) {
     if (!is_op_name(selected)) return false;
   }
@@ -47,7 +47,7 @@ constexpr bool all_op_names(const Selection&) {
 // instantiated, so nothing references its code and --gc-sections drops it.
 template <class Selection>
 const OpDef* find_selected_op_def(fb::OpOptions type) {
-  static_assert(all_op_names(Selection{}), "an op name in the selection is not an op (see ops/op_list.h)");
+  static_assert(all_op_names<Selection>(), "an op name in the selection is not an op (see ops/op_list.h)");
   switch (type) {
 #define FOCAL_SELECTED_OP_CASE(Name, def)             \
   case fb::OpOptions_##Name##Options:                 \

@@ -34,21 +34,26 @@ bool is_identifier(const char* s) {
   return true;
 }
 
-// The op kinds in first-use order, each once, joined by `separator`.
-std::string op_kinds(const Model& model, const char* separator) {
-  std::string list;
+// The op kinds in first-use order, each once.
+std::vector<std::string> op_kinds(const Model& model) {
+  std::vector<std::string> kinds;
   std::set<std::string> seen;
   for (int i = 0; i < model.op_count(); ++i) {
-    const std::string kind = model.op(i).kind;
-    if (!seen.insert(kind).second) continue;
-    list += (list.empty() ? "" : separator) + kind;
+    if (seen.insert(model.op(i).kind).second) kinds.push_back(model.op(i).kind);
   }
-  return list;
+  return kinds;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
 }
 
 std::string header(const Model& model, const char* source, const std::string& symbol, size_t arena_bytes) {
   const char* slash = std::strrchr(source, '/');
   const std::string file = slash ? slash + 1 : source;
+  const std::vector<std::string> kinds = op_kinds(model);
   char text[2048];
   std::snprintf(
       text, sizeof(text),
@@ -63,8 +68,8 @@ std::string header(const Model& model, const char* source, const std::string& sy
       "#define %s_ops \"%s\"  // a CMake list\n",
       file.c_str(), model.architecture(), static_cast<unsigned long long>(model.parameter_count()),
       symbol.c_str(), static_cast<unsigned long long>(arena_bytes), symbol.c_str(),
-      static_cast<unsigned long long>(model.arena_bytes()), op_kinds(model, " ").c_str(), symbol.c_str(),
-      op_kinds(model, ";").c_str());
+      static_cast<unsigned long long>(model.arena_bytes()), joined(kinds, " ").c_str(), symbol.c_str(),
+      joined(kinds, ";").c_str());
   return text;
 }
 
