@@ -1,5 +1,7 @@
 #include "presets/preset.h"
 
+#include "json/json_integer.h"
+
 namespace focal {
 namespace convert {
 namespace {
@@ -45,11 +47,11 @@ const Preset* find_preset(const std::string& name) {
 
 int64_t config_int(const nlohmann::json& config, const char* key) {
   if (!config.contains(key)) throw std::runtime_error(std::string("config lacks '") + key + "'");
-  return config.at(key).get<int64_t>();
+  return json_integer(config.at(key), key);
 }
 
 int64_t config_int(const nlohmann::json& config, const char* key, int64_t fallback) {
-  return config.contains(key) && !config.at(key).is_null() ? config.at(key).get<int64_t>() : fallback;
+  return json_integer_or(config, key, fallback);
 }
 
 double config_number(const nlohmann::json& config, const char* key, double fallback) {

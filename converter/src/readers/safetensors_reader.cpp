@@ -1,6 +1,9 @@
 // safetensors: an 8-byte little-endian header length N, N bytes of JSON mapping each
 // tensor name to {dtype, shape, data_offsets: [begin, end)} relative to the byte after
 // the header (plus an optional "__metadata__" of strings), then the data.
+#include <cstdint>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "readers/checkpoint.h"
@@ -41,8 +44,10 @@ Result<CheckpointTensor> parse_entry(const std::string& path, const std::string&
   }
   if (!entry["shape"].is_array() || entry["shape"].size() > 16) return fail("shape must be a list of at most 16 dims");
   for (const auto& d : entry["shape"]) {
-    if (!d.is_number_unsigned()) return fail("shape has a dim that is not a non-negative integer");
-    t.shape.push_back(d.get<int64_t>());
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+      return fail("shape has a dim that is not an integer in [0, 2^63)");
+    }
+    t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
   }
   const auto& offsets = entry["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||

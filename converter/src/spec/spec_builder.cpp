@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "json/json_integer.h"
 #include "position/position.h"
 
 namespace focal {
@@ -50,7 +51,7 @@ json substitute(const json& j, int i) {
 void expand_layers(const json& layers, std::vector<json>* flat) {
   for (const json& layer : layers) {
     if (layer.contains("repeat")) {
-      const int count = layer.at("repeat").get<int>();
+      const int count = json_int(layer.at("repeat"), "repeat");
       for (int i = 0; i < count; ++i) expand_layers(substitute(layer.at("layers"), i), flat);
     } else {
       flat->push_back(layer);
@@ -176,7 +177,7 @@ int embedding_layer(Context& c, const json& layer, const std::string& name) {
       if (learned->shape.size() != 2 || learned->shape[1] != dim) fail(c, "learned positions must be [positions, dim]");
       positions = c.b.constant(p.at("learned").get<std::string>(), learned.value());
     } else if (p.contains("sinusoidal")) {
-      const int64_t count = p.value("max_positions", c.symbols.at("seq").size);
+      const int64_t count = json_integer_or(p, "max_positions", c.symbols.at("seq").size, 1);
       positions = c.b.constant(name + ".sinusoidal_positions", sinusoid_table(c, p.at("sinusoidal"), count, dim));
     } else {
       fail(c, "positions must be {\"learned\": tensor} or {\"sinusoidal\": {...}}");
@@ -185,7 +186,7 @@ int embedding_layer(Context& c, const json& layer, const std::string& name) {
   int type_ids = -1, segments = -1;
   if (layer.contains("segments")) {
     type_ids = tensor(c, layer.at("segments"), "input");
-    segments = c.b.param(layer.at("segments").at("table").get<std::string>(), {layer.at("segments").at("count").get<int64_t>(), dim});
+    segments = c.b.param(layer.at("segments").at("table").get<std::string>(), {json_integer(layer.at("segments").at("count"), "segments count", 1), dim});
   }
   return c.b.embedding(name, ids, table_tensor, positions, type_ids, segments, scale);
 }
@@ -244,9 +245,9 @@ int attention_layer(Context& c, const json& spec, const json& layer, const std::
   s.memory = optional_tensor(c, layer, "memory");
   s.key_mask = optional_tensor(c, layer, "mask");
   const int64_t in = width(c, s.x);
-  s.num_heads = layer.at("heads").get<int>();
-  s.num_kv_heads = layer.value("kv_heads", s.num_heads);
-  s.head_dim = layer.value("head_dim", s.num_heads > 0 ? static_cast<int>(in / s.num_heads) : 0);
+  s.num_heads = json_int(layer.at("heads"), "heads");
+  s.num_kv_heads = json_int_or(layer, "kv_heads", s.num_heads);
+  s.head_dim = json_int_or(layer, "head_dim", s.num_heads > 0 ? static_cast<int>(in / s.num_heads) : 0);
   if (s.num_heads < 1 || s.num_kv_heads < 1 || s.head_dim < 1) fail(c, "heads, kv_heads and head_dim must be positive");
   const int64_t q_features = int64_t(s.num_heads) * s.head_dim, kv_features = int64_t(s.num_kv_heads) * s.head_dim;
   const int64_t kv_in = s.memory >= 0 ? width(c, s.memory) : in;
@@ -264,7 +265,7 @@ int attention_layer(Context& c, const json& spec, const json& layer, const std::
     if (rope_layout != "half" && rope_layout != "interleaved") fail(c, "rope layout must be half or interleaved");
     s.rope = rope_layout == "half" ? fb::RopeLayout_HalfSplit : fb::RopeLayout_Interleaved;
     s.rope_theta = r.value("theta", 10000.0f);
-    s.rotary_dim = r.value("rotary_dim", 0);
+    s.rotary_dim = json_int_or(r, "rotary_dim", 0);
   }
   if (layer.value("kv_cache", false)) {
     const GraphBuilder::Dim batch = c.symbols.at("batch"), context{c.symbols.at("seq").size, -1};
@@ -327,7 +328,7 @@ void declare_inputs(Context& c, const json& spec) {
         if (it == c.symbols.end()) throw SpecError("input '" + name + "': unknown symbol '" + d.get<std::string>() + "'");
         dims.push_back(it->second);
       } else {
-        dims.push_back({d.get<int64_t>(), -1});
+        dims.push_back({json_integer(d, "input '" + name + "' shape", 1), -1});
       }
     }
     c.tensors[name] = c.b.input(name, dtype == "f32" ? DType::kF32 : DType::kI32, dims);
@@ -337,13 +338,13 @@ void declare_inputs(Context& c, const json& spec) {
 void declare_symbols(Context& c, const json& spec) {
   int64_t batch = c.options.max_batch, seq = c.options.max_seq;
   const json symbols = spec.value("symbols", json::object());
-  if (seq == 0) seq = symbols.value("seq", int64_t(128));
-  if (symbols.contains("batch") && c.options.max_batch <= 1) batch = symbols.at("batch").get<int64_t>();
+  if (seq == 0) seq = json_integer_or(symbols, "seq", 128, 1);
+  if (symbols.contains("batch") && c.options.max_batch <= 1) batch = json_integer(symbols.at("batch"), "batch", 1);
   c.symbols["batch"] = {batch, c.b.symbol("batch", batch)};
   c.symbols["seq"] = {seq, c.b.symbol("seq", seq)};
   for (auto it = symbols.begin(); it != symbols.end(); ++it) {
     if (it.key() == "batch" || it.key() == "seq") continue;
-    const int64_t max = it.value().get<int64_t>();
+    const int64_t max = json_integer(it.value(), it.key(), 1);
     c.symbols[it.key()] = {max, c.b.symbol(it.key(), max)};
   }
 }
@@ -377,6 +378,8 @@ Status build_from_spec(const json& spec, const PresetOptions& options, GraphBuil
     return Status::error(StatusCode::kInvalidArgument, "%s: %s", c.where.c_str(), e.what());
   } catch (const SpecError& e) {
     return Status::error(StatusCode::kInvalidArgument, "%s", e.what());
+  } catch (const JsonFieldError& e) {
+    return Status::error(StatusCode::kInvalidArgument, "%s: %s", c.where.c_str(), e.what());
   }
   return b.status();
 }
