@@ -3,8 +3,9 @@
 // registers read as zero), so where CYCCNT does not advance the count comes from
 // SysTick on the processor clock instead, its 24-bit down-counter extended by an
 // interrupt per wrap. On hardware both give cycles; under qemu SysTick runs on qemu's
-// virtual clock (with -icount shift=0 one instruction takes 1 ns, so at the MPS2's
-// 25 MHz a "cycle" is 40 instructions): a repeatable measure, not a cycle model.
+// virtual clock (with -icount shift=0 one instruction takes 1 ns, so a "cycle" is 40
+// instructions at the MPS2's 25 MHz, 31.25 at the AN547's 32 MHz): a repeatable
+// measure, not a cycle model.
 #pragma once
 #include <cstdint>
 
