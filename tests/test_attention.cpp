@@ -14,8 +14,10 @@
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
-#include "support/tiny_model.h"
+#include "support/random_values.h"
+#if !defined(FOCAL_TESTS_BARE_METAL)
 #include "thread_pool.h"
+#endif
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -283,6 +285,7 @@ TEST_CASE("attention: extreme logits") {
   }
 }
 
+#if !defined(FOCAL_TESTS_BARE_METAL)  // firmware has no threads
 TEST_CASE("attention: bitwise identical for 1, 2 and 3 workers" *
           doctest::skip(testing::kUnderEmulation)) {
   for (size_t q_len : {1, 300}) {  // decode with split-KV, prefill over several tasks
@@ -312,6 +315,7 @@ TEST_CASE("attention: bitwise identical for 1, 2 and 3 workers" *
     }
   }
 }
+#endif
 
 TEST_CASE("attention: inspection weights match the reference and rows sum to 1") {
   Problem p;

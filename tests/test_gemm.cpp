@@ -25,8 +25,10 @@
 #include "gemm_dispatch.h"
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
-#include "support/tiny_model.h"
+#include "support/random_values.h"
+#if !defined(FOCAL_TESTS_BARE_METAL)
 #include "thread_pool.h"
+#endif
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -433,6 +435,7 @@ TEST_CASE("gemm: extreme values") {
   }
 }
 
+#if !defined(FOCAL_TESTS_BARE_METAL)  // firmware has no threads
 TEST_CASE("gemm: bitwise identical for 1, 2 and 3 workers" * doctest::skip(focal::testing::kUnderEmulation)) {
   for (DType type : {DType::kF32, DType::kF16, DType::kI8}) {
     for (size_t m : {1, 3, 150}) {  // GEMV, GEMV with 3 rows, tiled over several row blocks
@@ -460,6 +463,7 @@ TEST_CASE("gemm: bitwise identical for 1, 2 and 3 workers" * doctest::skip(focal
     }
   }
 }
+#endif
 
 TEST_CASE("gemm: packing rounds to nearest even, quantizes symmetrically, pads with zeros") {
   const size_t n = 37, k = 21;

@@ -26,7 +26,7 @@
 #include "focal/attention_scoring.h"
 #include "scoring_dispatch.h"
 #include "support/aligned_buffer.h"
-#include "support/tiny_model.h"
+#include "support/random_values.h"
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -409,7 +409,7 @@ TEST_CASE("scoring: equal scores give exactly uniform weights on every kernel") 
 TEST_CASE("scoring: the public entry points run the best kernels") {
   const std::string isa = attention_scoring_isa();
   CHECK((isa == "scalar" || isa == "sse2" || isa == "avx2" || isa == "avx512" || isa == "neon64" ||
-         isa == "neon"));
+         isa == "neon" || isa == "mve"));
   for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
     Problem p;
     p.form = form;

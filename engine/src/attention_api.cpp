@@ -52,7 +52,13 @@ const AttentionKernelTable* best_kernels() {
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) return kernels::attention_kernels_neon();
 #endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
+  // out of the firmware (about 20 KiB of flash).
+  return kernels::attention_kernels_mve();
+#else
   return kernels::attention_kernels_scalar();
+#endif
 }
 
 Status invalid(const char* what) {
@@ -290,6 +296,9 @@ int usable_attention_kernels(const AttentionKernelTable** tables) {
 #endif
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) tables[count++] = kernels::attention_kernels_neon();
+#endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  if (isas.mve) tables[count++] = kernels::attention_kernels_mve();
 #endif
   return count;
 }

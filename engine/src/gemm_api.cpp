@@ -42,7 +42,13 @@ const GemmKernelTable* best_kernels() {
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) return kernels::gemm_kernels_neon();
 #endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
+  // out of the firmware (about 20 KiB of flash).
+  return kernels::gemm_kernels_mve();
+#else
   return kernels::gemm_kernels_scalar();
+#endif
 }
 
 bool weight_type(DType type, GemmWeights* out) {
@@ -227,6 +233,9 @@ int usable_gemm_kernels(const GemmKernelTable** tables) {
 #endif
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) tables[count++] = kernels::gemm_kernels_neon();
+#endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  if (isas.mve) tables[count++] = kernels::gemm_kernels_mve();
 #endif
   return count;
 }

@@ -1,7 +1,6 @@
 #include "model_verifier.h"
 
 #include <cstdarg>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,6 +9,7 @@
 #include "focal/session.h"
 #include "graph.h"
 #include "ops/op.h"
+#include "text/format_message.h"
 
 namespace focal {
 namespace {
@@ -22,7 +22,7 @@ Status invalid(const char* format, ...) {
   char message[Status::kMaxMessage];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
+  format_message(message, sizeof(message), format, args);
   va_end(args);
   return Status::error(StatusCode::kInvalidModel, "%s", message);
 }

@@ -35,7 +35,13 @@ const ScoringKernelTable* best_kernels() {
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) return kernels::scoring_kernels_neon();
 #endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
+  // out of the firmware (about 20 KiB of flash).
+  return kernels::scoring_kernels_mve();
+#else
   return kernels::scoring_kernels_scalar();
+#endif
 }
 
 size_t round_up(size_t value, size_t multiple) {
@@ -194,6 +200,9 @@ int usable_scoring_kernels(const ScoringKernelTable** tables) {
 #endif
 #if defined(FOCAL_HAVE_ISA_NEON)
   if (isas.neon) tables[count++] = kernels::scoring_kernels_neon();
+#endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  if (isas.mve) tables[count++] = kernels::scoring_kernels_mve();
 #endif
   return count;
 }

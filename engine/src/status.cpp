@@ -1,7 +1,8 @@
 #include "focal/status.h"
 
 #include <cstdarg>
-#include <cstdio>
+
+#include "text/format_message.h"
 
 namespace focal {
 
@@ -30,8 +31,8 @@ Status Status::error(StatusCode code, const char* format, ...) {
   status.code_ = code == StatusCode::kOk ? StatusCode::kInvalidArgument : code;
   va_list args;
   va_start(args, format);
-  // vsnprintf always terminates and never writes past the buffer.
-  std::vsnprintf(status.message_, sizeof(status.message_), format, args);
+  // Always terminated, never past the buffer, the same text with every C library.
+  format_message(status.message_, sizeof(status.message_), format, args);
   va_end(args);
   return status;
 }

@@ -32,7 +32,7 @@
 #include "pointwise_dispatch.h"
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
-#include "support/tiny_model.h"
+#include "support/random_values.h"
 
 namespace focal {
 namespace pointwise_testing {

@@ -113,16 +113,6 @@ std::vector<uint8_t> as_f32_bytes(const std::vector<double>& values) {
 
 }  // namespace
 
-std::vector<float> random_values(size_t count, uint32_t seed, float lo, float hi) {
-  std::vector<float> values(count);
-  uint32_t state = seed * 2654435761u + 12345u;
-  for (float& v : values) {
-    state = state * 1664525u + 1013904223u;
-    v = lo + (hi - lo) * float(state >> 8) / float(1u << 24);
-  }
-  return values;
-}
-
 TinyTensors add_tiny_model(ModelWriter& writer, const TinyConfig& config) {
   const TinyWeights w = make_weights(config.seed);
   writer.set_dense_weight_type(config.weight_type);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model_writer.h"
+#include "support/random_values.h"
 
 namespace focal {
 namespace testing {
@@ -25,9 +26,6 @@ struct TinyConfig {
 
 constexpr int kTinyModelWidth = 8;
 constexpr int kTinyClasses = 5;
-
-// Deterministic uniform values in [lo, hi) from a 32-bit LCG (same on every target).
-std::vector<float> random_values(size_t count, uint32_t seed, float lo = -0.5f, float hi = 0.5f);
 
 struct TinyTensors {
   int x, logits, probs;  // tensor indices in the writer

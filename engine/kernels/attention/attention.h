@@ -75,6 +75,7 @@ const AttentionKernelTable* attention_kernels_avx2();
 const AttentionKernelTable* attention_kernels_avx512();
 const AttentionKernelTable* attention_kernels_neon64();
 const AttentionKernelTable* attention_kernels_neon();
+const AttentionKernelTable* attention_kernels_mve();
 
 // The reference twin: plain loops, two-pass softmax in f32, whole problem at once.
 void attention_reference_f32(const AttentionParams& params);

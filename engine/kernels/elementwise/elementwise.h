@@ -63,6 +63,7 @@ const ElementwiseKernelTable* elementwise_kernels_avx2();
 const ElementwiseKernelTable* elementwise_kernels_avx512();
 const ElementwiseKernelTable* elementwise_kernels_neon64();
 const ElementwiseKernelTable* elementwise_kernels_neon();
+const ElementwiseKernelTable* elementwise_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -50,6 +50,7 @@ const EmbeddingKernelTable* embedding_kernels_avx2();
 const EmbeddingKernelTable* embedding_kernels_avx512();
 const EmbeddingKernelTable* embedding_kernels_neon64();
 const EmbeddingKernelTable* embedding_kernels_neon();
+const EmbeddingKernelTable* embedding_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

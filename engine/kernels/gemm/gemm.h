@@ -79,6 +79,7 @@ const GemmKernelTable* gemm_kernels_avx2();
 const GemmKernelTable* gemm_kernels_avx512();
 const GemmKernelTable* gemm_kernels_neon64();
 const GemmKernelTable* gemm_kernels_neon();
+const GemmKernelTable* gemm_kernels_mve();
 
 // The reference twin: for each output, an f32 sum over k in order of x times the stored
 // weight (int8: times q, then the scale), plus bias, then apply_activation().

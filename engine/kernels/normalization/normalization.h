@@ -60,6 +60,7 @@ const NormalizationKernelTable* normalization_kernels_avx2();
 const NormalizationKernelTable* normalization_kernels_avx512();
 const NormalizationKernelTable* normalization_kernels_neon64();
 const NormalizationKernelTable* normalization_kernels_neon();
+const NormalizationKernelTable* normalization_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

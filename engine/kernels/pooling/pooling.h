@@ -43,6 +43,7 @@ const PoolingKernelTable* pooling_kernels_avx2();
 const PoolingKernelTable* pooling_kernels_avx512();
 const PoolingKernelTable* pooling_kernels_neon64();
 const PoolingKernelTable* pooling_kernels_neon();
+const PoolingKernelTable* pooling_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -140,6 +140,7 @@ const PositionKernelTable* position_kernels_avx2();
 const PositionKernelTable* position_kernels_avx512();
 const PositionKernelTable* position_kernels_neon64();
 const PositionKernelTable* position_kernels_neon();
+const PositionKernelTable* position_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -72,6 +72,7 @@ const RecurrentKernelTable* recurrent_kernels_avx2();
 const RecurrentKernelTable* recurrent_kernels_avx512();
 const RecurrentKernelTable* recurrent_kernels_neon64();
 const RecurrentKernelTable* recurrent_kernels_neon();
+const RecurrentKernelTable* recurrent_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

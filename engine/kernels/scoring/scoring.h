@@ -55,6 +55,7 @@ const ScoringKernelTable* scoring_kernels_avx2();
 const ScoringKernelTable* scoring_kernels_avx512();
 const ScoringKernelTable* scoring_kernels_neon64();
 const ScoringKernelTable* scoring_kernels_neon();
+const ScoringKernelTable* scoring_kernels_mve();
 
 // The reference twins (params already checked): plain loops in f32, std::tanh and
 // std::exp, scores recomputed in each of three passes (max, sum, output).

@@ -32,6 +32,7 @@ const SoftmaxKernelTable* softmax_kernels_avx2();
 const SoftmaxKernelTable* softmax_kernels_avx512();
 const SoftmaxKernelTable* softmax_kernels_neon64();
 const SoftmaxKernelTable* softmax_kernels_neon();
+const SoftmaxKernelTable* softmax_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -34,6 +34,9 @@ CpuIsas detect() {
 #if defined(FOCAL_HAVE_ISA_NEON)
   isas.neon = true;  // the armhf build requires NEON (-mfpu=neon-vfpv4)
 #endif
+#if defined(FOCAL_HAVE_ISA_MVE)
+  isas.mve = true;  // built only for cores that have it (-mcpu=cortex-m55)
+#endif
   return isas;
 }
 

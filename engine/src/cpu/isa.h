@@ -11,6 +11,7 @@ struct CpuIsas {
   bool avx512 = false;  // F, CD, DQ, BW, VL (x86-64-v4)
   bool neon64 = false;
   bool neon = false;
+  bool mve = false;     // Helium, with floating point (Cortex-M55)
 };
 
 // Built into this binary and supported by this CPU.

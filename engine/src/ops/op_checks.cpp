@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstdarg>
-#include <cstdio>
 
 #include "focal/gemm.h"
+#include "text/format_message.h"
 
 namespace focal {
 
@@ -12,7 +12,7 @@ Status OpCheck::fail(const char* format, ...) const {
   char detail[Status::kMaxMessage];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(detail, sizeof(detail), format, args);
+  format_message(detail, sizeof(detail), format, args);
   va_end(args);
   const char* name = op.name() ? op.name()->c_str() : "";
   return Status::error(StatusCode::kInvalidModel, "op %d '%s' (%s): %s", index, name,

@@ -1,0 +1,12 @@
+// The kernel tests (tests/test_gemm.cpp, test_attention.cpp, test_scoring.cpp and
+// test_pointwise_*.cpp) as firmware: every kernel table the core can run (scalar, and
+// MVE on the Cortex-M55) against the scalar twin and the double-precision references,
+// on the device under qemu-system-arm. doctest prints through newlib and semihosting;
+// the exit status is doctest's (0 when every check passed).
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+int main() {
+  doctest::Context context;
+  return context.run();
+}
