@@ -33,6 +33,7 @@ TEST_CASE("format_message: integers of every length modifier, extremes included"
   CHECK(format(256, "%hd %hhu %jd %td", 70000, 300, static_cast<intmax_t>(-5), static_cast<ptrdiff_t>(-6)) ==
         "4464 44 -5 -6");
   CHECK(format(256, "%08x %04X %o %x", 0xBEEFu, 0xABu, 8u, 0u) == "0000beef 00AB 10 0");
+  CHECK(format(256, "%+u % u", 5u, 6u) == "5 6");  // + and space apply to signed conversions only
 }
 
 TEST_CASE("format_message: width, precision, flags and the library's conversions") {

@@ -13,7 +13,8 @@ class AlignedBuffer {
  public:
   explicit AlignedBuffer(size_t size, size_t offset = 0)
       : size_(size),
-        base_(static_cast<uint8_t*>(::aligned_alloc(64, round(size + offset)))),  // :: as newlib's libstdc++ has no std::aligned_alloc
+        // ::aligned_alloc: newlib's libstdc++ (Cortex-M firmware tests) has no std:: one.
+        base_(static_cast<uint8_t*>(::aligned_alloc(64, round(size + offset)))),
         data_(base_ + offset) {
     std::memset(base_, 0, round(size + offset));
   }

@@ -102,7 +102,8 @@ uintmax_t unsigned_argument(const Spec& s, va_list* args) {
   return value;
 }
 
-// An integer as printf would: sign, precision as minimum digits, width by spaces or zeros.
+// An integer as printf would: sign, precision as minimum digits, width by spaces or zeros
+// (the '#' flag's 0x and leading 0 are not written: no engine message uses them).
 void put_integer(Output& out, const Spec& s, bool negative, uintmax_t magnitude) {
   const unsigned base = s.conversion == 'o' ? 8 : (s.conversion == 'x' || s.conversion == 'X') ? 16 : 10;
   const char* digit_chars = s.conversion == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -111,7 +112,8 @@ void put_integer(Output& out, const Spec& s, bool negative, uintmax_t magnitude)
   for (uintmax_t v = magnitude; v != 0; v /= base) digits[count++] = digit_chars[v % base];
   const size_t min_digits = s.precision >= 0 ? static_cast<size_t>(s.precision) : 1;
   const size_t zeros = count < min_digits ? min_digits - count : 0;
-  const char sign = negative ? '-' : s.plus ? '+' : s.space ? ' ' : 0;
+  const bool is_signed = s.conversion == 'd' || s.conversion == 'i';  // + and space: signed only
+  const char sign = negative ? '-' : !is_signed ? 0 : s.plus ? '+' : s.space ? ' ' : 0;
   const size_t body = (sign != 0 ? 1 : 0) + zeros + count;
   const size_t pad = static_cast<size_t>(s.width) > body ? static_cast<size_t>(s.width) - body : 0;
   const bool zero_pad = s.zero && !s.left && s.precision < 0;
@@ -174,6 +176,7 @@ int library_conversion(Output& out, const Spec& s, va_list* args) {
 }  // namespace
 
 void format_message(char* out, size_t size, const char* format, va_list args) {
+  if (size == 0) return;
   Output output(out, size);
   va_list rest;
   va_copy(rest, args);

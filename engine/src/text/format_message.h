@@ -11,7 +11,7 @@
 
 namespace focal {
 
-// Writes at most size - 1 characters and a terminating NUL to out (size > 0); a longer
+// Writes at most size - 1 characters and a terminating NUL to out (nothing if size is 0); a longer
 // message is cut. A conversion this code does not know ends the message there.
 void format_message(char* out, size_t size, const char* format, va_list args);
 
