@@ -1,0 +1,114 @@
+// The Vec interface's own e^x and tanh (engine/kernels/simd), in ulp of the exact result,
+// over the whole float range: the scalar twin (libm) everywhere, and Helium's vectorized
+// versions (vec_mve.hpp) when this is built for a core with MVE (the Cortex-M55 firmware
+// tests). Special values: NaN stays NaN, exp(-inf) = 0, exp(+inf) = +inf, tanh(+-inf) = +-1.
+// exp is held to 2 ulp down to 2^-126; below, 0 is accepted too (flushed subnormals).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "simd/vec_scalar.hpp"
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include "simd/vec_mve.hpp"
+#endif
+
+namespace {
+
+using focal::simd::Vec;
+
+// |got - want| in units of the last place of want (the spacing of floats at |want|, at
+// least the smallest subnormal's).
+double ulp_error(float got, double want) {
+  const double magnitude = std::fabs(want);
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  const double ulp = std::ldexp(1.0, std::max(exponent - 24, -149));
+  return std::fabs(static_cast<double>(got) - want) / ulp;
+}
+
+struct Sweep {
+  double worst = 0.0;
+  float worst_x = 0.0f;
+  void take(float x, float got, double want) {
+    const double e = ulp_error(got, want);
+    if (e > worst) {
+      worst = e;
+      worst_x = x;
+    }
+  }
+};
+
+template <class Arch>
+float apply(float x, typename Vec<Arch>::type (*f)(typename Vec<Arch>::type)) {
+  using V = Vec<Arch>;
+  float lanes[16] = {};
+  lanes[0] = x;
+  const typename V::type y = f(V::load_partial(lanes, 1, x));
+  V::store_partial(lanes, 1, y);
+  return lanes[0];
+}
+
+template <class Arch>
+void check_exp(const char* isa) {
+  using V = Vec<Arch>;
+  Sweep sweep;
+  bool overflow_is_inf = true, below_normal_ok = true;
+  for (int i = 0; i <= 400000; ++i) {
+    const float x = -110.0f + 200.0f * static_cast<float>(i) / 400000.0f;
+    const double want = std::exp(static_cast<double>(x));
+    const float got = apply<Arch>(x, V::exp);
+    if (want > std::numeric_limits<float>::max()) {
+      overflow_is_inf = overflow_is_inf && std::isinf(got);
+    } else if (want < std::numeric_limits<float>::min()) {
+      // Below 2^-126: a subnormal within 2 ulp, or 0 where the arithmetic flushes
+      // subnormals (MVE, as AArch32 NEON).
+      below_normal_ok = below_normal_ok && (got == 0.0f || ulp_error(got, want) <= 2.0);
+    } else {
+      sweep.take(x, got, want);
+    }
+  }
+  CHECK(overflow_is_inf);
+  CHECK(below_normal_ok);
+  CHECK(sweep.worst <= 2.0);
+  MESSAGE(std::string(isa) << " exp worst error " << sweep.worst << " ulp at " << sweep.worst_x);
+  CHECK(std::isnan(apply<Arch>(std::numeric_limits<float>::quiet_NaN(), V::exp)));
+  CHECK(apply<Arch>(-std::numeric_limits<float>::infinity(), V::exp) == 0.0f);
+  CHECK(apply<Arch>(std::numeric_limits<float>::infinity(), V::exp) == std::numeric_limits<float>::infinity());
+  CHECK(apply<Arch>(0.0f, V::exp) == 1.0f);
+}
+
+template <class Arch>
+void check_tanh(const char* isa) {
+  using V = Vec<Arch>;
+  Sweep sweep;
+  for (int i = 0; i <= 400000; ++i) {
+    const float x = -25.0f + 50.0f * static_cast<float>(i) / 400000.0f;
+    sweep.take(x, apply<Arch>(x, V::tanh), std::tanh(static_cast<double>(x)));
+  }
+  for (int i = 0; i <= 30000; ++i) {  // tiny |x|, 1e-30 to 1: where 1 - e^-2x would cancel
+    const float x = static_cast<float>(std::pow(10.0, -30.0 + 30.0 * i / 30000.0));
+    sweep.take(x, apply<Arch>(x, V::tanh), std::tanh(static_cast<double>(x)));
+    sweep.take(-x, apply<Arch>(-x, V::tanh), std::tanh(-static_cast<double>(x)));
+  }
+  CHECK(sweep.worst <= 3.0);
+  MESSAGE(std::string(isa) << " tanh worst error " << sweep.worst << " ulp at " << sweep.worst_x);
+  CHECK(std::isnan(apply<Arch>(std::numeric_limits<float>::quiet_NaN(), V::tanh)));
+  CHECK(apply<Arch>(std::numeric_limits<float>::infinity(), V::tanh) == 1.0f);
+  CHECK(apply<Arch>(-std::numeric_limits<float>::infinity(), V::tanh) == -1.0f);
+  CHECK(apply<Arch>(0.0f, V::tanh) == 0.0f);
+}
+
+TEST_CASE("vec math: exp within 2 ulp, tanh within 3 ulp, special values kept") {
+  check_exp<focal::simd::ScalarArch>("scalar");
+  check_tanh<focal::simd::ScalarArch>("scalar");
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  check_exp<focal::simd::MveArch>("mve");
+  check_tanh<focal::simd::MveArch>("mve");
+#endif
+}
+
+}  // namespace
