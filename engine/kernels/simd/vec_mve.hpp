@@ -74,9 +74,7 @@ struct Vec<MveArch> {
     const int32x4_t e = vcvtq_s32_f32(n);        // exact: n is integral, in [-126, 128]
     const int32x4_t e1 = vshrq_n_s32(e, 1);      // floor(e / 2)
     const int32x4_t e2 = vsubq_s32(e, e1);
-    const type s1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_n_s32(e1, 127), 23));
-    const type s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_n_s32(e2, 127), 23));
-    return vpselq_f32(vdupq_n_f32(0.0f), vmulq_f32(vmulq_f32(p, s1), s2), underflow);
+    return vpselq_f32(vdupq_n_f32(0.0f), vmulq_f32(vmulq_f32(p, power_of_two(e1)), power_of_two(e2)), underflow);
   }
 
   // e^x: 2^n (1 + expm1_reduced), n = round(x / ln 2). Above 88.75 +inf, below 2^-126
