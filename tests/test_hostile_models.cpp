@@ -14,6 +14,7 @@
 #include "model_writer.h"
 #include "saturating_size.h"
 #include "support/aligned_buffer.h"
+#include "support/emulation.h"
 #include "support/tiny_model.h"
 #include "thread_pool.h"
 
@@ -144,6 +145,7 @@ TEST_CASE("careless use: a thread pool of too many or too few workers says so an
     pool.run(10, [](void* c, size_t, int) { static_cast<std::atomic<int>*>(c)->fetch_add(1); }, &ran);
     CHECK(ran.load() == 10);
   }
+  if (testing::kUnderEmulation) return;  // qemu-user cannot start threads (shared/NOTES.md)
   ThreadPool fine(2);
   CHECK(fine.status().ok());
   CHECK(fine.workers() == 2);
