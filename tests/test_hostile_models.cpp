@@ -3,7 +3,12 @@
 // host-asan preset, and on armhf, where size_t is 32 bits).
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -150,3 +155,29 @@ TEST_CASE("careless use: a thread pool of too many or too few workers says so an
   CHECK(fine.status().ok());
   CHECK(fine.workers() == 2);
 }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // they reserve huge address ranges
+// In a child process whose address space is capped just above its current size, so
+// pthread_create fails for want of stack memory (as root, RLIMIT_NPROC would not apply).
+TEST_CASE("careless use: a thread pool whose threads cannot all start reports it, and neither blocks nor throws" *
+          doctest::skip(testing::kUnderEmulation)) {
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    long pages = 0;
+    FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr || std::fscanf(statm, "%ld", &pages) != 1) _exit(2);
+    std::fclose(statm);
+    const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t(256) << 20);
+    const rlimit limit{cap, cap};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    ThreadPool pool(ThreadPool::kMaxWorkers);  // 1023 default 8 MiB stacks: far past the cap
+    const bool reported = !pool.status().ok() && std::strstr(pool.status().message(), "could not start thread") != nullptr;
+    _exit(reported && pool.workers() == 1 ? 0 : 4);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+#endif
