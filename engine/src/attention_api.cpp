@@ -83,7 +83,7 @@ bool sizes_fit(const AttentionParams& p) {
          multiply(rows_total, chunks, &partials) && multiply(partials, p.head_dim + 2, &partials) &&
          multiply(partials, sizeof(float), &partials) && add(rows, keys, &scratch) &&
          multiply(scratch, row_floats, &scratch) && multiply(scratch, sizeof(float), &scratch) &&
-         add(partials, scratch, &total) && add(total, 3 * 64, &total);  // 64-byte round-ups
+         add(partials, scratch, &total) && add(total, size_t(3) * 64, &total);  // 64-byte round-ups
 }
 
 // Sizes, options and mask; not the data pointers (workspace sizing has none yet).
