@@ -440,6 +440,31 @@ TEST_CASE("hostile: a NaN key reaches every query that sees it, on every kernel"
   });
 }
 
+// Found by clang-tidy (clang-analyzer-core.DivideZero): batch * kv_heads wrapped to 0
+// and divided the prefill split; the workspace size could wrap to a small number.
+TEST_CASE("hostile: attention sizes whose workspace overflows size_t are refused") {
+  float dummy[16] = {};
+  AttentionParams a;
+  a.heads = 2;
+  a.kv_heads = 2;
+  a.q_len = 32;  // prefill: the split by batch * kv_heads
+  a.kv_len = 32;
+  a.head_dim = 16;
+  a.q = a.out = dummy;
+  a.k = a.v = dummy;
+  a.batch = SIZE_MAX / 2 + 1;  // batch * kv_heads == 0 in size_t
+  CHECK(attention_workspace_bytes(a, 1) == 0);
+  const Status refused = attention(a, dummy, sizeof(dummy));
+  CHECK(refused.code() == StatusCode::kInvalidArgument);
+  CHECK(std::string(refused.message()).find("beyond size_t") != std::string::npos);
+
+  // One worker's scratch fits (on 64-bit), INT_MAX workers' does not.
+  a.batch = 1;
+  a.kv_len = size_t(1) << 31;
+  a.head_dim = 256;
+  CHECK(attention_workspace_bytes(a, 2147483647) == 0);
+}
+
 TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -inf") {
   std::vector<float> x;
   for (float v = -125.9f; v < 127.9f; v += 0.001953125f) x.push_back(v);  // 2^-9 steps

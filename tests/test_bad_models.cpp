@@ -192,6 +192,14 @@ TEST_CASE("ops naming missing tensors, wrong dtypes, wrong shapes") {
   CHECK(contains(status, "'x' and 'y' must have the same shape"));
 }
 
+// Found by clang-tidy (bugprone-misplaced-widening-cast): the writer's range check
+// computed index + 1 in int32, which overflows (UBSan) for INT32_MAX.
+TEST_CASE("hostile: an op naming tensor INT32_MAX is written and refused without overflow") {
+  const Status status = load_status(small_model(
+      [](SmallModel& m) { m.writer.add_softmax("softmax", 2147483647, m.y); }, false));
+  CHECK(contains(status, "input names tensor 2147483647"));
+}
+
 TEST_CASE("use before definition and double definition") {
   Status status = load_status(small_model(
       [](SmallModel& m) {

@@ -312,7 +312,7 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   FOCAL_RETURN_IF_ERROR(load_and_self_test(converted.bytes, &converted));
   if (converted.self_tests > 0) {
     char line[160];
-    std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",
+    (void)std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",
                   static_cast<double>(converted.self_test_worst_ratio),
                   converted.self_test_computed ? "expected outputs computed in double precision"
                                                : "the expected outputs given");

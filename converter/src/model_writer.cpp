@@ -552,7 +552,7 @@ std::vector<uint8_t> ModelWriter::serialize(const Layout& layout,
 bool ModelWriter::operands_in_range() const {
   for (const OpSpec& op : ops_) {
     for (int32_t t : op.inputs)  // -1: an absent optional operand, judged by the loader
-      if (t < -1 || static_cast<size_t>(t + 1) > tensors_.size()) return false;
+      if (t < -1 || (t >= 0 && static_cast<size_t>(t) >= tensors_.size())) return false;
     for (int32_t t : op.outputs)
       if (t < 0 || static_cast<size_t>(t) >= tensors_.size()) return false;
   }

@@ -65,6 +65,27 @@ Status invalid(const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "attention: %s", what);
 }
 
+// a * b, false when it wraps (size_t is 32 bits on armhf and Cortex-M).
+bool multiply(size_t a, size_t b, size_t* product) { return !__builtin_mul_overflow(a, b, product); }
+bool add(size_t a, size_t b, size_t* sum) { return !__builtin_add_overflow(a, b, sum); }
+
+// True when no count or byte size the plan computes can wrap (checked once here, so the
+// plan's own arithmetic stays plain). Bounds, from above: tasks and kv-head groups are at
+// most batch * heads * q_len; split-KV partials are that times the chunks and head_dim + 2
+// floats; one worker's scratch (attention_task_scratch_floats) is at most
+// (rows + keys) * (2 * padded head_dim + kKeyBlock + 2) floats.
+bool sizes_fit(const AttentionParams& p) {
+  size_t rows_total = 0, partials = 0, scratch = 0, total = 0;
+  const size_t chunks = p.kv_len / kDecodeChunk + 1;
+  const size_t rows = kernels::kMaxTaskRows + 3, keys = p.kv_len + kernels::kKeyBlock;
+  const size_t row_floats = 2 * kernels::round_up(p.head_dim, kernels::kDimAlign) + kernels::kKeyBlock + 2;
+  return multiply(p.batch, p.heads, &rows_total) && multiply(rows_total, p.q_len, &rows_total) &&
+         multiply(rows_total, chunks, &partials) && multiply(partials, p.head_dim + 2, &partials) &&
+         multiply(partials, sizeof(float), &partials) && add(rows, keys, &scratch) &&
+         multiply(scratch, row_floats, &scratch) && multiply(scratch, sizeof(float), &scratch) &&
+         add(partials, scratch, &total) && add(total, size_t(3) * 64, &total);  // 64-byte round-ups
+}
+
 // Sizes, options and mask; not the data pointers (workspace sizing has none yet).
 Status check_shape(const AttentionParams& p) {
   if (p.batch < 1 || p.heads < 1 || p.kv_heads < 1 || p.q_len < 1 || p.kv_len < 1) {
@@ -80,6 +101,7 @@ Status check_shape(const AttentionParams& p) {
     return invalid("a sliding window must be positive and needs causal");
   }
   if (p.kv_type != KvType::kF32 && p.kv_type != KvType::kF16) return invalid("unknown kv_type");
+  if (!sizes_fit(p)) return invalid("batch, heads, lengths and head_dim need a workspace beyond size_t");
   return Status();
 }
 
@@ -278,8 +300,12 @@ void write_weights(const AttentionParams& p) {
 size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
   if (!check_shape(params).ok()) return 0;
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
-  const size_t scratch = saturating_mul(count, scratch_bytes_per_worker(params));
-  return saturating_add(saturating_add(partial_bytes(params), scratch), 64);
+  size_t bytes = 0;
+  if (!multiply(count, scratch_bytes_per_worker(params), &bytes) || !add(bytes, partial_bytes(params), &bytes) ||
+      !add(bytes, 64, &bytes)) {
+    return 0;  // too many workers for this problem's scratch
+  }
+  return bytes;
 }
 
 int usable_attention_kernels(const AttentionKernelTable** tables) {
@@ -318,6 +344,7 @@ Status attention_with_kernels(const AttentionParams& params, const AttentionKern
   FOCAL_RETURN_IF_ERROR(check_params(params));
   const int workers = parallel != nullptr ? parallel->workers() : 1;
   const size_t needed = attention_workspace_bytes(params, workers);
+  if (needed == 0) return invalid("the workspace for this many workers exceeds size_t");
   if (workspace == nullptr || workspace_bytes < needed) {
     return Status::error(StatusCode::kResourceExhausted,
                          "attention: workspace of %zu bytes, %zu needed", workspace_bytes, needed);

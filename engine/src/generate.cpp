@@ -21,6 +21,7 @@ float ordered(float x) { return x == x ? x : -INFINITY; }
 
 }  // namespace
 
+// cppcheck-suppress uninitMemberVar ; the loop seeds all four words of s_
 Random::Random(uint64_t seed) {
   for (uint64_t& s : s_) s = splitmix64(&seed);
 }

@@ -23,7 +23,6 @@ size_t dtype_size(DType dtype) {
     case DType::kF32:
       return 4;
     case DType::kF16:
-      return 2;
     case DType::kBF16:
       return 2;
     case DType::kI8:

@@ -51,8 +51,12 @@ Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOpti
   s.cell = w.cell;
   s.hidden = static_cast<int>(w.hidden);
   int* slots[2][4] = {{&s.w_ih, &s.w_hh, &s.b_ih, &s.b_hh}, {&s.w_ih_r, &s.w_hh_r, &s.b_ih_r, &s.b_hh_r}};
+  if (w.dirs.size() > 2) {
+    return Status::error(StatusCode::kInvalidArgument, "%zu recurrent directions, at most 2", w.dirs.size());
+  }
   for (size_t d = 0; d < w.dirs.size(); ++d) {
     const std::string name = d == 0 ? "rnn.forward" : "rnn.backward";
+    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): d < 2, checked above (the analyzer loses vector sizes)
     *slots[d][0] = b.constant(name + ".w_ih", w.dirs[d].w_ih);
     *slots[d][1] = b.constant(name + ".w_hh", w.dirs[d].w_hh);
     *slots[d][2] = vector_constant(b, name + ".b_ih", w.dirs[d].b_ih);
@@ -154,7 +158,7 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
     if (d.w_ih.shape[0] != 4 * w.hidden || d.w_hh.shape != std::vector<int64_t>{4 * w.hidden, w.hidden}) {
       return Status::error(StatusCode::kInvalidArgument,
                            "the %s LSTM's kernels do not match hidden %lld (4H = %lld outputs)", direction,
-                           static_cast<long long>(w.hidden), static_cast<long long>(4 * w.hidden));
+                           static_cast<long long>(w.hidden), 4 * static_cast<long long>(w.hidden));
     }
     w.dirs.push_back(std::move(d));
   }

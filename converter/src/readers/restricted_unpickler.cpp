@@ -321,7 +321,7 @@ class Unpickler {
       }
       default: {
         char hex[8];
-        std::snprintf(hex, sizeof(hex), "0x%02x", op);
+        (void)std::snprintf(hex, sizeof(hex), "0x%02x", op);  // "0xff" fits
         return fail(std::string("unsupported pickle opcode ") + hex);
       }
     }

@@ -91,11 +91,11 @@ Status mask_lengths(const Operand& mask, size_t batch, size_t seq, const char* w
 }
 
 void softmax_prefix(double* scores, size_t length, size_t count) {
-  double max_score = -INFINITY;
+  double max_score = -HUGE_VAL;
   for (size_t j = 0; j < length; ++j) max_score = std::fmax(max_score, scores[j]);
   double sum = 0.0;
   for (size_t j = 0; j < length; ++j) {
-    scores[j] = max_score == -INFINITY || scores[j] == -INFINITY ? 0.0 : std::exp(scores[j] - max_score);
+    scores[j] = max_score == -HUGE_VAL || scores[j] == -HUGE_VAL ? 0.0 : std::exp(scores[j] - max_score);
     sum += scores[j];
   }
   for (size_t j = 0; j < length; ++j) scores[j] = sum > 0.0 ? scores[j] / sum : 0.0;

@@ -46,7 +46,8 @@ template <class T>
 class Result {
  public:
   Result(T value) : has_value_(true) { new (&storage_) T(std::move(value)); }  // NOLINT
-  Result(Status status) : status_(status) {}  // NOLINT: implicit, like StatusOr
+  // cppcheck-suppress uninitMemberVar ; storage_ holds a T only when has_value_
+  Result(const Status& status) : status_(status) {}  // NOLINT: implicit, like StatusOr
   Result(const Result& other) : status_(other.status_), has_value_(other.has_value_) {
     if (has_value_) new (&storage_) T(other.value());
   }

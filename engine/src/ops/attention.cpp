@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ops/op_checks.h"
+#include "saturating_size.h"
 
 namespace focal {
 namespace {
@@ -86,6 +87,8 @@ size_t attention_workspace(const fb::Model& model, const fb::Op& op, int workers
   const int64_t decode_q_len = q_len < 16 ? q_len : 16;
   const size_t prefill = attention_workspace_bytes(make_params(o, batch, q_len, kv_len), workers);
   const size_t decode = attention_workspace_bytes(make_params(o, batch, decode_q_len, kv_len), workers);
+  // 0: the kernel refuses these sizes; saturate so the session refuses them at creation.
+  if (prefill == 0 || decode == 0) return kSaturatedSize;
   return prefill > decode ? prefill : decode;
 }
 

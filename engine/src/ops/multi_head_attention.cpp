@@ -226,6 +226,8 @@ size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
   decode.q_len = s.q_len < 16 ? s.q_len : 16;
   const size_t prefill_bytes = attention_workspace_bytes(attention_params(o, s), workers);
   const size_t decode_bytes = attention_workspace_bytes(attention_params(o, decode), workers);
+  // 0: the kernel refuses these sizes; saturate so the session refuses them at creation.
+  if (prefill_bytes == 0 || decode_bytes == 0) return kSaturatedSize;
   return saturating_add(r.end, prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes);
 }
 

@@ -113,7 +113,7 @@ void put_integer(Output& out, const Spec& s, bool negative, uintmax_t magnitude)
   const size_t min_digits = s.precision >= 0 ? static_cast<size_t>(s.precision) : 1;
   const size_t zeros = count < min_digits ? min_digits - count : 0;
   const bool is_signed = s.conversion == 'd' || s.conversion == 'i';  // + and space: signed only
-  const char sign = negative ? '-' : !is_signed ? 0 : s.plus ? '+' : s.space ? ' ' : 0;
+  const char sign = negative ? '-' : !is_signed ? '\0' : s.plus ? '+' : s.space ? ' ' : '\0';
   const size_t body = (sign != 0 ? 1 : 0) + zeros + count;
   const size_t pad = static_cast<size_t>(s.width) > body ? static_cast<size_t>(s.width) - body : 0;
   const bool zero_pad = s.zero && !s.left && s.precision < 0;
@@ -138,13 +138,13 @@ void library_format(const Spec& s, char* format, size_t size) {
   if (s.space) append(" ");
   if (s.zero && s.conversion != 's' && s.conversion != 'c' && s.conversion != 'p') append("0");
   if (s.alternate) append("#");
-  char number[16];
+  char number[16];  // "." and an int's at most 11 characters: never truncated
   if (s.width > 0) {
-    snprintf(number, sizeof(number), "%d", s.width);
+    (void)snprintf(number, sizeof(number), "%d", s.width);
     append(number);
   }
   if (s.precision >= 0) {
-    snprintf(number, sizeof(number), ".%d", s.precision);
+    (void)snprintf(number, sizeof(number), ".%d", s.precision);
     append(number);
   }
   const char conversion[2] = {s.conversion, '\0'};
@@ -158,7 +158,7 @@ int library_conversion(Output& out, const Spec& s, va_list* args) {
   char format[40];
   library_format(s, format, sizeof(format));
   switch (s.conversion) {
-    case 's':
+    case 's':  // NOLINT(bugprone-branch-clone): each case reads its own type with va_arg
       return snprintf(out.tail(), out.room(), format, va_arg(*args, const char*));
     case 'c':
       return snprintf(out.tail(), out.room(), format, va_arg(*args, int));

@@ -329,7 +329,7 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
 // ends where no entry continues: linear in the text, times the longest piece at most.
 Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                          uint8_t* work) const {
-  static const char kSpace[] = "\xE2\x96\x81";  // U+2581, SentencePiece's word boundary
+  static const char kSpace[3] = {'\xE2', '\x96', '\x81'};  // U+2581, SentencePiece's word boundary
   char* normal = reinterpret_cast<char*>(work);
   size_t n = 0;
   std::memcpy(normal, kSpace, 3);
@@ -387,7 +387,7 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
     const int32_t id = piece[at] == -2 ? t_->unk_id() : piece[at];
     if (id < 0) return Status::error(StatusCode::kInvalidArgument, "unknown characters and no unk piece");
     const bool unknown = piece[at] == -2;
-    if (unknown && count > 0 && ids[count - 1] == id && piece[at] == -2) continue;  // merged unknowns
+    if (unknown && count > 0 && ids[count - 1] == id) continue;  // merged unknowns
     if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
     ids[count++] = id;
   }
