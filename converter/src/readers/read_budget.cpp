@@ -32,7 +32,7 @@ Status ReadBudget::charge(const std::string& path, const std::string& what, uint
   }
   return reader_error(path, what + " needs " + std::to_string(bytes) + " bytes, over the budget for " + name_ +
                                 " (" + std::to_string(factor_) + "x the file's " + std::to_string(file_bytes_) +
-                                " bytes plus 64 MiB, at most " + std::to_string(max_materialized_bytes()) +
+                                " bytes plus 16 MiB, at most " + std::to_string(max_materialized_bytes()) +
                                 "): " + std::to_string(used_) + " of " + std::to_string(limit_) +
                                 " bytes already used");
 }

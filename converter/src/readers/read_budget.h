@@ -14,13 +14,13 @@ namespace focal {
 namespace convert {
 
 // Tensor bytes a checkpoint may yield: 4x the file's size (a storage shared by a few
-// tied weights is copied once per tensor) plus 64 MiB for small files.
+// tied weights is copied once per tensor) plus 16 MiB for small files.
 constexpr uint64_t kMaterializeFactor = 4;
 // Bytes the members of a zip archive may inflate to, together: 64x the archive's size
-// plus 64 MiB. torch.save stores members uncompressed (ratio 1); np.savez_compressed of
+// plus 16 MiB. torch.save stores members uncompressed (ratio 1); np.savez_compressed of
 // trained float weights gains about 1.1x, and only zero-filled tensors compress further.
 constexpr uint64_t kInflateFactor = 64;
-constexpr uint64_t kBudgetSlackBytes = uint64_t(64) << 20;
+constexpr uint64_t kBudgetSlackBytes = uint64_t(16) << 20;
 // No reader ever materializes more than this, however large the file: 1 TiB on 64-bit
 // hosts, half the address space (2 GiB) on 32-bit ones.
 uint64_t max_materialized_bytes();
