@@ -130,7 +130,9 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
     }
   }
   if (progress_) progress_(taken_, total);
-  return Matrix{t->shape, t->to_f32()};
+  Matrix m{t->shape, t->to_f32()};
+  t->release_pages();  // a mapped checkpoint stays resident only while a tensor is converted
+  return m;
 }
 
 Result<Matrix> WeightSource::get_any(const std::string& name) {
