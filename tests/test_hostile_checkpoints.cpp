@@ -54,6 +54,10 @@ TEST_CASE("hostile: a zip bomb is refused by the inflation budget before inflati
   check_refused("torch_zip_bomb.pt", "member archive/data/0 needs 67108864 bytes, over the budget for inflated zip members");
 }
 
+TEST_CASE("hostile: a pickle of millions of cheap values is bounded by the pickle-value budget") {
+  check_refused("torch_many_values.pt", "more than 2097152 values (the budget for pickle values)");
+}
+
 TEST_CASE("hostile: safetensors with a duplicate key is refused") {
   check_refused("safetensors_duplicate_key", "header names key 'w' twice");
 }

@@ -11,6 +11,7 @@ refused with a message naming the problem. All are small (< 100 KB):
   torch_repeated_views.pt     (6) one 4-byte storage viewed as 2^30 elements (stride 0)
   torch_lying_size.pt         (6) a stored member whose zip header claims 2 GiB
   torch_zip_bomb.pt           (6) 64 MiB of zeros deflated to ~64 KB
+  torch_many_values.pt        (6) a 4 MB pickle (deflated to ~12 KB) appending 2^21 Nones
   safetensors_duplicate_key   (15) one name twice in the header
   safetensors_overlap         (15) two tensors sharing data bytes
   safetensors_gap             (15) data bytes that belong to no tensor
@@ -122,6 +123,14 @@ open(path, "wb").write(bytes(raw))
 zeros = 64 << 20
 torch_zip("torch_zip_bomb.pt", {"w": TensorView(StorageRef("0", zeros // 4), 0, [1], [1])},
           {"0": bytes(zeros)}, compression=zipfile.ZIP_DEFLATED)
+
+
+# (6) a list of 2^21 + 1 Nones, two opcode bytes each: cheap in the file, ~260 bytes each
+# as parsed values.
+count = (1 << 21) + 1
+pickle_bytes = b"\x80\x02}X\x01\x00\x00\x00w]" + b"Na" * count + b"s."
+with zipfile.ZipFile(os.path.join(out, "torch_many_values.pt"), "w", compression=zipfile.ZIP_DEFLATED) as z:
+    z.writestr("archive/data.pkl", pickle_bytes)
 
 
 # (15) safetensors headers written as text, so a key can appear twice.
