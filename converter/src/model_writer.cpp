@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "checksum.h"
 #include "focal/gemm.h"
@@ -611,6 +612,10 @@ Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& op
       reinterpret_cast<const uint8_t*>(fb::GetSizePrefixedModel(header.bytes.data())->checksum()) -
       header.bytes.data());
   header.data_offset = static_cast<size_t>(data_segment_offset(header.bytes.size()));
+  if (layout.data_size > std::numeric_limits<size_t>::max() - header.data_offset) {  // 32-bit hosts
+    return Status::error(StatusCode::kResourceExhausted, "the model's %llu data bytes do not fit this machine's memory",
+                         static_cast<unsigned long long>(layout.data_size));
+  }
   header.file_size = header.data_offset + static_cast<size_t>(layout.data_size);
   return header;
 }
