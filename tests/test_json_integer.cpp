@@ -59,3 +59,38 @@ TEST_CASE("spec: an attention layer with a float head count far past int is a st
   REQUIRE_FALSE(status.ok());
   CHECK(std::string(status.message()).find("layer 0 'attn': 'heads' must be an integer") != std::string::npos);
 }
+
+namespace {
+
+focal::Status build_spec(const json& spec) {
+  focal::ModelWriter writer;
+  auto weights = focal::convert::WeightSource::random(1);
+  focal::convert::GraphBuilder builder(writer, weights);
+  focal::convert::PresetOptions options;
+  options.max_seq = 8;
+  return focal::convert::build_from_spec(spec, options, builder);
+}
+
+json repeated_softmax(const std::string& repeat, const std::string& inner_repeat = "") {
+  const std::string layer = R"({"op": "softmax", "name": "s{i}", "input": "x"})";
+  const std::string layers = inner_repeat.empty() ? layer : R"({"repeat": )" + inner_repeat + R"(, "layers": [)" + layer + "]}";
+  return json::parse(R"({"inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 8]}],
+                         "layers": [{"repeat": )" + repeat + R"(, "layers": [)" + layers + R"(]}],
+                         "outputs": []})");
+}
+
+}  // namespace
+
+TEST_CASE("hostile: a spec repeating 2000000000 times is refused by the expansion budget, not bad_alloc") {
+  const focal::Status status = build_spec(repeated_softmax("2000000000"));
+  REQUIRE_FALSE(status.ok());
+  CHECK(std::string(status.message()).find("'repeat' must be an integer in [0, 65536]") != std::string::npos);
+}
+
+TEST_CASE("hostile: nested repeats multiplying past 65536 layers are refused by the expansion budget") {
+  const focal::Status status = build_spec(repeated_softmax("65536", "65536"));
+  REQUIRE_FALSE(status.ok());
+  const std::string message = status.message();
+  CAPTURE(message);
+  CHECK(message.find("the spec's expansion budget") != std::string::npos);
+}

@@ -1,16 +1,19 @@
 #include "convert.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "focal/model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"
+#include "file_buffer.h"
 #include "model_writer.h"
 #include "presets/preset.h"
 #include "spec/spec_builder.h"
@@ -176,14 +179,11 @@ Status add_self_test(const ConvertOptions& options, const Model& draft, ModelWri
   return Status();
 }
 
-// Loads the written bytes (64-byte aligned, as an mmap would be) and runs the stored
-// self-tests: the converter never hands out a file the engine refuses or gets wrong.
-Status load_and_self_test(const std::vector<uint8_t>& bytes, Converted* converted) {
-  std::unique_ptr<void, void (*)(void*)> aligned(std::aligned_alloc(kBufferAlignment, align_up_64(bytes.size())),
-                                                 std::free);
-  if (aligned == nullptr) return Status::error(StatusCode::kResourceExhausted, "no memory to verify the model");
-  std::memcpy(aligned.get(), bytes.data(), bytes.size());
-  Result<Model> model = Model::from_bytes(aligned.get(), bytes.size());
+// Loads the written file (in its own page-aligned buffer, as an mmap would be) and runs
+// the stored self-tests: the converter never hands out a file the engine refuses or
+// gets wrong.
+Status load_and_self_test(const FileBuffer& file, Converted* converted) {
+  Result<Model> model = Model::from_bytes(file.data(), file.size());
   if (!model.ok()) return model.status();
   if (model->self_test_count() == 0) return Status();
   const size_t arena_bytes = Session::required_arena_bytes(*model, SessionOptions()).value();
@@ -201,6 +201,20 @@ Status load_and_self_test(const std::vector<uint8_t>& bytes, Converted* converte
                          report->failed_cases, report->cases, static_cast<double>(report->worst_tolerance_ratio));
   }
   return Status();
+}
+
+// The file's bytes as the caller gets them, released from `file` as they are appended
+// (reserved, not zero-filled first: that would touch a second copy's pages at once).
+std::vector<uint8_t> take_bytes(FileBuffer& file) {
+  constexpr size_t kStep = size_t(16) << 20;
+  std::vector<uint8_t> bytes;
+  bytes.reserve(file.size());
+  for (size_t done = 0; done < file.size(); done += kStep) {
+    const size_t n = std::min(kStep, file.size() - done);
+    bytes.insert(bytes.end(), file.data() + done, file.data() + done + n);
+    file.release(done, n);
+  }
+  return bytes;
 }
 
 Status check_unused(const WeightSource& weights, bool strict, std::vector<std::string>* warnings) {
@@ -290,26 +304,28 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   const std::string architecture =
       options.spec.empty() ? preset->name : config.value().value("name", std::string("spec"));
   writer.set_metadata(architecture, "focal convert", weights.describe_sources());
+  // One copy of the weights is resident at any time: the writer's constants move into
+  // the draft, the draft's pages are released as they are copied into the final file,
+  // and the final file's as they are copied into converted.bytes.
+  std::optional<FileBuffer> draft;
   if (options.self_test) {
     // The draft names the model's inputs and outputs as the engine sees them, and holds
     // the stored weights the expected outputs are computed from.
-    Result<std::vector<uint8_t>> draft = writer.finish();
-    if (!draft.ok()) return draft.status();
-    std::unique_ptr<void, void (*)(void*)> aligned(std::aligned_alloc(kBufferAlignment, align_up_64(draft->size())),
-                                                   std::free);
-    std::memcpy(aligned.get(), draft->data(), draft->size());
+    Result<FileBuffer> written = writer.finish_moving_constants();
+    if (!written.ok()) return written.status();
+    draft.emplace(std::move(written.value()));
     LoadOptions draft_load;
     draft_load.verify_checksum = false;  // just written here; the final file is checked in full
-    Result<Model> model = Model::from_bytes(aligned.get(), draft->size(), draft_load);
+    Result<Model> model = Model::from_bytes(draft->data(), draft->size(), draft_load);
     if (!model.ok()) return model.status();
     FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer, &converted));
   }
   report(options, "planning memory and writing");
-  Result<std::vector<uint8_t>> bytes = writer.finish();
-  if (!bytes.ok()) return bytes.status();
-  converted.bytes = std::move(bytes).value();
+  Result<FileBuffer> file = writer.finish_moving_constants(draft ? &*draft : nullptr);
+  if (!file.ok()) return file.status();
   report(options, "verifying the written model");
-  FOCAL_RETURN_IF_ERROR(load_and_self_test(converted.bytes, &converted));
+  FOCAL_RETURN_IF_ERROR(load_and_self_test(file.value(), &converted));
+  converted.bytes = take_bytes(file.value());
   if (converted.self_tests > 0) {
     char line[160];
     (void)std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",

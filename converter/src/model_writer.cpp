@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "checksum.h"
 #include "focal/gemm.h"
@@ -13,20 +14,31 @@
 namespace focal {
 
 // Where every constant and self-test value landed in the data segment.
+// The bytes are copied there when the file is assembled; only offsets are decided here.
 struct ModelWriter::Layout {
   std::vector<fb::BufferRef> tensor_refs;                   // per tensor (constants only used)
+  std::vector<fb::BufferRef> data_refs;                     // where constants' bytes go
   std::vector<std::vector<fb::BufferRef>> test_input_refs;  // per self-test, per value
   std::vector<std::vector<fb::BufferRef>> test_output_refs;
-  std::vector<uint8_t> data;
+  uint64_t data_size = 0;
+};
+
+// The serialized FlatBuffer of a finished file and where its data goes: the file is
+// `bytes`, zeros up to data_offset, then the data segment, data_size bytes in all.
+struct ModelWriter::Header {
+  std::vector<uint8_t> bytes;
+  size_t checksum_at = 0;
+  size_t data_offset = 0;
+  size_t file_size = 0;
+  Layout layout;
 };
 
 namespace {
 
-fb::BufferRef append_aligned(std::vector<uint8_t>& data, const std::vector<uint8_t>& bytes) {
-  const uint64_t offset = align_up(data.size(), kBufferAlignment);
-  data.resize(static_cast<size_t>(offset), 0);
-  data.insert(data.end(), bytes.begin(), bytes.end());
-  return fb::BufferRef(offset, bytes.size());
+fb::BufferRef append_aligned(uint64_t* data_size, size_t bytes) {
+  const uint64_t offset = align_up(*data_size, kBufferAlignment);
+  *data_size = offset + bytes;
+  return fb::BufferRef(offset, bytes);
 }
 
 flatbuffers::Offset<fb::Metadata> build_metadata(
@@ -402,18 +414,21 @@ ModelWriter::Layout ModelWriter::lay_out_data(const WriteOptions& options) const
   Layout layout;
   layout.tensor_refs.resize(tensors_.size());
   for (size_t t = 0; t < tensors_.size(); ++t) {
-    if (tensors_[t].role == TensorRole::kConstant) {
-      layout.tensor_refs[t] = append_aligned(layout.data, tensors_[t].bytes);
+    const TensorSpec& spec = tensors_[t];
+    if (spec.role == TensorRole::kConstant) {
+      layout.tensor_refs[t] =
+          append_aligned(&layout.data_size, spec.moved != nullptr ? spec.moved_size : spec.bytes.size());
     }
   }
+  layout.data_refs = layout.tensor_refs;
   for (const SelfTestSpec& test : self_tests_) {
     layout.test_input_refs.emplace_back();
     layout.test_output_refs.emplace_back();
     for (const auto& v : test.inputs) {
-      layout.test_input_refs.back().push_back(append_aligned(layout.data, v.bytes));
+      layout.test_input_refs.back().push_back(append_aligned(&layout.data_size, v.bytes.size()));
     }
     for (const auto& v : test.expected_outputs) {
-      layout.test_output_refs.back().push_back(append_aligned(layout.data, v.bytes));
+      layout.test_output_refs.back().push_back(append_aligned(&layout.data_size, v.bytes.size()));
     }
   }
   for (const auto& o : options.data_ref_overrides) layout.tensor_refs[o.first] = o.second;
@@ -559,7 +574,7 @@ bool ModelWriter::operands_in_range() const {
   return true;
 }
 
-Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
+Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& options) const {
   if (!error_.ok()) return error_;
   for (const TokenizerSpec* spec : {&tokenizer_, &target_tokenizer_}) {
     if (spec->kind == fb::TokenizerKind_None) continue;
@@ -567,7 +582,9 @@ Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) co
     const auto built = build_tokenizer(probe, *spec);
     if (!built.ok()) return built.status();
   }
-  const Layout layout = lay_out_data(options);
+  Header header;
+  header.layout = lay_out_data(options);
+  const Layout& layout = header.layout;
   std::vector<uint64_t> offsets(tensors_.size(), 0);
 
   // Plan on a first serialization, so lifetimes come from the engine's own reading of
@@ -590,15 +607,91 @@ Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) co
                                           kBufferAlignment, offsets.data(), order.data());
   for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
 
-  std::vector<uint8_t> file = serialize(layout, offsets, options.arena_bytes_override != 0 ? options.arena_bytes_override : arena_bytes,
-                                        options.version);
-  const size_t checksum_at = static_cast<size_t>(
-      reinterpret_cast<const uint8_t*>(fb::GetSizePrefixedModel(file.data())->checksum()) -
-      file.data());
-  file.resize(static_cast<size_t>(data_segment_offset(file.size())), 0);
-  file.insert(file.end(), layout.data.begin(), layout.data.end());
-  const uint32_t crc = crc32_skipping(file.data(), file.size(), checksum_at);
-  std::memcpy(file.data() + checksum_at, &crc, sizeof(crc));  // little-endian, as FlatBuffers
+  header.bytes = serialize(layout, offsets, options.arena_bytes_override != 0 ? options.arena_bytes_override : arena_bytes,
+                           options.version);
+  header.checksum_at = static_cast<size_t>(
+      reinterpret_cast<const uint8_t*>(fb::GetSizePrefixedModel(header.bytes.data())->checksum()) -
+      header.bytes.data());
+  header.data_offset = static_cast<size_t>(data_segment_offset(header.bytes.size()));
+  if (layout.data_size > std::numeric_limits<size_t>::max() - header.data_offset) {  // 32-bit hosts
+    return Status::error(StatusCode::kResourceExhausted, "the model's %llu data bytes do not fit this machine's memory",
+                         static_cast<unsigned long long>(layout.data_size));
+  }
+  header.file_size = header.data_offset + static_cast<size_t>(layout.data_size);
+  return header;
+}
+
+void ModelWriter::write_test_values(const Header& header, uint8_t* file) const {
+  uint8_t* data = file + header.data_offset;
+  for (size_t i = 0; i < self_tests_.size(); ++i) {
+    const auto copy = [&](const std::vector<TensorValueSpec>& values, const std::vector<fb::BufferRef>& refs) {
+      for (size_t v = 0; v < values.size(); ++v) {
+        if (!values[v].bytes.empty()) std::memcpy(data + refs[v].offset(), values[v].bytes.data(), values[v].bytes.size());
+      }
+    };
+    copy(self_tests_[i].inputs, header.layout.test_input_refs[i]);
+    copy(self_tests_[i].expected_outputs, header.layout.test_output_refs[i]);
+  }
+}
+
+namespace {
+
+void stamp_checksum(uint8_t* file, size_t size, size_t checksum_at) {
+  const uint32_t crc = crc32_skipping(file, size, checksum_at);
+  std::memcpy(file + checksum_at, &crc, sizeof(crc));  // little-endian, as FlatBuffers
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) const {
+  Result<Header> header = serialize_header(options);
+  if (!header.ok()) return header.status();
+  std::vector<uint8_t> file(header->file_size, 0);
+  std::memcpy(file.data(), header->bytes.data(), header->bytes.size());
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    const TensorSpec& spec = tensors_[t];
+    if (spec.role != TensorRole::kConstant) continue;
+    const uint8_t* bytes = spec.moved != nullptr ? spec.moved : spec.bytes.data();
+    const size_t size = spec.moved != nullptr ? spec.moved_size : spec.bytes.size();
+    if (size > 0) std::memcpy(file.data() + header->data_offset + header->layout.data_refs[t].offset(), bytes, size);
+  }
+  write_test_values(header.value(), file.data());
+  stamp_checksum(file.data(), file.size(), header->checksum_at);
+  return file;
+}
+
+Result<FileBuffer> ModelWriter::finish_moving_constants(FileBuffer* previous) {
+  Result<Header> header = serialize_header(WriteOptions());
+  if (!header.ok()) return header.status();
+  Result<FileBuffer> file = FileBuffer::allocate(header->file_size);
+  if (!file.ok()) return file.status();
+  uint8_t* const out = file->data();
+  std::memcpy(out, header->bytes.data(), header->bytes.size());
+  constexpr size_t kTrimEvery = size_t(32) << 20;  // bytes freed between handing memory back
+  size_t freed = 0;
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    TensorSpec& spec = tensors_[t];
+    if (spec.role != TensorRole::kConstant) continue;
+    uint8_t* const at = out + header->data_offset + header->layout.data_refs[t].offset();
+    if (spec.moved != nullptr && previous != nullptr && previous->contains(spec.moved)) {
+      copy_releasing(*previous, static_cast<size_t>(spec.moved - previous->data()), spec.moved_size, at);
+    } else if (spec.moved != nullptr) {
+      std::memcpy(at, spec.moved, spec.moved_size);
+    } else {
+      if (!spec.bytes.empty()) std::memcpy(at, spec.bytes.data(), spec.bytes.size());
+      spec.moved_size = spec.bytes.size();
+      std::vector<uint8_t>().swap(spec.bytes);  // frees the writer's copy now
+      freed += spec.moved_size;
+      if (freed >= kTrimEvery) {
+        return_freed_memory();
+        freed = 0;
+      }
+    }
+    spec.moved = at;
+  }
+  write_test_values(header.value(), out);
+  stamp_checksum(out, file->size(), header->checksum_at);
+  return_freed_memory();
   return file;
 }
 

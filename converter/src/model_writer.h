@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "file_buffer.h"
 #include "focal/model.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
@@ -149,6 +150,12 @@ class ModelWriter {
 
   // Lays out the data segment, plans the arena, serializes and checksums.
   Result<std::vector<uint8_t>> finish(const WriteOptions& options = WriteOptions()) const;
+  // The same file (byte for byte), but the constants' bytes move into it: the writer
+  // frees its own copy of each as it is written and reads it from the returned file
+  // afterwards, so that file must outlive the writer's use. With `previous`, a file
+  // constants were moved into before (the self-test's draft), whose pages are released
+  // as they are copied. Converting through this keeps one copy of the weights resident.
+  Result<FileBuffer> finish_moving_constants(FileBuffer* previous = nullptr);
 
  private:
   struct TensorSpec {
@@ -158,6 +165,10 @@ class ModelWriter {
     std::vector<int64_t> shape;
     std::vector<int32_t> dim_symbols;
     std::vector<uint8_t> bytes;  // constants only
+    // After finish_moving_constants: the bytes, in the file they moved into (and `bytes`
+    // is empty).
+    const uint8_t* moved = nullptr;
+    size_t moved_size = 0;
     bool dense_packed = false;   // bytes are in the GEMM panel layout
     std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
   };
@@ -181,11 +192,14 @@ class ModelWriter {
     fb::ScoreKind score = fb::ScoreKind_Additive;
   };
   struct Layout;
+  struct Header;
 
   int add_tensor(TensorSpec spec);
   void pack_dense_weight(int weight);
   void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
+  Result<Header> serialize_header(const WriteOptions& options) const;
+  void write_test_values(const Header& header, uint8_t* file) const;
   std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
                                  uint64_t arena_bytes, uint32_t version) const;
   bool operands_in_range() const;

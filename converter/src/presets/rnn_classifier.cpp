@@ -91,26 +91,81 @@ Matrix as_vector(Matrix m) {
   return m;
 }
 
-// Keras: the tensor whose name contains every part (and ends with the last), or an error
-// naming what was looked for.
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+// How many of the file's weight names contain `part`, and the first two (a status
+// message holds 240 characters), for errors saying what a layer holds when it is not
+// what the preset reads.
+std::string names_containing(const std::vector<std::string>& names, const std::string& part) {
+  std::string found;
+  size_t count = 0;
+  for (const std::string& name : names) {
+    if (name.find(part) == std::string::npos) continue;
+    if (++count <= 2) found += (found.empty() ? "" : ", ") + name;
+  }
+  if (count > 2) found += ", ...";
+  return std::to_string(count) + (count > 0 ? ": " + found : "");
+}
+
+// Keras: the tensor whose name contains every part (and ends with the last), of `rank`
+// dims (0: any), or an empty Matrix after an error naming what was looked for and what
+// the file holds under the first part. Callers check the builder's status before using
+// the shape.
 Matrix keras_tensor(GraphBuilder& b, const std::vector<std::string>& names, std::vector<std::string> parts,
-                    bool required = true) {
+                    bool required = true, size_t rank = 0) {
+  std::string wanted;
+  for (const std::string& p : parts) wanted += (wanted.empty() ? "" : " ... ") + p;
   for (const std::string& name : names) {
     bool all = name.size() >= parts.back().size() &&
                name.compare(name.size() - parts.back().size(), parts.back().size(), parts.back()) == 0;
     for (size_t i = 0; all && i + 1 < parts.size(); ++i) all = name.find(parts[i]) != std::string::npos;
-    if (all) {
-      Result<Matrix> m = b.weights().get_any(name);
-      if (!m.ok()) b.fail(m.status());
-      return m.ok() ? std::move(m).value() : Matrix{};
+    if (!all) continue;
+    Result<Matrix> m = b.weights().get_any(name);
+    if (!m.ok()) {
+      b.fail(m.status());
+      return Matrix{};
     }
+    if (rank != 0 && m->shape.size() != rank) {
+      b.fail(Status::error(StatusCode::kInvalidArgument, "the Keras weight '%s' (matching '%s') has shape %s, expected %zu dims",
+                           name.c_str(), wanted.c_str(), shape_text(m->shape).c_str(), rank));
+      return Matrix{};
+    }
+    return std::move(m).value();
   }
   if (required) {
-    std::string wanted;
-    for (const std::string& p : parts) wanted += (wanted.empty() ? "" : " ... ") + p;
-    b.fail(Status::error(StatusCode::kInvalidArgument, "the Keras file has no weight matching '%s'", wanted.c_str()));
+    b.fail(Status::error(StatusCode::kInvalidArgument,
+                         "the Keras file has no weight matching '%s'; weights containing '%s': %s",
+                         wanted.c_str(), parts.front().c_str(), names_containing(names, parts.front()).c_str()));
   }
   return Matrix{};
+}
+
+// A Keras kernel [in, out] as [out, in]; empty (with the error recorded) when missing.
+Matrix keras_kernel(GraphBuilder& b, const std::vector<std::string>& names, std::vector<std::string> parts) {
+  Matrix m = keras_tensor(b, names, std::move(parts), true, 2);
+  return m.shape.size() == 2 ? transposed(m) : Matrix{};
+}
+
+// The attention and classifier weights read the pooled width (dirs * H) and agree on
+// the attention units A, as build_graph assumes.
+Status check_head_shapes(const ClassifierWeights& w) {
+  const int64_t width = int64_t(w.dirs.size()) * w.hidden, units = w.att_w.shape[0];
+  const auto mismatch = [](const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
+    return Status::error(StatusCode::kInvalidArgument, "the Keras %s has shape %s, expected %s", what,
+                         shape_text(shape).c_str(), expected.c_str());
+  };
+  if (w.att_w.shape[1] != width) return mismatch("attention W:0 (as [A, 2H])", w.att_w.shape, "[A, " + std::to_string(width) + "]");
+  if (!w.att_b.shape.empty() && w.att_b.shape[0] != units) return mismatch("attention b:0", w.att_b.shape, "[" + std::to_string(units) + "]");
+  if (w.att_v.shape[0] != units) return mismatch("attention v:0 (u:0)", w.att_v.shape, "[" + std::to_string(units) + "]");
+  if (w.cls_w.shape[1] != width) return mismatch("dense kernel:0 (as [C, 2H])", w.cls_w.shape, "[C, " + std::to_string(width) + "]");
+  if (!w.cls_b.shape.empty() && w.cls_b.shape[0] != w.cls_w.shape[0]) {
+    return mismatch("dense bias:0", w.cls_b.shape, "[" + std::to_string(w.cls_w.shape[0]) + "]");
+  }
+  return Status();
 }
 
 }  // namespace
@@ -151,8 +206,8 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
   w.embedding = keras_tensor(b, names, {"embeddings:0"});
   for (const char* direction : {"forward", "backward"}) {
     Direction d;
-    d.w_ih = transposed(keras_tensor(b, names, {direction, "/kernel:0"}));
-    d.w_hh = transposed(keras_tensor(b, names, {direction, "recurrent_kernel:0"}));
+    d.w_ih = keras_kernel(b, names, {direction, "/kernel:0"});
+    d.w_hh = keras_kernel(b, names, {direction, "recurrent_kernel:0"});
     d.b_ih = as_vector(keras_tensor(b, names, {direction, "bias:0"}));  // Keras has one bias
     if (!b.status().ok()) return b.status();
     if (d.w_ih.shape[0] != 4 * w.hidden || d.w_hh.shape != std::vector<int64_t>{4 * w.hidden, w.hidden}) {
@@ -162,13 +217,15 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
     }
     w.dirs.push_back(std::move(d));
   }
-  w.att_w = transposed(keras_tensor(b, names, {"attention", "/W:0"}));
+  w.att_w = keras_kernel(b, names, {"attention", "/W:0"});
+  if (!b.status().ok()) return b.status();  // the first missing weight is the clearest error
   w.att_b = as_vector(keras_tensor(b, names, {"attention", "/b:0"}, false));
   w.att_v = as_vector(keras_tensor(b, names, {"attention", "/v:0"}, false));
   if (w.att_v.shape.empty()) w.att_v = as_vector(keras_tensor(b, names, {"attention", "/u:0"}));
-  w.cls_w = transposed(keras_tensor(b, names, {"dense", "/kernel:0"}));
+  w.cls_w = keras_kernel(b, names, {"dense", "/kernel:0"});
   w.cls_b = as_vector(keras_tensor(b, names, {"dense", "/bias:0"}, false));
   if (!b.status().ok()) return b.status();
+  FOCAL_RETURN_IF_ERROR(check_head_shapes(w));
   return build_graph(w, max_seq, options, b);
 }
 

@@ -145,6 +145,7 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
   }
   if (progress_) progress_(taken_, total);
   Matrix m{t->shape, t->to_f32()};
+  t->release_pages();  // a mapped checkpoint stays resident only while a tensor is converted
   FOCAL_RETURN_IF_ERROR(check_finite(*t, m.values));
   return m;
 }

@@ -1,5 +1,10 @@
 #include "readers/checkpoint.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -54,9 +59,10 @@ T read_le(const uint8_t* p) {
 std::vector<float> CheckpointTensor::to_f32() const {
   const size_t count = static_cast<size_t>(element_count());
   const size_t size = element_size(type);
+  const uint8_t* const base = data();
   std::vector<float> out(count);
   for (size_t i = 0; i < count; ++i) {
-    const uint8_t* p = bytes.data() + i * size;
+    const uint8_t* p = base + i * size;
     switch (type) {
       case ElementType::kF64: out[i] = static_cast<float>(read_le<double>(p)); break;
       case ElementType::kF32: out[i] = read_le<float>(p); break;
@@ -74,6 +80,15 @@ std::vector<float> CheckpointTensor::to_f32() const {
     }
   }
   return out;
+}
+
+void CheckpointTensor::release_pages() const {
+  if (view == nullptr || view_bytes == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(view) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(view) + view_bytes) / page * page;
+  // Advice only: on failure the pages simply stay resident.
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 const CheckpointTensor* Checkpoint::find(const std::string& name) const {
@@ -115,6 +130,33 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
     return Status::error(StatusCode::kIoError, "cannot read %s", path.c_str());
   }
   return bytes;
+}
+
+Result<MappedFile> map_whole_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::error(StatusCode::kIoError, "%s is not a regular file", path.c_str());
+  }
+  if (static_cast<uint64_t>(info.st_size) > std::numeric_limits<size_t>::max()) {
+    ::close(fd);
+    return Status::error(StatusCode::kIoError, "%s is too large to map on this machine", path.c_str());
+  }
+  MappedFile file;
+  file.size = static_cast<size_t>(info.st_size);
+  if (file.size == 0) {
+    ::close(fd);
+    return file;
+  }
+  void* at = mmap(nullptr, file.size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file
+  if (at == MAP_FAILED) return Status::error(StatusCode::kIoError, "cannot map %s", path.c_str());
+  const size_t size = file.size;
+  file.owner = std::shared_ptr<const void>(at, [size](const void* p) { munmap(const_cast<void*>(p), size); });
+  file.data = static_cast<const uint8_t*>(at);
+  return file;
 }
 
 }  // namespace convert

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,23 @@ struct CheckpointTensor {
   std::string name;
   ElementType type = ElementType::kF32;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;  // element_size(type) * product(shape)
+  // The element_size(type) * product(shape) bytes: owned here, or, for a reader that maps
+  // its file (safetensors), a view into the mapping that `mapping` keeps alive, so a
+  // checkpoint is not copied into memory before its tensors are converted.
+  std::vector<uint8_t> bytes;
+  const uint8_t* view = nullptr;
+  size_t view_bytes = 0;
+  std::shared_ptr<const void> mapping;
 
+  const uint8_t* data() const { return view != nullptr ? view : bytes.data(); }
+  size_t byte_size() const { return view != nullptr ? view_bytes : bytes.size(); }
   int64_t element_count() const;
   // Every element converted to float (integers and bools by value; f64 rounded).
   std::vector<float> to_f32() const;
+  // For a view: hands the mapped pages wholly inside it back to the OS (they are read
+  // from the file again if used again), so converting a checkpoint tensor by tensor
+  // keeps only the tensor at hand resident. Nothing for owned bytes.
+  void release_pages() const;
 };
 
 struct Checkpoint {
@@ -53,6 +66,14 @@ Result<Checkpoint> read_hdf5(const std::string& path);
 bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes);
 Status reader_error(const std::string& path, const std::string& what);
 Result<std::vector<uint8_t>> read_whole_file(const std::string& path);
+// The file mapped read-only (an empty file maps to nothing); the pointer stays valid
+// while the returned owner lives.
+struct MappedFile {
+  std::shared_ptr<const void> owner;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+Result<MappedFile> map_whole_file(const std::string& path);
 
 }  // namespace convert
 }  // namespace focal

@@ -10,6 +10,10 @@ using Kind = PickleValue::Kind;
 
 constexpr size_t kMaxStack = 1 << 20;  // values; a state_dict needs a few dozen at once
 constexpr size_t kMaxMemo = 1 << 22;
+// The budget for pickle values: each opcode makes at most one, of about 260 bytes, so a
+// pickle of cheap opcodes ("N", "a": 2 bytes each) would otherwise cost 130x its size.
+// 2^21 values (~0.5 GB) hold a state_dict of over 100,000 tensors (about 15 each).
+constexpr size_t kMaxValues = size_t(1) << 21;
 
 
 bool storage_type(const std::string& global, ElementType* type) {
@@ -45,6 +49,9 @@ class Unpickler {
         if (stack_.size() != 1) return fail("STOP with " + std::to_string(stack_.size()) + " values on the stack");
         doc_.root = stack_.back();
         return std::move(doc_);
+      }
+      if (doc_.values.size() >= kMaxValues) {
+        return fail("more than " + std::to_string(kMaxValues) + " values (the budget for pickle values)");
       }
       Status status = step(op);
       if (!status.ok()) return status;

@@ -48,12 +48,44 @@ json substitute(const json& j, int i) {
   return j;
 }
 
-void expand_layers(const json& layers, std::vector<json>* flat) {
+// Bounds on what "repeat" may expand to, so a few bytes of spec cannot ask for
+// unbounded memory ("repeat": 2000000000): at most 65536 layers in all (the deepest
+// real stacks are a few hundred blocks of under ten layers, and every layer becomes at
+// least one engine op), and at most 2^22 JSON values copied by the expansion (a few
+// hundred MB at most; a 12-layer BERT spec copies about 3,000).
+constexpr int64_t kMaxSpecLayers = 65536;
+constexpr size_t kMaxExpandedValues = size_t(1) << 22;
+
+struct Expansion {
+  size_t values_left = kMaxExpandedValues;
+};
+
+size_t json_values(const json& j) {
+  size_t n = 1;
+  if (j.is_array() || j.is_object()) {
+    for (const json& item : j) n += json_values(item);
+  }
+  return n;
+}
+
+void expand_layers(const json& layers, Expansion* budget, std::vector<json>* flat) {
   for (const json& layer : layers) {
     if (layer.contains("repeat")) {
-      const int count = json_int(layer.at("repeat"), "repeat");
-      for (int i = 0; i < count; ++i) expand_layers(substitute(layer.at("layers"), i), flat);
+      const int64_t count = json_integer(layer.at("repeat"), "repeat", 0, kMaxSpecLayers);
+      const size_t per_copy = json_values(layer.at("layers"));
+      for (int64_t i = 0; i < count; ++i) {
+        if (per_copy > budget->values_left) {
+          throw SpecError("spec: \"repeat\" expands to more than " + std::to_string(kMaxExpandedValues) +
+                          " JSON values (the spec's expansion budget)");
+        }
+        budget->values_left -= per_copy;
+        expand_layers(substitute(layer.at("layers"), static_cast<int>(i)), budget, flat);
+      }
     } else {
+      if (flat->size() >= static_cast<size_t>(kMaxSpecLayers)) {
+        throw SpecError("spec: expands to more than " + std::to_string(kMaxSpecLayers) +
+                        " layers (the spec's expansion budget)");
+      }
       flat->push_back(layer);
     }
   }
@@ -358,7 +390,8 @@ Status build_from_spec(const json& spec, const PresetOptions& options, GraphBuil
     declare_inputs(c, spec);
     for (const json& o : spec.at("outputs")) c.outputs.insert(o.get<std::string>());
     std::vector<json> layers;
-    expand_layers(spec.at("layers"), &layers);
+    Expansion expansion;
+    expand_layers(spec.at("layers"), &expansion, &layers);
     for (size_t i = 0; i < layers.size(); ++i) {
       const json& layer = layers[i];
       const std::string name = layer.value("name", "layer" + std::to_string(i));
