@@ -50,23 +50,23 @@ struct Options {
   bool json = false, peak = true;
 };
 
-bool parse(int argc, char** argv, Options* o) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--seq" && has_value) o->seq = std::atoll(argv[++i]);
-    else if (arg == "--prompt" && has_value) o->prompt = std::atoll(argv[++i]);
-    else if (arg == "--gen" && has_value) o->gen = std::atoll(argv[++i]);
-    else if (arg == "--threads" && has_value) o->threads = std::atoi(argv[++i]);
-    else if (arg == "--warmup" && has_value) o->warmup = std::atoi(argv[++i]);
-    else if (arg == "--repeat" && has_value) o->repeat = std::atoi(argv[++i]);
-    else if (arg == "--json") o->json = true;
-    else if (arg == "--no-peak") o->peak = false;
-    else if (arg[0] != '-' && o->model == nullptr) o->model = argv[i];
-    else return false;
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    if (args.integer("--seq", 1, kMaxTokens, &o->seq) || args.integer("--prompt", 1, kMaxTokens, &o->prompt) ||
+        args.integer("--gen", 1, kMaxTokens, &o->gen) || args.integer("--threads", 1, kMaxThreads, &o->threads) ||
+        args.integer("--warmup", 0, kMaxRepeats, &o->warmup) || args.integer("--repeat", 1, kMaxRepeats, &o->repeat)) {
+    } else if (args.flag("--json")) {
+      o->json = true;
+    } else if (args.flag("--no-peak")) {
+      o->peak = false;
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
+    }
   }
-  return o->model != nullptr && o->threads >= 1 && o->warmup >= 0 && o->repeat >= 1 && o->prompt >= 1 &&
-         o->gen >= 1 && o->seq >= 0;
+  if (!args.status().ok()) return args.status();
+  if (o->model == nullptr) return missing_argument("MODEL.focal");
+  return Status();
 }
 
 double ms_since(Clock::time_point start) {
@@ -288,7 +288,7 @@ uint64_t kv_cache_bytes(const Model& m) {
 
 int bench_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("bench", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("bench", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/session.h"
@@ -141,29 +142,33 @@ void print_table(const LoadedModel& loaded) {
   }
 }
 
+struct Options {
+  const char* model = nullptr;
+  bool json = false;
+};
+
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    if (args.flag("--json")) {
+      o->json = true;
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
+    }
+  }
+  if (!args.status().ok()) return args.status();
+  return o->model != nullptr ? Status() : missing_argument("MODEL.focal");
+}
+
 }  // namespace
 
 int inspect_command(int argc, char** argv) {
-  const char* path = nullptr;
-  bool json = false;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--json") == 0) {
-      json = true;
-    } else if (argv[i][0] != '-' && path == nullptr) {
-      path = argv[i];
-    } else {
-      std::fprintf(stderr, "focal inspect: unexpected argument '%s'\n%s", argv[i], kUsage);
-      return 2;
-    }
+  Options o;
+  if (const int exit_code = parse_command_line("inspect", argc, argv, kUsage, parse, &o); exit_code >= 0) {
+    return exit_code;
   }
-  if (path == nullptr) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  const char* path = o.model;
+  const bool json = o.json;
   const auto loaded = load_model_or_report("inspect", path);
   if (!loaded) return 1;
   if (json) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "cli/printable.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
 
@@ -39,6 +40,10 @@ bool add_input_spec(const std::string& spec, NpyInputs* inputs) {
   if (eq == std::string::npos || eq == 0) return false;
   inputs->emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
   return true;
+}
+
+Status bad_input_spec(const std::string& spec) {
+  return Status::error(StatusCode::kInvalidArgument, "--input '%s' is not NAME=FILE.npy", printable(spec).c_str());
 }
 
 Status set_npy_inputs(Session& session, const NpyInputs& inputs) {

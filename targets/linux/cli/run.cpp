@@ -36,24 +36,22 @@ struct Options {
   int threads = 1;
 };
 
-bool parse(int argc, char** argv, Options* o) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--input" && has_value) {
-      if (!add_input_spec(argv[++i], &o->inputs)) return false;
-    } else if (arg == "--output-dir" && has_value) {
-      o->output_dir = argv[++i];
-    } else if (arg == "--threads" && has_value) {
-      o->threads = std::atoi(argv[++i]);
-      if (o->threads < 1) return false;
-    } else if (arg[0] != '-' && o->model == nullptr) {
-      o->model = argv[i];
-    } else {
-      return false;
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    const char* spec = nullptr;
+    if (args.text("--input", &spec)) {
+      if (spec != nullptr && !add_input_spec(spec, &o->inputs)) args.fail(bad_input_spec(spec));
+    } else if (args.text("--output-dir", &o->output_dir)) {
+    } else if (args.integer("--threads", 1, kMaxThreads, &o->threads)) {
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
     }
   }
-  return o->model != nullptr && !o->output_dir.empty();
+  if (!args.status().ok()) return args.status();
+  if (o->model == nullptr) return missing_argument("MODEL.focal");
+  if (o->output_dir.empty()) return missing_argument("--output-dir");
+  return Status();
 }
 
 Status write_outputs(const Session& session, const std::string& dir) {
@@ -72,7 +70,7 @@ Status write_outputs(const Session& session, const std::string& dir) {
 
 int run_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("run", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("run", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);
