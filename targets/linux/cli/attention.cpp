@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -19,6 +18,7 @@
 #include "cli/npy_inputs.h"
 #include "focal/session.h"
 #include "focal/tokenizer.h"
+#include "atomic_file.h"
 #include "heatmap.h"
 #include "readers/npy.h"
 
@@ -151,12 +151,6 @@ Result<Heatmap> from_model(const Options& o) {
   return map;
 }
 
-Status write_file(const std::string& path, const void* data, size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  return out.flush() ? Status() : Status::error(StatusCode::kIoError, "cannot write '%s'", path.c_str());
-}
-
 }  // namespace
 
 int attention_command(int argc, char** argv) {
@@ -166,16 +160,13 @@ int attention_command(int argc, char** argv) {
   Status status = map.status();
   if (status.ok() && !o.svg.empty()) {
     const std::string svg = heatmap_svg(map.value());
-    status = write_file(o.svg, svg.data(), svg.size());
+    status = write_file_atomically(o.svg, svg.data(), svg.size());
   }
   if (status.ok() && !o.png.empty()) {
     auto png = heatmap_png(map.value());
-    status = png.ok() ? write_file(o.png, png->data(), png->size()) : png.status();
+    status = png.ok() ? write_file_atomically(o.png, png->data(), png->size()) : png.status();
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal attention: %s\n", status.message());
-    return 1;
-  }
+  if (!status.ok()) return report_failure("attention", status);
   std::printf("%s\n%s", map->title.c_str(), heatmap_terminal(map.value()).c_str());
   return 0;
 }

@@ -6,11 +6,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+
+#if FOCAL_HAVE_CONVERT
+#include "atomic_file.h"
+#endif
 
 #if FOCAL_HAVE_CONVERT
 #include "convert.h"
@@ -111,6 +116,33 @@ Status parse(int argc, char** argv, Options* options) {
   return Status();
 }
 
+// Every file the conversion reads: checkpoints, config, spec, and each part of a
+// tokenizer spec ("bpe:vocab.json:merges.txt") that names a file.
+std::vector<std::string> input_files(const convert::ConvertOptions& o) {
+  std::vector<std::string> files = o.weights;
+  for (const std::string* path : {&o.config, &o.spec}) {
+    if (!path->empty()) files.push_back(*path);
+  }
+  for (const std::string* tokenizer : {&o.tokenizer, &o.target_tokenizer}) {
+    std::stringstream parts(*tokenizer);
+    std::string part;
+    while (std::getline(parts, part, ':')) files.push_back(part);
+  }
+  return files;
+}
+
+// -o naming an input (by device and inode: another spelling or a hard link too) would
+// replace it with the model: refused before converting.
+Status check_output_is_not_an_input(const std::string& output, const convert::ConvertOptions& o) {
+  for (const std::string& input : input_files(o)) {
+    if (same_file(output, input)) {
+      return Status::error(StatusCode::kInvalidArgument, "-o %s is the input file %s; refusing to overwrite it",
+                           output.c_str(), input.c_str());
+    }
+  }
+  return Status();
+}
+
 void list_presets() {
   size_t count = 0;
   const convert::Preset* all = convert::presets(&count);
@@ -132,22 +164,19 @@ int convert_command(int argc, char** argv) {
   }
   convert::ConvertOptions& options = parsed.convert;
   const std::string& out = parsed.output;
-  options.progress = [](const std::string& line) { std::fprintf(stderr, "focal convert: %s\n", line.c_str()); };
+  if (const Status distinct = check_output_is_not_an_input(out, options); !distinct.ok()) {
+    return report_failure("convert", distinct);
+  }
+  options.progress = [](const std::string& line) {
+    std::fprintf(stderr, "focal convert: %s\n", terminal_text(line).c_str());
+  };
   auto converted = convert::convert_checkpoint(options);
-  if (!converted.ok()) {
-    std::fprintf(stderr, "focal convert: %s\n", converted.status().message());
-    return 1;
-  }
+  if (!converted.ok()) return report_failure("convert", converted.status());
   for (const std::string& warning : converted->warnings) {
-    std::fprintf(stderr, "focal convert: warning: %s\n", warning.c_str());
+    std::fprintf(stderr, "focal convert: warning: %s\n", terminal_text(warning).c_str());
   }
-  std::ofstream file(out, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(converted->bytes.data()),
-             static_cast<std::streamsize>(converted->bytes.size()));
-  if (!file.flush()) {
-    std::fprintf(stderr, "focal convert: cannot write '%s'\n", out.c_str());
-    return 1;
-  }
+  const Status written = write_file_atomically(out, converted->bytes.data(), converted->bytes.size());
+  if (!written.ok()) return report_failure("convert", written);
   std::printf("wrote %s (%zu bytes)", out.c_str(), converted->bytes.size());
   if (converted->self_tests > 0) {
     std::printf(", self-test PASS (worst error %.2f of its tolerance)",

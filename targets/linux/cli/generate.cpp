@@ -14,6 +14,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "cli/npy_outputs.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "focal/translate.h"
@@ -289,13 +290,10 @@ int generate_command(int argc, char** argv) {
   if (status.ok() && !o.attention_out.empty()) {
     const std::vector<int64_t> shape = {static_cast<int64_t>(columns ? alignment.size() / columns : 0),
                                         static_cast<int64_t>(columns)};
-    status = convert::write_npy(o.attention_out, convert::ElementType::kF32, shape, alignment.data(),
+    status = write_npy_file(o.attention_out, convert::ElementType::kF32, shape, alignment.data(),
                                 alignment.size() * sizeof(float));
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal generate: %s\n", status.message());
-    return 1;
-  }
+  if (!status.ok()) return report_failure("generate", status);
   return 0;
 }
 

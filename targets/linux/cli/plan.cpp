@@ -11,6 +11,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "atomic_file.h"
 #include "focal/session.h"
 
 namespace focal {
@@ -112,17 +113,15 @@ int plan_command(int argc, char** argv) {
     return 1;
   }
   const std::string text = header(loaded->model, path, symbol, arena.value());
-  std::FILE* out = output ? std::fopen(output, "w") : stdout;
-  if (out == nullptr) {
-    std::fprintf(stderr, "focal plan: cannot write %s\n", output);
-    return 1;
+  if (output == nullptr) {
+    if (std::fputs(text.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "focal plan: writing stdout failed\n");
+      return 1;
+    }
+    return 0;
   }
-  const bool written = std::fputs(text.c_str(), out) >= 0;
-  const bool closed = output ? std::fclose(out) == 0 : std::fflush(out) == 0;
-  if (!written || !closed) {
-    std::fprintf(stderr, "focal plan: writing %s failed\n", output ? output : "stdout");
-    return 1;
-  }
+  const Status written = write_file_atomically(output, text.data(), text.size());
+  if (!written.ok()) return report_failure("plan", written);
   return 0;
 }
 

@@ -13,9 +13,8 @@
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_inputs.h"
+#include "cli/npy_outputs.h"
 #include "focal/session.h"
-#include "readers/checkpoint.h"
-#include "readers/npy.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -54,13 +53,18 @@ Status parse(int argc, char** argv, Options* o) {
   return Status();
 }
 
+// Every output name is checked before the first file is written: a model naming an
+// output "../x" writes nothing at all.
 Status write_outputs(const Session& session, const std::string& dir) {
+  for (int i = 0; i < session.output_count(); ++i) {
+    FOCAL_RETURN_IF_ERROR(check_output_file_name(session.output(i).name));
+  }
   for (int i = 0; i < session.output_count(); ++i) {
     const TensorView out = session.output(i);
     std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
     const convert::ElementType type = out.dtype == DType::kI32 ? convert::ElementType::kI32 : convert::ElementType::kF32;
     const size_t bytes = static_cast<size_t>(out.shape.element_count()) * dtype_size(out.dtype);
-    FOCAL_RETURN_IF_ERROR(convert::write_npy(dir + "/" + out.name + ".npy", type, shape, out.data, bytes));
+    FOCAL_RETURN_IF_ERROR(write_npy_file(dir + "/" + out.name + ".npy", type, shape, out.data, bytes));
     std::printf("%s: %s -> %s/%s.npy\n", out.name, dtype_name(out.dtype), dir.c_str(), out.name);
   }
   return Status();
@@ -84,10 +88,7 @@ int run_command(int argc, char** argv) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
     status = write_outputs(*owned.session, o.output_dir);
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal run: %s\n", status.message());
-    return 1;
-  }
+  if (!status.ok()) return report_failure("run", status);
   return 0;
 }
 
