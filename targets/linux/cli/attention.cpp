@@ -106,7 +106,7 @@ std::vector<std::string> token_labels(const Session& s) {
   for (int64_t i = 0; i < count; ++i) {
     char text[128];
     auto n = tokenizer->decode_token(static_cast<const int32_t*>(ids.data)[i], text, sizeof(text));
-    labels.push_back(n.ok() ? std::string(text, n.value()) : "?");
+    labels.push_back(n.ok() ? terminal_text(std::string_view(text, n.value())) : "?");  // text from the file
   }
   return labels;
 }
@@ -147,7 +147,7 @@ Result<Heatmap> from_model(const Options& o) {
                     weights.begin() + long(size_t(o.head + 1) * map.rows * map.cols));
   map.row_labels = labels;
   map.col_labels = labels;
-  map.title = std::string(m.op(op).name) + ", head " + std::to_string(o.head);
+  map.title = printable(m.op(op).name) + ", head " + std::to_string(o.head);
   return map;
 }
 
@@ -167,7 +167,7 @@ int attention_command(int argc, char** argv) {
     status = png.ok() ? write_file_atomically(o.png, png->data(), png->size()) : png.status();
   }
   if (!status.ok()) return report_failure("attention", status);
-  std::printf("%s\n%s", map->title.c_str(), heatmap_terminal(map.value()).c_str());
+  std::printf("%s\n%s", terminal_text(map->title).c_str(), heatmap_terminal(map.value()).c_str());
   return 0;
 }
 

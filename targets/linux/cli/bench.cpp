@@ -297,8 +297,7 @@ int bench_command(int argc, char** argv) {
   OwnedSession owned;
   const Status opened = open_session(loaded->model, options, &owned);
   if (!opened.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", opened.message());
-    return 1;
+    return report_failure("bench", opened);
   }
   Session& s = *owned.session;
   OpTimes times;
@@ -310,8 +309,7 @@ int bench_command(int argc, char** argv) {
                                               : bench_once(s, o, &report);
   if (!o.json) std::fprintf(stderr, "\n");
   if (!status.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", status.message());
-    return 1;
+    return report_failure("bench", status);
   }
   s.set_op_observer(nullptr, nullptr);
   double peak = 0;
@@ -351,10 +349,10 @@ int bench_command(int argc, char** argv) {
     j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", op_total > 0 ? ms / op_total : 0.0}});
   }
   if (o.json) {
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
-  std::printf("model      %s (%s, %llu parameters)\n", o.model, m.architecture(),
+  std::printf("model      %s (%s, %llu parameters)\n", printable(o.model).c_str(), printable(m.architecture()).c_str(),
               (unsigned long long)m.parameter_count());
   std::printf("machine    %s; gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(), attention_isa(),
               o.threads);

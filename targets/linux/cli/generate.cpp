@@ -143,7 +143,7 @@ struct Printer {
     if (!ids_only && tokenizer != nullptr) {
       char text[256];
       auto n = tokenizer->decode_token(token, text, sizeof(text));
-      if (n.ok()) std::fwrite(text, 1, n.value(), stdout);
+      if (n.ok()) std::fputs(terminal_text(std::string_view(text, n.value())).c_str(), stdout);  // bytes from the file
     } else {
       std::printf(first ? "%d" : " %d", static_cast<int>(token));
     }

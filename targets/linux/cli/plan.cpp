@@ -109,8 +109,7 @@ int plan_command(int argc, char** argv) {
   if (!loaded) return 1;
   const Result<size_t> arena = Session::required_arena_bytes(loaded->model, SessionOptions());
   if (!arena.ok()) {
-    std::fprintf(stderr, "focal plan: %s: %s\n", path, arena.status().message());
-    return 1;
+    return report_failure("plan", arena.status());
   }
   const std::string text = header(loaded->model, path, symbol, arena.value());
   if (output == nullptr) {

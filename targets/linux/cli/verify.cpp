@@ -42,19 +42,17 @@ int verify_command(int argc, char** argv) {
   if (!loaded) return 1;
   const Model& model = loaded->model;
   if (model.self_test_count() == 0) {
-    std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", o.model);
+    std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", printable(o.model).c_str());
     return 1;
   }
   OwnedSession owned;
   const Status opened = open_session(model, SessionOptions(), &owned);
   if (!opened.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", opened.message());
-    return 1;
+    return report_failure("verify", opened);
   }
   auto report = run_self_tests(*owned.session);
   if (!report.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", report.status().message());
-    return 1;
+    return report_failure("verify", report.status());
   }
   const bool passed = report->failed_cases == 0;
   std::printf(
