@@ -224,9 +224,38 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
   return Status();
 }
 
+// The longest sequence the plan allows in the inputs bench fills (`only`: that input;
+// null: all of them): the smallest planned size of their symbolic dims other than batch,
+// as set_inputs sizes each of those dims to the requested length. 0: no such dim.
+int64_t planned_length(const Model& m, const char* only) {
+  int64_t longest = 0;
+  for (int i = 0; i < m.input_count(); ++i) {
+    const TensorInfo t = m.tensor(m.input_tensor(i));
+    if (only != nullptr && std::strcmp(t.name, only) != 0) continue;
+    for (int d = 0; d < t.shape.rank; ++d) {
+      if (t.dim_symbols[d] < 0 || std::strcmp(m.symbol(t.dim_symbols[d]).name, "batch") == 0) continue;
+      longest = longest == 0 ? t.shape.dims[d] : std::min(longest, t.shape.dims[d]);
+    }
+  }
+  return longest;
+}
+
+// A requested length beyond the plan is refused rather than clamped, so the reported
+// tokens/s are always for the tokens that ran.
+Status check_length(const char* option, int64_t requested, int64_t planned) {
+  if (requested <= planned) return Status();
+  return Status::error(StatusCode::kOutOfRange, "%s %lld exceeds the model's planned length %lld", option,
+                       static_cast<long long>(requested), static_cast<long long>(planned));
+}
+
 Status bench_seq2seq(Session& s, const Options& o, Report* r) {
   r->kind = "seq2seq";
-  const int64_t source = o.seq > 0 ? o.seq : 20;
+  const int64_t planned_source = planned_length(s.model(), "source_ids");
+  if (planned_source == 0) return Status::error(StatusCode::kInvalidArgument, "the model has no input 'source_ids'");
+  FOCAL_RETURN_IF_ERROR(check_length("--seq", o.seq, planned_source));
+  // A decoder with a KV cache keeps one position per step; a recurrent one has no limit.
+  if (s.cache_capacity() > 0) FOCAL_RETURN_IF_ERROR(check_length("--gen", o.gen, s.cache_capacity()));
+  const int64_t source = o.seq > 0 ? o.seq : std::min<int64_t>(20, planned_source);
   TranslateOptions options;
   options.max_steps = size_t(o.gen);
   options.eos_id = -1;
@@ -248,13 +277,12 @@ Status bench_seq2seq(Session& s, const Options& o, Report* r) {
 
 Status bench_once(Session& s, const Options& o, Report* r) {
   r->kind = "forward";
-  int64_t seq = o.seq;
-  if (seq == 0) {
-    for (int i = 0; i < s.model().symbol_count(); ++i) {
-      if (std::strcmp(s.model().symbol(i).name, "seq") == 0) seq = s.model().symbol(i).max;
-    }
+  const int64_t planned = planned_length(s.model(), nullptr);
+  if (planned == 0 && o.seq > 0) {
+    return Status::error(StatusCode::kInvalidArgument, "--seq: the model's inputs have no sequence dimension");
   }
-  if (seq == 0) seq = 1;
+  FOCAL_RETURN_IF_ERROR(check_length("--seq", o.seq, planned));
+  const int64_t seq = o.seq > 0 ? o.seq : std::max<int64_t>(1, planned);  // default: the planned maximum
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {
     FOCAL_RETURN_IF_ERROR(set_inputs(s, seq, 1));
     s.reset_state();
