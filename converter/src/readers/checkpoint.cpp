@@ -1,5 +1,8 @@
 #include "readers/checkpoint.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -100,6 +103,7 @@ Status reader_error(const std::string& path, const std::string& what) {
 }
 
 Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const std::streamoff size = in.tellg();
@@ -115,6 +119,15 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
     return Status::error(StatusCode::kIoError, "cannot read %s", path.c_str());
   }
   return bytes;
+}
+
+Status check_regular_file(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    return Status::error(StatusCode::kIoError, "cannot open %s: %s", path.c_str(), std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) return Status::error(StatusCode::kIoError, "%s is not a regular file", path.c_str());
+  return Status();
 }
 
 }  // namespace convert

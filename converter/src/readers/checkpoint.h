@@ -53,6 +53,11 @@ Result<Checkpoint> read_hdf5(const std::string& path);
 bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes);
 Status reader_error(const std::string& path, const std::string& what);
 Result<std::vector<uint8_t>> read_whole_file(const std::string& path);
+// Every reader of the converter and the CLI calls this before opening a file: a
+// directory, FIFO, socket or device is refused with "<path> is not a regular file"
+// (opening a FIFO would block until a writer comes; reading a directory fails late and
+// obscurely). It looks with stat(), so nothing is opened.
+Status check_regular_file(const std::string& path);
 
 }  // namespace convert
 }  // namespace focal
