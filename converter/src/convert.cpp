@@ -67,8 +67,8 @@ Status build(const Preset& preset, const nlohmann::json& config, const PresetOpt
   }
 }
 
-// An .npy array as a value of model tensor `tensor` (ids and masks truncated to
-// integers, as they are stored as i32).
+// An .npy array as a value of model tensor `tensor` (ids and masks exactly as int32, as
+// they are stored; floats holding whole numbers are taken, others refused).
 Result<reference::Value> read_value(int tensor, DType dtype, const std::string& path) {
   Result<Checkpoint> file = read_npy(path);
   if (!file.ok()) return file.status();
@@ -81,9 +81,15 @@ Result<reference::Value> read_value(int tensor, DType dtype, const std::string& 
                          value.shape.rank, kMaxRank);
   }
   for (int i = 0; i < value.shape.rank; ++i) value.shape.dims[i] = array.shape[static_cast<size_t>(i)];
-  for (float x : array.to_f32()) {
-    value.values.push_back(dtype == DType::kI32 ? static_cast<double>(static_cast<int32_t>(x)) : x);
+  if (dtype == DType::kI32) {
+    // Exactly, never through float: ids above 2^24 stay themselves, ids beyond int32 are
+    // refused (naming the file, the element and the value).
+    const Result<std::vector<int32_t>> ids = array.to_i32();
+    if (!ids.ok()) return Status::error(ids.status().code(), "%s: %s", path.c_str(), ids.status().message());
+    value.values.assign(ids->begin(), ids->end());
+    return value;
   }
+  for (float x : array.to_f32()) value.values.push_back(x);
   return value;
 }
 

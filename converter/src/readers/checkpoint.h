@@ -27,6 +27,11 @@ struct CheckpointTensor {
   int64_t element_count() const;
   // Every element converted to float (integers and bools by value; f64 rounded).
   std::vector<float> to_f32() const;
+  // Every element as an exact int32 (token ids, masks), never through float: integers and
+  // bools by value, and floats that hold a whole number (masks saved as 0.0 / 1.0). A value
+  // outside int32, a fraction, NaN or an infinity is refused with a message naming the
+  // tensor, the element's index and its value.
+  Result<std::vector<int32_t>> to_i32() const;
 };
 
 struct Checkpoint {
