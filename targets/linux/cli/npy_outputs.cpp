@@ -25,7 +25,7 @@ Status check_output_file_name(const char* name) {
   return Status::error(StatusCode::kInvalidModel,
                        "output '%s' is not a safe file name (1 to %zu letters, digits, '_', '-' or '.', not "
                        "starting with '.'); nothing was written",
-                       printable(name).c_str(), kMaxOutputNameBytes);
+                       printable(name, 48).c_str(), kMaxOutputNameBytes);
 }
 
 Status write_npy_file(const std::string& path, convert::ElementType type, const std::vector<int64_t>& shape,

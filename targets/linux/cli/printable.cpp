@@ -34,6 +34,11 @@ std::string printable(std::string_view bytes) {
   return out;
 }
 
+std::string printable(std::string_view bytes, size_t max_bytes) {
+  if (bytes.size() <= max_bytes) return printable(bytes);
+  return printable(bytes.substr(0, max_bytes)) + "...";
+}
+
 std::string terminal_text(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());

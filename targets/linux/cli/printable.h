@@ -16,6 +16,9 @@ namespace cli {
 // trigraph), so it is safe in a // or /* */ comment of C++, cannot end a string literal,
 // and is safe in a terminal and a log line.
 std::string printable(std::string_view bytes);
+// The same for at most the first `max_bytes` bytes, then "..." when there were more: for
+// messages, which hold 240 characters (focal::Status).
+std::string printable(std::string_view bytes, size_t max_bytes);
 
 // Text for a terminal that may be UTF-8 (generated tokens, heatmap labels, messages):
 // keeps newlines, tabs and bytes >= 0x80, and escapes as \xNN the other control
