@@ -26,7 +26,10 @@ const char* kUsage =
     "                 [--threads N]\n"
     "Runs the model once on the given inputs (every model input is needed; symbolic dims\n"
     "such as batch and seq take the arrays' sizes) and writes DIR/<output>.npy for each\n"
-    "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids).\n";
+    "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids),\n"
+    "exactly: a value outside int32 is refused. An output whose name is not a safe file\n"
+    "name (letters, digits, '_', '-', '.', not starting with '.') is refused, and then\n"
+    "nothing is written. Each file is written whole or not at all.\n";
 
 struct Options {
   const char* model = nullptr;
