@@ -1,6 +1,7 @@
 """Helpers shared by the hostile-input CLI tests (tests/cli/test_hostile_*.py)."""
 import json
 import os
+import shutil
 import subprocess
 
 import numpy as np
@@ -8,6 +9,13 @@ import numpy as np
 # A guard, not a measurement: a command that blocks (a FIFO opened for reading) fails
 # the test instead of hanging the suite.
 HANG_GUARD_SECONDS = 120
+
+
+def fresh_directory(path):
+    """An empty work directory, whatever an earlier run left there."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
 
 
 def run(*command, **kwargs):

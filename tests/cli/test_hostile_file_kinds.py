@@ -8,11 +8,11 @@ import sys
 
 import numpy as np
 
-from cli_support import expect, run, write_mha_checkpoint
+from cli_support import expect, fresh_directory, run, write_mha_checkpoint
 
 
 def main(focal, tool, work):
-    os.makedirs(work, exist_ok=True)
+    fresh_directory(work)
     fifo, directory = os.path.join(work, "fifo"), os.path.join(work, "directory")
     if not os.path.exists(fifo):
         os.mkfifo(fifo)

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from cli_support import expect, forge_model, run
+from cli_support import expect, forge_model, fresh_directory, run
 
 HEADER_LINE_STARTS = ("//", "#pragma once", "inline constexpr unsigned long evil_", "#define evil_ops ")
 
@@ -76,7 +76,7 @@ def check_run_refuses_unsafe_output_names(focal, tool, work):
 
 
 def main(focal, tool, work):
-    os.makedirs(work, exist_ok=True)
+    fresh_directory(work)
     check_plan_header_holds_no_code(focal, tool, work)
     check_terminal_gets_no_control_characters(focal, tool, work)
     check_run_refuses_unsafe_output_names(focal, tool, work)

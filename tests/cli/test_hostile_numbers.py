@@ -6,11 +6,11 @@ Usage: test_hostile_numbers.py FOCAL SOURCE_DIR WORK_DIR"""
 import os
 import sys
 
-from cli_support import expect, run
+from cli_support import expect, fresh_directory, run
 
 
 def main(focal, root, work):
-    os.makedirs(work, exist_ok=True)
+    fresh_directory(work)
     gpt2 = f"{root}/tests/goldens/gpt2_l2_d32_h4/model.focal"
     bert = f"{root}/tests/goldens/bert_l2_d32_h4/model.focal"
     out = os.path.join(work, "never.focal")

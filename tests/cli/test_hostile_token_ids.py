@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from cli_support import expect, run, write_mha_checkpoint
+from cli_support import expect, fresh_directory, run, write_mha_checkpoint
 
 
 def save(work, name, array):
@@ -57,7 +57,7 @@ def check_convert_self_test(focal, work):
 
 
 def main(focal, root, work):
-    os.makedirs(work, exist_ok=True)
+    fresh_directory(work)
     check_run(focal, root, work)
     check_convert_self_test(focal, work)
 

@@ -11,7 +11,7 @@ import resource
 import signal
 import sys
 
-from cli_support import expect, read_bytes, run, write_mha_checkpoint
+from cli_support import expect, fresh_directory, read_bytes, run, write_mha_checkpoint
 
 
 def limit_file_size(limit_bytes):
@@ -75,7 +75,7 @@ def check_mapped_model_survives_a_convert_over_it(focal, work, weights, config):
 
 
 def main(focal, tool, work):
-    os.makedirs(work, exist_ok=True)
+    fresh_directory(work)
     weights, config = write_mha_checkpoint(work)
     check_output_naming_an_input_is_refused(focal, work, weights, config)
     check_failed_writes_keep_the_old_file(focal, tool, work, weights, config)
