@@ -99,4 +99,14 @@ bool same_file(const std::string& a, const std::string& b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+Status check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const std::string& input : inputs) {
+    if (same_file(output, input)) {
+      return Status::error(StatusCode::kInvalidArgument, "%s is the input file %s; refusing to overwrite it",
+                           output.c_str(), input.c_str());
+    }
+  }
+  return Status();
+}
+
 }  // namespace focal

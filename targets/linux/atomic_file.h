@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "focal/status.h"
 
@@ -28,5 +29,9 @@ Status write_file_atomically(const std::string& path, const void* data, size_t s
 // True when `a` and `b` name the same existing file (same device and inode: hard links
 // and other spellings of one path included); false when either does not exist.
 bool same_file(const std::string& a, const std::string& b);
+
+// An error naming the input when `output` is the same file as one of `inputs` (writing
+// it would replace that input); ok otherwise.
+Status check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
 }  // namespace focal

@@ -26,6 +26,8 @@ def run(*command, **kwargs):
 def expect(result, code, *texts):
     """The command exited with `code` and its stderr holds every text."""
     stderr = result.stderr.decode("utf-8", "replace")
+    # Under host-asan a sanitizer report exits 1 too: it must not pass for a refusal.
+    assert "Sanitizer" not in stderr and "runtime error:" not in stderr, (result.args, stderr)
     assert result.returncode == code, (result.args, result.returncode, stderr)
     for text in texts:
         assert text in stderr, (result.args, text, stderr)

@@ -11,6 +11,8 @@ import resource
 import signal
 import sys
 
+import numpy as np
+
 from cli_support import expect, fresh_directory, read_bytes, run, write_mha_checkpoint
 
 
@@ -40,6 +42,19 @@ def check_output_naming_an_input_is_refused(focal, work, weights, config):
         expect(convert(focal, weights, config, out), 1, "refusing to overwrite")
     assert read_bytes(weights) == checkpoint and read_bytes(config) == settings
     print("convert: -o naming the checkpoint (two spellings) or the config (a hard link) refused, inputs unchanged")
+
+
+def check_other_outputs_naming_their_input_are_refused(focal, tool, work):
+    model = os.path.join(work, "input.focal")
+    run(tool, model).check_returncode()
+    original = read_bytes(model)
+    expect(run(focal, "plan", model, "--symbol", "s", "-o", model), 1, "refusing to overwrite")
+    matrix = os.path.join(work, "alignment.npy")
+    np.save(matrix, np.eye(3, dtype=np.float32))
+    saved = read_bytes(matrix)
+    expect(run(focal, "attention", "--matrix", matrix, "--svg", matrix), 1, "refusing to overwrite")
+    assert read_bytes(model) == original and read_bytes(matrix) == saved
+    print("plan -o and attention --svg naming their input refused, the input unchanged")
 
 
 def check_failed_writes_keep_the_old_file(focal, tool, work, weights, config):
@@ -78,6 +93,7 @@ def main(focal, tool, work):
     fresh_directory(work)
     weights, config = write_mha_checkpoint(work)
     check_output_naming_an_input_is_refused(focal, work, weights, config)
+    check_other_outputs_naming_their_input_are_refused(focal, tool, work)
     check_failed_writes_keep_the_old_file(focal, tool, work, weights, config)
     check_mapped_model_survives_a_convert_over_it(focal, work, weights, config)
 

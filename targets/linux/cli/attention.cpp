@@ -158,6 +158,11 @@ int attention_command(int argc, char** argv) {
   if (const int exit_code = parse_command_line("attention", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   Result<Heatmap> map = o.model != nullptr ? from_model(o) : from_matrix(o);
   Status status = map.status();
+  std::vector<std::string> inputs = {o.model != nullptr ? o.model : o.matrix};
+  for (const auto& input : o.inputs) inputs.push_back(input.second);
+  for (const std::string* image : {&o.svg, &o.png}) {
+    if (status.ok() && !image->empty()) status = check_output_is_not_an_input(*image, inputs);
+  }
   if (status.ok() && !o.svg.empty()) {
     const std::string svg = heatmap_svg(map.value());
     status = write_file_atomically(o.svg, svg.data(), svg.size());

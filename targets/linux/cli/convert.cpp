@@ -131,18 +131,6 @@ std::vector<std::string> input_files(const convert::ConvertOptions& o) {
   return files;
 }
 
-// -o naming an input (by device and inode: another spelling or a hard link too) would
-// replace it with the model: refused before converting.
-Status check_output_is_not_an_input(const std::string& output, const convert::ConvertOptions& o) {
-  for (const std::string& input : input_files(o)) {
-    if (same_file(output, input)) {
-      return Status::error(StatusCode::kInvalidArgument, "-o %s is the input file %s; refusing to overwrite it",
-                           output.c_str(), input.c_str());
-    }
-  }
-  return Status();
-}
-
 void list_presets() {
   size_t count = 0;
   const convert::Preset* all = convert::presets(&count);
@@ -164,7 +152,9 @@ int convert_command(int argc, char** argv) {
   }
   convert::ConvertOptions& options = parsed.convert;
   const std::string& out = parsed.output;
-  if (const Status distinct = check_output_is_not_an_input(out, options); !distinct.ok()) {
+  // -o naming an input (by device and inode: another spelling or a hard link too) would
+  // replace it with the model: refused before converting.
+  if (const Status distinct = check_output_is_not_an_input(out, input_files(options)); !distinct.ok()) {
     return report_failure("convert", distinct);
   }
   options.progress = [](const std::string& line) {

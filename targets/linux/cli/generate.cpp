@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_outputs.h"
+#include "atomic_file.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "focal/translate.h"
@@ -287,6 +288,7 @@ int generate_command(int argc, char** argv) {
       std::printf("\n");
     }
   }
+  if (status.ok() && !o.attention_out.empty()) status = check_output_is_not_an_input(o.attention_out, {o.model});
   if (status.ok() && !o.attention_out.empty()) {
     const std::vector<int64_t> shape = {static_cast<int64_t>(columns ? alignment.size() / columns : 0),
                                         static_cast<int64_t>(columns)};

@@ -119,7 +119,8 @@ int plan_command(int argc, char** argv) {
     }
     return 0;
   }
-  const Status written = write_file_atomically(output, text.data(), text.size());
+  Status written = check_output_is_not_an_input(output, {path});
+  if (written.ok()) written = write_file_atomically(output, text.data(), text.size());
   if (!written.ok()) return report_failure("plan", written);
   return 0;
 }
