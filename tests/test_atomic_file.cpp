@@ -1,3 +1,7 @@
+// 64-bit file offsets and inodes on 32-bit targets (armhf): without them readdir()
+// fails with EOVERFLOW on file systems with 64-bit directory offsets (qemu-arm here).
+#define _FILE_OFFSET_BITS 64
+
 // write_file_atomically (targets/linux/atomic_file.h): a failed write leaves the old file
 // and no temporary behind; a mapping of the old file keeps its bytes after a rewrite.
 #include <dirent.h>

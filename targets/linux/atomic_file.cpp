@@ -1,3 +1,7 @@
+// 64-bit file offsets and inodes on 32-bit targets (armhf): without them stat() of a
+// file beyond 2 GiB, or one with a 64-bit inode, fails with EOVERFLOW.
+#define _FILE_OFFSET_BITS 64
+
 #include "atomic_file.h"
 
 #include <fcntl.h>
