@@ -126,8 +126,12 @@ Status generate(Session& session, const int32_t* prompt, size_t prompt_length, S
                          "generation needs a decoder with input 'input_ids' and output 'logits'");
   }
   if (prompt_length == 0) return Status::error(StatusCode::kInvalidArgument, "the prompt is empty");
-  const int64_t needed = static_cast<int64_t>(prompt_length + options.max_new_tokens) - 1;
-  if (needed > session.cache_capacity()) {
+  // The prompt and every new token but the last are fed to the cache: prompt + new - 1
+  // positions. Compared without forming the sum, which wraps for max_new_tokens near
+  // SIZE_MAX (and size_t is 32 bits on armhf).
+  const uint64_t capacity = session.cache_capacity() > 0 ? static_cast<uint64_t>(session.cache_capacity()) : 0;
+  const uint64_t prompt_positions = prompt_length;
+  if (prompt_positions > capacity || options.max_new_tokens > capacity - prompt_positions + 1) {
     return Status::error(StatusCode::kOutOfRange,
                          "prompt of %zu tokens plus %zu new ones exceed the planned context of %lld",
                          prompt_length, options.max_new_tokens,

@@ -11,7 +11,9 @@
 namespace focal {
 
 Result<MappedFile> MappedFile::open(const char* path) {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below
+  // could refuse it (it changes nothing for a regular file, and mmap ignores it).
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return Status::error(StatusCode::kIoError, "cannot open %s: %s", path, std::strerror(errno));
   }

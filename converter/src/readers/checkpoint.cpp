@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -91,6 +92,63 @@ void CheckpointTensor::release_pages() const {
   if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
+namespace {
+
+// One element as int64_t when it is an integer type (exact); false for float types.
+bool integer_element(ElementType type, const uint8_t* p, int64_t* value) {
+  switch (type) {
+    case ElementType::kI64: *value = read_le<int64_t>(p); return true;
+    case ElementType::kI32: *value = read_le<int32_t>(p); return true;
+    case ElementType::kI16: *value = read_le<int16_t>(p); return true;
+    case ElementType::kI8: *value = read_le<int8_t>(p); return true;
+    case ElementType::kU8: case ElementType::kBool: *value = *p; return true;
+    default: return false;
+  }
+}
+
+// One float element (f64, f32, f16, bf16), widened exactly to double.
+double real_element(ElementType type, const uint8_t* p) {
+  if (type == ElementType::kF64) return read_le<double>(p);
+  if (type == ElementType::kF32) return read_le<float>(p);
+  if (type == ElementType::kF16) return simd::half_to_float(read_le<uint16_t>(p));
+  const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;  // bf16: the top half of an f32
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+}  // namespace
+
+Result<std::vector<int32_t>> CheckpointTensor::to_i32() const {
+  const size_t size = element_size(type);
+  const int64_t count = element_count();
+  // The bytes must be exactly the shape's: the loop below reads them and nothing else.
+  if (count < 0 || byte_size() / size != static_cast<uint64_t>(count) || byte_size() % size != 0) {
+    return Status::error(StatusCode::kInvalidArgument, "'%s' holds %zu bytes, not %lld elements of %s", name.c_str(),
+                         byte_size(), static_cast<long long>(count), element_type_name(type));
+  }
+  std::vector<int32_t> out(static_cast<size_t>(count));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const uint8_t* p = data() + i * size;
+    int64_t integer = 0;
+    if (integer_element(type, p, &integer)) {
+      if (integer < INT32_MIN || integer > INT32_MAX) {
+        return Status::error(StatusCode::kOutOfRange, "'%s' element %zu is %lld, outside int32", name.c_str(), i,
+                             static_cast<long long>(integer));
+      }
+      out[i] = static_cast<int32_t>(integer);
+      continue;
+    }
+    const double real = real_element(type, p);
+    // In range and whole, so the cast is exact (NaN fails the range test).
+    if (!(real >= double(INT32_MIN) && real <= double(INT32_MAX)) || std::floor(real) != real) {
+      return Status::error(StatusCode::kOutOfRange, "'%s' element %zu is %.17g, not an int32", name.c_str(), i, real);
+    }
+    out[i] = static_cast<int32_t>(real);
+  }
+  return out;
+}
+
 const CheckpointTensor* Checkpoint::find(const std::string& name) const {
   for (const CheckpointTensor& t : tensors) {
     if (t.name == name) return &t;
@@ -115,6 +173,7 @@ Status reader_error(const std::string& path, const std::string& what) {
 }
 
 Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const std::streamoff size = in.tellg();
@@ -133,7 +192,8 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
 }
 
 Result<MappedFile> map_whole_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO would block open() until a writer came; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   struct stat info {};
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -157,6 +217,15 @@ Result<MappedFile> map_whole_file(const std::string& path) {
   file.owner = std::shared_ptr<const void>(at, [size](const void* p) { munmap(const_cast<void*>(p), size); });
   file.data = static_cast<const uint8_t*>(at);
   return file;
+}
+
+Status check_regular_file(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    return Status::error(StatusCode::kIoError, "cannot open %s: %s", path.c_str(), std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) return Status::error(StatusCode::kIoError, "%s is not a regular file", path.c_str());
+  return Status();
 }
 
 }  // namespace convert

@@ -40,6 +40,11 @@ struct CheckpointTensor {
   // from the file again if used again), so converting a checkpoint tensor by tensor
   // keeps only the tensor at hand resident. Nothing for owned bytes.
   void release_pages() const;
+  // Every element as an exact int32 (token ids, masks), never through float: integers and
+  // bools by value, and floats that hold a whole number (masks saved as 0.0 / 1.0). A value
+  // outside int32, a fraction, NaN or an infinity is refused with a message naming the
+  // tensor, the element's index and its value.
+  Result<std::vector<int32_t>> to_i32() const;
 };
 
 struct Checkpoint {
@@ -74,6 +79,11 @@ struct MappedFile {
   size_t size = 0;
 };
 Result<MappedFile> map_whole_file(const std::string& path);
+// Every reader of the converter and the CLI calls this before opening a file: a
+// directory, FIFO, socket or device is refused with "<path> is not a regular file"
+// (opening a FIFO would block until a writer comes; reading a directory fails late and
+// obscurely). It looks with stat(), so nothing is opened.
+Status check_regular_file(const std::string& path);
 
 }  // namespace convert
 }  // namespace focal

@@ -149,8 +149,8 @@ Result<Checkpoint> read_npy(const std::string& path) {
   return checkpoint;
 }
 
-Status write_npy(const std::string& path, ElementType type, const std::vector<int64_t>& shape,
-                 const void* data, size_t bytes) {
+Result<std::vector<uint8_t>> npy_file_bytes(ElementType type, const std::vector<int64_t>& shape, const void* data,
+                                            size_t bytes) {
   const char* descr = nullptr;
   switch (type) {
     case ElementType::kF32: descr = "<f4"; break;
@@ -167,13 +167,21 @@ Status write_npy(const std::string& path, ElementType type, const std::vector<in
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) return Status::error(StatusCode::kIoError, "cannot write %s", path.c_str());
   const uint8_t preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size() & 0xFF),
                                 static_cast<uint8_t>(header.size() >> 8)};
-  bool ok = std::fwrite(preamble, 1, 10, out) == 10 &&
-            std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
-            (bytes == 0 || std::fwrite(data, 1, bytes, out) == bytes);
+  std::vector<uint8_t> file(preamble, preamble + 10);
+  file.insert(file.end(), header.begin(), header.end());
+  if (bytes > 0) file.insert(file.end(), static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+  return file;
+}
+
+Status write_npy(const std::string& path, ElementType type, const std::vector<int64_t>& shape,
+                 const void* data, size_t bytes) {
+  const Result<std::vector<uint8_t>> file = npy_file_bytes(type, shape, data, bytes);
+  if (!file.ok()) return file.status();
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) return Status::error(StatusCode::kIoError, "cannot write %s", path.c_str());
+  bool ok = std::fwrite(file->data(), 1, file->size(), out) == file->size();
   ok = std::fclose(out) == 0 && ok;
   return ok ? Status() : Status::error(StatusCode::kIoError, "cannot write %s", path.c_str());
 }

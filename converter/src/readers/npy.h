@@ -28,6 +28,11 @@ Result<CheckpointTensor> make_npy_tensor(const std::string& where, const std::st
                                          const NpyHeader& header, const uint8_t* data,
                                          size_t data_bytes);
 
+// A little-endian, C-order .npy (version 1.0) file's bytes, for writers that place them
+// themselves (the CLI writes files atomically).
+Result<std::vector<uint8_t>> npy_file_bytes(ElementType type, const std::vector<int64_t>& shape, const void* data,
+                                            size_t bytes);
+
 // Writes a little-endian, C-order .npy (version 1.0).
 Status write_npy(const std::string& path, ElementType type, const std::vector<int64_t>& shape,
                  const void* data, size_t bytes);

@@ -8,6 +8,7 @@ namespace focal {
 namespace convert {
 
 Result<Checkpoint> read_checkpoint(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   unsigned char magic[8] = {};

@@ -9,6 +9,7 @@ namespace focal {
 namespace convert {
 
 Result<ZipArchive> ZipArchive::open(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   int error = 0;
   zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &error);
   if (archive == nullptr) {

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "readers/checkpoint.h"
+
 namespace focal {
 namespace convert {
 namespace {
@@ -19,6 +21,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 Result<nlohmann::json> read_json(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
@@ -53,6 +56,7 @@ Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string&
     }
     spec.vocab[size_t(id)] = it.key();
   }
+  FOCAL_RETURN_IF_ERROR(check_regular_file(merges_path));
   std::ifstream merges(merges_path);
   if (!merges) return Status::error(StatusCode::kIoError, "cannot open '%s'", merges_path.c_str());
   std::string line;
@@ -87,6 +91,7 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
 
 // BERT's vocab.txt: one token per line, the id is the line number.
 Result<TokenizerSpec> read_wordpiece(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
   TokenizerSpec spec;
@@ -109,6 +114,7 @@ Result<TokenizerSpec> read_wordpiece(const std::string& path) {
 
 // SentencePiece's .vocab: "piece<TAB>score" per line, the id is the line number.
 Result<TokenizerSpec> read_unigram(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
   std::ifstream in(path);
   if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
   TokenizerSpec spec;

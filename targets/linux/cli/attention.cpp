@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -19,6 +18,7 @@
 #include "cli/npy_inputs.h"
 #include "focal/session.h"
 #include "focal/tokenizer.h"
+#include "atomic_file.h"
 #include "heatmap.h"
 #include "readers/npy.h"
 
@@ -52,36 +52,32 @@ std::vector<std::string> split_labels(const std::string& text) {
   return labels;
 }
 
-bool parse(int argc, char** argv, Options* o) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--input" && has_value) {
-      if (!add_input_spec(argv[++i], &o->inputs)) return false;
-    } else if (arg == "--layer" && has_value) {
-      o->layer = std::atoi(argv[++i]);
-    } else if (arg == "--head" && has_value) {
-      o->head = std::atoi(argv[++i]);
-    } else if (arg == "--svg" && has_value) {
-      o->svg = argv[++i];
-    } else if (arg == "--png" && has_value) {
-      o->png = argv[++i];
-    } else if (arg == "--matrix" && has_value) {
-      o->matrix = argv[++i];
-    } else if (arg == "--title" && has_value) {
-      o->title = argv[++i];
-    } else if (arg == "--row-labels" && has_value) {
-      o->row_labels = split_labels(argv[++i]);
-    } else if (arg == "--col-labels" && has_value) {
-      o->col_labels = split_labels(argv[++i]);
-    } else if (arg[0] != '-' && o->model == nullptr) {
-      o->model = argv[i];
-    } else {
-      return false;
+constexpr int64_t kMaxIndex = 1 << 20;  // --layer, --head: far above any model's count
+
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    const char* value = nullptr;
+    if (args.text("--input", &value)) {
+      if (value != nullptr && !add_input_spec(value, &o->inputs)) args.fail(bad_input_spec(value));
+    } else if (args.integer("--layer", 0, kMaxIndex, &o->layer)) {
+    } else if (args.integer("--head", 0, kMaxIndex, &o->head)) {
+    } else if (args.text("--svg", &o->svg) || args.text("--png", &o->png) || args.text("--matrix", &o->matrix) ||
+               args.text("--title", &o->title)) {
+    } else if (args.text("--row-labels", &value)) {
+      if (value != nullptr) o->row_labels = split_labels(value);
+    } else if (args.text("--col-labels", &value)) {
+      if (value != nullptr) o->col_labels = split_labels(value);
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
     }
   }
-  const bool one_source = (o->model != nullptr) != !o->matrix.empty();
-  return one_source && (!o->svg.empty() || !o->png.empty()) && o->layer >= 0 && o->head >= 0;
+  if (!args.status().ok()) return args.status();
+  if ((o->model != nullptr) == !o->matrix.empty()) {
+    return Status::error(StatusCode::kInvalidArgument, "give either MODEL.focal or --matrix FILE.npy");
+  }
+  if (o->svg.empty() && o->png.empty()) return missing_argument("--svg or --png");
+  return Status();
 }
 
 Result<Heatmap> from_matrix(const Options& o) {
@@ -110,7 +106,7 @@ std::vector<std::string> token_labels(const Session& s) {
   for (int64_t i = 0; i < count; ++i) {
     char text[128];
     auto n = tokenizer->decode_token(static_cast<const int32_t*>(ids.data)[i], text, sizeof(text));
-    labels.push_back(n.ok() ? std::string(text, n.value()) : "?");
+    labels.push_back(n.ok() ? terminal_text(std::string_view(text, n.value())) : "?");  // text from the file
   }
   return labels;
 }
@@ -151,36 +147,32 @@ Result<Heatmap> from_model(const Options& o) {
                     weights.begin() + long(size_t(o.head + 1) * map.rows * map.cols));
   map.row_labels = labels;
   map.col_labels = labels;
-  map.title = std::string(m.op(op).name) + ", head " + std::to_string(o.head);
+  map.title = printable(m.op(op).name) + ", head " + std::to_string(o.head);
   return map;
-}
-
-Status write_file(const std::string& path, const void* data, size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  return out.flush() ? Status() : Status::error(StatusCode::kIoError, "cannot write '%s'", path.c_str());
 }
 
 }  // namespace
 
 int attention_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("attention", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   Result<Heatmap> map = o.model != nullptr ? from_model(o) : from_matrix(o);
   Status status = map.status();
+  std::vector<std::string> inputs = {o.model != nullptr ? o.model : o.matrix};
+  for (const auto& input : o.inputs) inputs.push_back(input.second);
+  for (const std::string* image : {&o.svg, &o.png}) {
+    if (status.ok() && !image->empty()) status = check_output_is_not_an_input(*image, inputs);
+  }
   if (status.ok() && !o.svg.empty()) {
     const std::string svg = heatmap_svg(map.value());
-    status = write_file(o.svg, svg.data(), svg.size());
+    status = write_file_atomically(o.svg, svg.data(), svg.size());
   }
   if (status.ok() && !o.png.empty()) {
     auto png = heatmap_png(map.value());
-    status = png.ok() ? write_file(o.png, png->data(), png->size()) : png.status();
+    status = png.ok() ? write_file_atomically(o.png, png->data(), png->size()) : png.status();
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal attention: %s\n", status.message());
-    return 1;
-  }
-  std::printf("%s\n%s", map->title.c_str(), heatmap_terminal(map.value()).c_str());
+  if (!status.ok()) return report_failure("attention", status);
+  std::printf("%s\n%s", terminal_text(map->title).c_str(), heatmap_terminal(map.value()).c_str());
   return 0;
 }
 

@@ -50,23 +50,23 @@ struct Options {
   bool json = false, peak = true;
 };
 
-bool parse(int argc, char** argv, Options* o) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--seq" && has_value) o->seq = std::atoll(argv[++i]);
-    else if (arg == "--prompt" && has_value) o->prompt = std::atoll(argv[++i]);
-    else if (arg == "--gen" && has_value) o->gen = std::atoll(argv[++i]);
-    else if (arg == "--threads" && has_value) o->threads = std::atoi(argv[++i]);
-    else if (arg == "--warmup" && has_value) o->warmup = std::atoi(argv[++i]);
-    else if (arg == "--repeat" && has_value) o->repeat = std::atoi(argv[++i]);
-    else if (arg == "--json") o->json = true;
-    else if (arg == "--no-peak") o->peak = false;
-    else if (arg[0] != '-' && o->model == nullptr) o->model = argv[i];
-    else return false;
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    if (args.integer("--seq", 1, kMaxTokens, &o->seq) || args.integer("--prompt", 1, kMaxTokens, &o->prompt) ||
+        args.integer("--gen", 1, kMaxTokens, &o->gen) || args.integer("--threads", 1, kMaxThreads, &o->threads) ||
+        args.integer("--warmup", 0, kMaxRepeats, &o->warmup) || args.integer("--repeat", 1, kMaxRepeats, &o->repeat)) {
+    } else if (args.flag("--json")) {
+      o->json = true;
+    } else if (args.flag("--no-peak")) {
+      o->peak = false;
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
+    }
   }
-  return o->model != nullptr && o->threads >= 1 && o->warmup >= 0 && o->repeat >= 1 && o->prompt >= 1 &&
-         o->gen >= 1 && o->seq >= 0;
+  if (!args.status().ok()) return args.status();
+  if (o->model == nullptr) return missing_argument("MODEL.focal");
+  return Status();
 }
 
 double ms_since(Clock::time_point start) {
@@ -224,9 +224,38 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
   return Status();
 }
 
+// The longest sequence the plan allows in the inputs bench fills (`only`: that input;
+// null: all of them): the smallest planned size of their symbolic dims other than batch,
+// as set_inputs sizes each of those dims to the requested length. 0: no such dim.
+int64_t planned_length(const Model& m, const char* only) {
+  int64_t longest = 0;
+  for (int i = 0; i < m.input_count(); ++i) {
+    const TensorInfo t = m.tensor(m.input_tensor(i));
+    if (only != nullptr && std::strcmp(t.name, only) != 0) continue;
+    for (int d = 0; d < t.shape.rank; ++d) {
+      if (t.dim_symbols[d] < 0 || std::strcmp(m.symbol(t.dim_symbols[d]).name, "batch") == 0) continue;
+      longest = longest == 0 ? t.shape.dims[d] : std::min(longest, t.shape.dims[d]);
+    }
+  }
+  return longest;
+}
+
+// A requested length beyond the plan is refused rather than clamped, so the reported
+// tokens/s are always for the tokens that ran.
+Status check_length(const char* option, int64_t requested, int64_t planned) {
+  if (requested <= planned) return Status();
+  return Status::error(StatusCode::kOutOfRange, "%s %lld exceeds the model's planned length %lld", option,
+                       static_cast<long long>(requested), static_cast<long long>(planned));
+}
+
 Status bench_seq2seq(Session& s, const Options& o, Report* r) {
   r->kind = "seq2seq";
-  const int64_t source = o.seq > 0 ? o.seq : 20;
+  const int64_t planned_source = planned_length(s.model(), "source_ids");
+  if (planned_source == 0) return Status::error(StatusCode::kInvalidArgument, "the model has no input 'source_ids'");
+  FOCAL_RETURN_IF_ERROR(check_length("--seq", o.seq, planned_source));
+  // A decoder with a KV cache keeps one position per step; a recurrent one has no limit.
+  if (s.cache_capacity() > 0) FOCAL_RETURN_IF_ERROR(check_length("--gen", o.gen, s.cache_capacity()));
+  const int64_t source = o.seq > 0 ? o.seq : std::min<int64_t>(20, planned_source);
   TranslateOptions options;
   options.max_steps = size_t(o.gen);
   options.eos_id = -1;
@@ -248,13 +277,12 @@ Status bench_seq2seq(Session& s, const Options& o, Report* r) {
 
 Status bench_once(Session& s, const Options& o, Report* r) {
   r->kind = "forward";
-  int64_t seq = o.seq;
-  if (seq == 0) {
-    for (int i = 0; i < s.model().symbol_count(); ++i) {
-      if (std::strcmp(s.model().symbol(i).name, "seq") == 0) seq = s.model().symbol(i).max;
-    }
+  const int64_t planned = planned_length(s.model(), nullptr);
+  if (planned == 0 && o.seq > 0) {
+    return Status::error(StatusCode::kInvalidArgument, "--seq: the model's inputs have no sequence dimension");
   }
-  if (seq == 0) seq = 1;
+  FOCAL_RETURN_IF_ERROR(check_length("--seq", o.seq, planned));
+  const int64_t seq = o.seq > 0 ? o.seq : std::max<int64_t>(1, planned);  // default: the planned maximum
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {
     FOCAL_RETURN_IF_ERROR(set_inputs(s, seq, 1));
     s.reset_state();
@@ -288,17 +316,17 @@ uint64_t kv_cache_bytes(const Model& m) {
 
 int bench_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("bench", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("bench", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);
+  if (!pool.status().ok()) return report_failure("bench", pool.status());  // fewer threads than asked
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
   const Status opened = open_session(loaded->model, options, &owned);
   if (!opened.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", opened.message());
-    return 1;
+    return report_failure("bench", opened);
   }
   Session& s = *owned.session;
   OpTimes times;
@@ -310,8 +338,7 @@ int bench_command(int argc, char** argv) {
                                               : bench_once(s, o, &report);
   if (!o.json) std::fprintf(stderr, "\n");
   if (!status.ok()) {
-    std::fprintf(stderr, "focal bench: %s\n", status.message());
-    return 1;
+    return report_failure("bench", status);
   }
   s.set_op_observer(nullptr, nullptr);
   double peak = 0;
@@ -351,10 +378,10 @@ int bench_command(int argc, char** argv) {
     j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", op_total > 0 ? ms / op_total : 0.0}});
   }
   if (o.json) {
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
-  std::printf("model      %s (%s, %llu parameters)\n", o.model, m.architecture(),
+  std::printf("model      %s (%s, %llu parameters)\n", printable(o.model).c_str(), printable(m.architecture()).c_str(),
               (unsigned long long)m.parameter_count());
   std::printf("machine    %s; gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(), attention_isa(),
               o.threads);

@@ -6,11 +6,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+
+#if FOCAL_HAVE_CONVERT
+#include "atomic_file.h"
+#endif
 
 #if FOCAL_HAVE_CONVERT
 #include "convert.h"
@@ -44,57 +49,86 @@ const char* kUsage =
     "output side): bpe:VOCAB.json:MERGES.txt (GPT-2) or chars:TOKENS.json[:KEY].\n";
 
 #if FOCAL_HAVE_CONVERT
-bool parse(int argc, char** argv, convert::ConvertOptions* o, std::string* out, bool* list) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--dtype" && has_value && !convert::parse_weight_dtype(argv[i + 1], &o->dtype)) {
-      std::fprintf(stderr, "focal convert: unsupported --dtype '%s' (f32, f16, bf16 or int8)\n", argv[i + 1]);
-      return false;
+constexpr int64_t kMaxBatch = 1 << 16;  // --max-batch
+
+struct Options {
+  convert::ConvertOptions convert;
+  std::string output;
+  bool list = false;
+};
+
+Status unsupported_dtype(const char* option, const char* value, const char* allowed) {
+  return Status::error(StatusCode::kInvalidArgument, "unsupported %s '%s' (%s)", option, printable(value).c_str(),
+                       allowed);
+}
+
+// --dtype and --embedding-dtype (bf16 is for dense weights only); false when the current
+// argument is neither.
+bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
+  const char* value = nullptr;
+  if (args.text("--dtype", &value)) {
+    if (value != nullptr && !convert::parse_weight_dtype(value, &o->dtype)) {
+      args.fail(unsupported_dtype("--dtype", value, "f32, f16, bf16 or int8"));
     }
-    DType table_dtype = DType::kF32;
-    if (arg == "--embedding-dtype" && has_value &&
-        (!convert::parse_weight_dtype(argv[i + 1], &table_dtype) || table_dtype == DType::kBF16)) {
-      std::fprintf(stderr, "focal convert: unsupported --embedding-dtype '%s' (f32, f16 or int8)\n", argv[i + 1]);
-      return false;
+    return true;
+  }
+  if (args.text("--embedding-dtype", &value)) {
+    DType table = DType::kF32;
+    if (value != nullptr && (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16)) {
+      args.fail(unsupported_dtype("--embedding-dtype", value, "f32, f16 or int8"));
     }
-    if (arg == "--list-presets") {
-      *list = true;
-    } else if (arg == "--preset" && has_value) {
-      o->preset = argv[++i];
-    } else if (arg == "--spec" && has_value) {
-      o->spec = argv[++i];
-    } else if (arg == "--weights" && has_value) {
-      o->weights.push_back(argv[++i]);
-    } else if (arg == "--config" && has_value) {
-      o->config = argv[++i];
-    } else if (arg == "--dtype" && has_value) {
-      if (!convert::parse_weight_dtype(argv[++i], &o->dtype)) return false;
-    } else if (arg == "--embedding-dtype" && has_value) {
-      convert::parse_weight_dtype(argv[++i], &o->embedding_dtype);  // checked above
-    } else if (arg == "--max-seq" && has_value) {
-      o->max_seq = std::atoll(argv[++i]);
-    } else if (arg == "--max-batch" && has_value) {
-      o->max_batch = std::atoll(argv[++i]);
-    } else if (arg == "--self-test" && has_value) {
-      o->self_test_dir = argv[++i];
-    } else if (arg == "--no-self-test") {
+    o->embedding_dtype = table;
+    return true;
+  }
+  return false;
+}
+
+Status parse(int argc, char** argv, Options* options) {
+  convert::ConvertOptions* o = &options->convert;
+  Arguments args(argc, argv);
+  while (args.more()) {
+    std::string weights;
+    float tolerance = 0.0f;
+    if (args.flag("--list-presets")) {
+      options->list = true;
+    } else if (args.text("--preset", &o->preset) || args.text("--spec", &o->spec) ||
+               args.text("--config", &o->config) || args.text("--self-test", &o->self_test_dir) ||
+               args.text("--tokenizer", &o->tokenizer) || args.text("--target-tokenizer", &o->target_tokenizer) ||
+               args.text("-o", &options->output)) {
+    } else if (args.text("--weights", &weights)) {
+      if (!weights.empty()) o->weights.push_back(weights);
+    } else if (args.integer("--max-seq", 1, kMaxTokens, &o->max_seq) ||
+               args.integer("--max-batch", 1, kMaxBatch, &o->max_batch)) {
+    } else if (args.real("--self-test-tolerance", 0.0, 1.0, &tolerance, LowerBound::kExclusive)) {
+      o->self_test_atol = o->self_test_rtol = tolerance;
+    } else if (args.flag("--no-self-test")) {
       o->self_test = false;
-    } else if (arg == "--self-test-tolerance" && has_value) {
-      o->self_test_atol = o->self_test_rtol = static_cast<float>(std::atof(argv[++i]));
-    } else if (arg == "--tokenizer" && has_value) {
-      o->tokenizer = argv[++i];
-    } else if (arg == "--target-tokenizer" && has_value) {
-      o->target_tokenizer = argv[++i];
-    } else if (arg == "--strict") {
+    } else if (args.flag("--strict")) {
       o->strict = true;
-    } else if (arg == "-o" && has_value) {
-      *out = argv[++i];
-    } else {
-      return false;
+    } else if (!parse_dtypes(args, o)) {
+      args.refuse_current();
     }
   }
-  return *list || ((!o->preset.empty() || !o->spec.empty()) && !out->empty());
+  if (!args.status().ok()) return args.status();
+  if (options->list) return Status();
+  if (o->preset.empty() && o->spec.empty()) return missing_argument("--preset or --spec");
+  if (options->output.empty()) return missing_argument("-o MODEL.focal");
+  return Status();
+}
+
+// Every file the conversion reads: checkpoints, config, spec, and each part of a
+// tokenizer spec ("bpe:vocab.json:merges.txt") that names a file.
+std::vector<std::string> input_files(const convert::ConvertOptions& o) {
+  std::vector<std::string> files = o.weights;
+  for (const std::string* path : {&o.config, &o.spec}) {
+    if (!path->empty()) files.push_back(*path);
+  }
+  for (const std::string* tokenizer : {&o.tokenizer, &o.target_tokenizer}) {
+    std::stringstream parts(*tokenizer);
+    std::string part;
+    while (std::getline(parts, part, ':')) files.push_back(part);
+  }
+  return files;
 }
 
 void list_presets() {
@@ -107,35 +141,32 @@ void list_presets() {
 }  // namespace
 
 int convert_command(int argc, char** argv) {
-  if (printed_help(argc, argv, kUsage)) return 0;
 #if FOCAL_HAVE_CONVERT
-  convert::ConvertOptions options;
-  std::string out;
-  bool list = false;
-  if (!parse(argc, argv, &options, &out, &list)) {
-    std::fputs(kUsage, stderr);
-    return 2;
+  Options parsed;
+  if (const int exit_code = parse_command_line("convert", argc, argv, kUsage, parse, &parsed); exit_code >= 0) {
+    return exit_code;
   }
-  if (list) {
+  if (parsed.list) {
     list_presets();
     return 0;
   }
-  options.progress = [](const std::string& line) { std::fprintf(stderr, "focal convert: %s\n", line.c_str()); };
+  convert::ConvertOptions& options = parsed.convert;
+  const std::string& out = parsed.output;
+  // -o naming an input (by device and inode: another spelling or a hard link too) would
+  // replace it with the model: refused before converting.
+  if (const Status distinct = check_output_is_not_an_input(out, input_files(options)); !distinct.ok()) {
+    return report_failure("convert", distinct);
+  }
+  options.progress = [](const std::string& line) {
+    std::fprintf(stderr, "focal convert: %s\n", terminal_text(line).c_str());
+  };
   auto converted = convert::convert_checkpoint(options);
-  if (!converted.ok()) {
-    std::fprintf(stderr, "focal convert: %s\n", converted.status().message());
-    return 1;
-  }
+  if (!converted.ok()) return report_failure("convert", converted.status());
   for (const std::string& warning : converted->warnings) {
-    std::fprintf(stderr, "focal convert: warning: %s\n", warning.c_str());
+    std::fprintf(stderr, "focal convert: warning: %s\n", terminal_text(warning).c_str());
   }
-  std::ofstream file(out, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(converted->bytes.data()),
-             static_cast<std::streamsize>(converted->bytes.size()));
-  if (!file.flush()) {
-    std::fprintf(stderr, "focal convert: cannot write '%s'\n", out.c_str());
-    return 1;
-  }
+  const Status written = write_file_atomically(out, converted->bytes.data(), converted->bytes.size());
+  if (!written.ok()) return report_failure("convert", written);
   std::printf("wrote %s (%zu bytes)", out.c_str(), converted->bytes.size());
   if (converted->self_tests > 0) {
     std::printf(", self-test PASS (worst error %.2f of its tolerance)",
@@ -144,7 +175,7 @@ int convert_command(int argc, char** argv) {
   std::printf("\n");
   return 0;
 #else
-  (void)argc;
+  if (printed_help(argc, argv, kUsage)) return 0;
   std::fputs("focal convert: not part of this build (cross builds run models; convert on the host)\n",
              stderr);
   return 1;

@@ -14,6 +14,8 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "cli/npy_outputs.h"
+#include "atomic_file.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "focal/translate.h"
@@ -23,6 +25,8 @@
 namespace focal {
 namespace cli {
 namespace {
+
+constexpr int64_t kMaxBeam = 1024;  // --beam: rows of one batch, bounded again by the model's plan
 
 const char* kUsage =
     "usage: focal generate MODEL.focal (--prompt TEXT | --prompt-ids 1,2,3 | --source TEXT |\n"
@@ -43,66 +47,77 @@ struct Options {
   bool seq2seq_input = false;  // --source / --source-ids
   SamplingOptions sampling;
   size_t max_new = 16;
-  int32_t end_id = -2;  // -2: the tokenizer's eos (or none)
+  int32_t end_id = -2;  // -2: the tokenizer's eos (or none); -1: none
   size_t beam = 1;
   bool ids_only = false;
   std::string attention_out;
   int threads = 1;
 };
 
-bool parse_ids(const char* text, std::vector<int32_t>* ids) {
-  const char* p = text;
-  while (*p != '\0') {
-    char* end = nullptr;
-    const long value = std::strtol(p, &end, 10);
-    if (end == p || value < INT32_MIN || value > INT32_MAX || (*end != ',' && *end != '\0')) return false;
-    ids->push_back(static_cast<int32_t>(value));
-    p = *end == ',' ? end + 1 : end;
+// "1,2,3": token ids, each a strictly parsed integer in [0, INT32_MAX].
+Status parse_ids(const char* option, const char* text, std::vector<int32_t>* ids) {
+  std::string list = text;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = list.find(',', begin);
+    const std::string item = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    const Result<int64_t> id = parse_integer(option, item.c_str(), 0, INT32_MAX);
+    if (!id.ok()) return id.status();
+    ids->push_back(static_cast<int32_t>(id.value()));
+    if (comma == std::string::npos) return Status();
+    begin = comma + 1;
   }
-  return !ids->empty();
 }
 
-bool parse(int argc, char** argv, Options* o) {
+// --prompt TEXT or --source TEXT (null: the value is missing, already recorded).
+void set_text_input(const char* text, bool seq2seq, Options* o, int* inputs) {
+  if (text == nullptr) return;
+  o->text = text;
+  o->seq2seq_input = seq2seq;
+  ++*inputs;
+}
+
+Status set_ids_input(const char* option, const char* list, bool seq2seq, Options* o, int* inputs) {
+  o->seq2seq_input = seq2seq;
+  ++*inputs;
+  return parse_ids(option, list, &o->ids);
+}
+
+Status parse(int argc, char** argv, Options* o) {
   int inputs = 0;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if ((arg == "--prompt" || arg == "--source") && has_value) {
-      o->text = argv[++i];
-      o->seq2seq_input = arg == "--source";
-      ++inputs;
-    } else if ((arg == "--prompt-ids" || arg == "--source-ids") && has_value) {
-      if (!parse_ids(argv[++i], &o->ids)) return false;
-      o->seq2seq_input = arg == "--source-ids";
-      ++inputs;
-    } else if (arg == "--max-new" && has_value) {
-      o->max_new = static_cast<size_t>(std::atoll(argv[++i]));
-    } else if (arg == "--temperature" && has_value) {
-      o->sampling.temperature = static_cast<float>(std::atof(argv[++i]));
-    } else if (arg == "--top-k" && has_value) {
-      o->sampling.top_k = std::atoi(argv[++i]);
-    } else if (arg == "--top-p" && has_value) {
-      o->sampling.top_p = static_cast<float>(std::atof(argv[++i]));
-    } else if (arg == "--seed" && has_value) {
-      o->sampling.seed = std::strtoull(argv[++i], nullptr, 10);
-    } else if (arg == "--beam" && has_value) {
-      o->beam = static_cast<size_t>(std::atoll(argv[++i]));
-    } else if (arg == "--end-id" && has_value) {
-      o->end_id = std::atoi(argv[++i]);
-    } else if (arg == "--attention-out" && has_value) {
-      o->attention_out = argv[++i];
-    } else if (arg == "--ids") {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    const char* value = nullptr;
+    if (args.text("--prompt", &value)) {
+      set_text_input(value, false, o, &inputs);
+    } else if (args.text("--source", &value)) {
+      set_text_input(value, true, o, &inputs);
+    } else if (args.text("--prompt-ids", &value)) {
+      if (value != nullptr) args.fail(set_ids_input("--prompt-ids", value, false, o, &inputs));
+    } else if (args.text("--source-ids", &value)) {
+      if (value != nullptr) args.fail(set_ids_input("--source-ids", value, true, o, &inputs));
+    } else if (args.integer("--max-new", 1, kMaxTokens, &o->max_new)) {
+    } else if (args.real("--temperature", 0.0, 100.0, &o->sampling.temperature)) {
+    } else if (args.integer("--top-k", 0, INT32_MAX, &o->sampling.top_k)) {
+    } else if (args.real("--top-p", 0.0, 1.0, &o->sampling.top_p, LowerBound::kExclusive)) {
+    } else if (args.integer("--seed", 0, INT64_MAX, &o->sampling.seed)) {
+    } else if (args.integer("--beam", 1, kMaxBeam, &o->beam)) {
+    } else if (args.integer("--end-id", -1, INT32_MAX, &o->end_id)) {
+    } else if (args.text("--attention-out", &o->attention_out)) {
+    } else if (args.flag("--ids")) {
       o->ids_only = true;
-    } else if (arg == "--threads" && has_value) {
-      o->threads = std::atoi(argv[++i]);
-      if (o->threads < 1) return false;
-    } else if (arg[0] != '-' && o->model == nullptr) {
-      o->model = argv[i];
-    } else {
-      return false;
+    } else if (args.integer("--threads", 1, kMaxThreads, &o->threads)) {
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
     }
   }
-  return o->model != nullptr && inputs == 1 && o->max_new > 0 && o->beam > 0;
+  if (!args.status().ok()) return args.status();
+  if (o->model == nullptr) return missing_argument("MODEL.focal");
+  if (inputs != 1) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "give exactly one of --prompt, --prompt-ids, --source and --source-ids");
+  }
+  return Status();
 }
 
 // Text through the model's tokenizer (or the given ids).
@@ -129,7 +144,7 @@ struct Printer {
     if (!ids_only && tokenizer != nullptr) {
       char text[256];
       auto n = tokenizer->decode_token(token, text, sizeof(text));
-      if (n.ok()) std::fwrite(text, 1, n.value(), stdout);
+      if (n.ok()) std::fputs(terminal_text(std::string_view(text, n.value())).c_str(), stdout);  // bytes from the file
     } else {
       std::printf(first ? "%d" : " %d", static_cast<int>(token));
     }
@@ -244,10 +259,11 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
 
 int generate_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("generate", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("generate", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);
+  if (!pool.status().ok()) return report_failure("generate", pool.status());  // fewer threads than asked
   SessionOptions options;
   options.parallel = &pool;
   if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
@@ -273,16 +289,14 @@ int generate_command(int argc, char** argv) {
       std::printf("\n");
     }
   }
+  if (status.ok() && !o.attention_out.empty()) status = check_output_is_not_an_input(o.attention_out, {o.model});
   if (status.ok() && !o.attention_out.empty()) {
     const std::vector<int64_t> shape = {static_cast<int64_t>(columns ? alignment.size() / columns : 0),
                                         static_cast<int64_t>(columns)};
-    status = convert::write_npy(o.attention_out, convert::ElementType::kF32, shape, alignment.data(),
+    status = write_npy_file(o.attention_out, convert::ElementType::kF32, shape, alignment.data(),
                                 alignment.size() * sizeof(float));
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal generate: %s\n", status.message());
-    return 1;
-  }
+  if (!status.ok()) return report_failure("generate", status);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "focal/session.h"
@@ -92,16 +93,19 @@ std::string join_names(const Model& m, int op, bool outputs) {
   for (int i = 0; i < count; ++i) {
     if (i > 0) text += ", ";
     const int t = outputs ? m.op_output(op, i) : m.op_input(op, i);
-    text += t >= 0 ? m.tensor(t).name : "-";  // "-": an absent optional operand
+    text += t >= 0 ? printable(m.tensor(t).name) : "-";  // "-": an absent optional operand
   }
   return text;
 }
 
 void print_table(const LoadedModel& loaded) {
   const Model& m = loaded.model;
-  std::printf("model        %s (%zu bytes, format v%u, checksum ok)\n", loaded.path.c_str(),
+  // Names and metadata come from the file: printable() keeps their bytes from acting on
+  // the terminal.
+  std::printf("model        %s (%zu bytes, format v%u, checksum ok)\n", printable(loaded.path).c_str(),
               m.size(), m.version());
-  std::printf("architecture %s\nproducer     %s\n", m.architecture(), m.producer());
+  std::printf("architecture %s\nproducer     %s\n", printable(m.architecture()).c_str(),
+              printable(m.producer()).c_str());
   const auto session_bytes = Session::required_arena_bytes(m, SessionOptions());
   std::printf("parameters   %llu (%llu bytes)\n", static_cast<unsigned long long>(m.parameter_count()),
               static_cast<unsigned long long>(m.parameter_bytes()));
@@ -109,25 +113,25 @@ void print_table(const LoadedModel& loaded) {
               static_cast<unsigned long long>(m.arena_bytes()),
               session_bytes.ok() ? session_bytes.value() : size_t(0));
   for (int s = 0; s < m.symbol_count(); ++s) {
-    std::printf("symbol       %s <= %lld\n", m.symbol(s).name,
+    std::printf("symbol       %s <= %lld\n", printable(m.symbol(s).name).c_str(),
                 static_cast<long long>(m.symbol(s).max));
   }
   for (int i = 0; i < m.input_count(); ++i) {
     const TensorInfo t = m.tensor(m.input_tensor(i));
-    std::printf("input        %s %s\n", t.name, describe_tensor(m, t).c_str());
+    std::printf("input        %s %s\n", printable(t.name).c_str(), describe_tensor(m, t).c_str());
   }
   for (int i = 0; i < m.output_count(); ++i) {
     const TensorInfo t = m.tensor(m.output_tensor(i));
-    std::printf("output       %s %s\n", t.name, describe_tensor(m, t).c_str());
+    std::printf("output       %s %s\n", printable(t.name).c_str(), describe_tensor(m, t).c_str());
   }
   for (int s = 0; s < m.stage_count(); ++s) {
     const StageInfo stage = m.stage(s);
-    std::printf("stage        %s: ops %d to %d\n", stage.name, stage.first_op,
+    std::printf("stage        %s: ops %d to %d\n", printable(stage.name).c_str(), stage.first_op,
                 stage.first_op + stage.op_count - 1);
   }
   std::printf("\n%-4s %-10s %-16s %s\n", "op", "kind", "name", "inputs -> outputs");
   for (int o = 0; o < m.op_count(); ++o) {
-    std::printf("%-4d %-10s %-16s %s -> %s\n", o, m.op(o).kind, m.op(o).name,
+    std::printf("%-4d %-10s %-16s %s -> %s\n", o, m.op(o).kind, printable(m.op(o).name).c_str(),
                 join_names(m, o, false).c_str(), join_names(m, o, true).c_str());
   }
   std::printf("\n%-4s %-16s %-10s %-32s %10s %12s\n", "#", "tensor", "role", "dtype [shape]",
@@ -136,38 +140,44 @@ void print_table(const LoadedModel& loaded) {
     const TensorInfo info = m.tensor(t);
     const std::string offset =
         info.role == TensorRole::kConstant ? "-" : std::to_string(info.arena_offset);
-    std::printf("%-4d %-16s %-10s %-32s %10zu %12s\n", t, info.name, tensor_role_name(info.role),
+    std::printf("%-4d %-16s %-10s %-32s %10zu %12s\n", t, printable(info.name).c_str(), tensor_role_name(info.role),
                 describe_tensor(m, info).c_str(), info.max_bytes, offset.c_str());
   }
+}
+
+struct Options {
+  const char* model = nullptr;
+  bool json = false;
+};
+
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    if (args.flag("--json")) {
+      o->json = true;
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
+    }
+  }
+  if (!args.status().ok()) return args.status();
+  return o->model != nullptr ? Status() : missing_argument("MODEL.focal");
 }
 
 }  // namespace
 
 int inspect_command(int argc, char** argv) {
-  const char* path = nullptr;
-  bool json = false;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--json") == 0) {
-      json = true;
-    } else if (argv[i][0] != '-' && path == nullptr) {
-      path = argv[i];
-    } else {
-      std::fprintf(stderr, "focal inspect: unexpected argument '%s'\n%s", argv[i], kUsage);
-      return 2;
-    }
+  Options o;
+  if (const int exit_code = parse_command_line("inspect", argc, argv, kUsage, parse, &o); exit_code >= 0) {
+    return exit_code;
   }
-  if (path == nullptr) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  const char* path = o.model;
+  const bool json = o.json;
   const auto loaded = load_model_or_report("inspect", path);
   if (!loaded) return 1;
   if (json) {
-    std::printf("%s\n", model_json(*loaded).dump(2).c_str());
+    // Invalid UTF-8 in a name becomes U+FFFD instead of an exception; JSON escapes the
+    // control characters itself.
+    std::printf("%s\n", model_json(*loaded).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     print_table(*loaded);
   }

@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include "cli/command_line.h"
+#include "cli/printable.h"
+
 namespace focal {
 namespace cli {
 
@@ -22,12 +25,13 @@ Status open_session(const Model& model, const SessionOptions& options, OwnedSess
 std::unique_ptr<LoadedModel> load_model_or_report(const char* command, const char* path) {
   auto file = MappedFile::open(path);
   if (!file.ok()) {
-    std::fprintf(stderr, "focal %s: %s\n", command, file.status().message());
+    report_failure(command, file.status());
     return nullptr;
   }
   auto model = Model::from_bytes(file->data(), file->size());
   if (!model.ok()) {
-    std::fprintf(stderr, "focal %s: %s: %s\n", command, path, model.status().message());
+    std::fprintf(stderr, "focal %s: %s: %s\n", command, printable(path).c_str(),
+                 terminal_text(model.status().message()).c_str());
     return nullptr;
   }
   return std::unique_ptr<LoadedModel>(
@@ -39,7 +43,7 @@ std::string describe_tensor(const Model& model, const TensorInfo& tensor) {
   for (int i = 0; i < tensor.shape.rank; ++i) {
     if (i > 0) text += ", ";
     if (tensor.dim_symbols[i] >= 0)
-      text += std::string(model.symbol(tensor.dim_symbols[i]).name) + "=";
+      text += printable(model.symbol(tensor.dim_symbols[i]).name) + "=";
     text += std::to_string(tensor.shape.dims[i]);
   }
   return text + "]";

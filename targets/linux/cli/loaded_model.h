@@ -32,7 +32,7 @@ struct OwnedSession {
 // Sizes the arena for these options, allocates it and creates the session.
 Status open_session(const Model& model, const SessionOptions& options, OwnedSession* out);
 
-// "f32 [batch=2, seq=8, 8]": dtype and planned shape with symbol names.
+// "f32 [batch=2, seq=8, 8]": dtype and planned shape with symbol names (printable()).
 std::string describe_tensor(const Model& model, const TensorInfo& tensor);
 
 }  // namespace cli

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/printable.h"
 
 namespace {
 
@@ -48,11 +49,11 @@ int main(int argc, char** argv) {
     try {
       return c.run(argc - 2, argv + 2);
     } catch (const std::exception& e) {  // from the standard library (bad_alloc, I/O)
-      std::fprintf(stderr, "focal %s: %s\n", c.name, e.what());
+      std::fprintf(stderr, "focal %s: %s\n", c.name, focal::cli::terminal_text(e.what()).c_str());
       return 1;
     }
   }
-  std::fprintf(stderr, "focal: unknown command '%s'\n\n", argv[1]);
+  std::fprintf(stderr, "focal: unknown command '%s'\n\n", focal::cli::printable(argv[1]).c_str());
   print_usage(stderr);
   return 2;
 }

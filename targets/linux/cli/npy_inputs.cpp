@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "cli/printable.h"
 #include "readers/checkpoint.h"
 #include "readers/npy.h"
 
@@ -9,23 +10,29 @@ namespace focal {
 namespace cli {
 namespace {
 
-// The array's values in the input's dtype, refusing conversions that could lose values.
+bool is_integral(convert::ElementType type) {
+  return type == convert::ElementType::kI64 || type == convert::ElementType::kI32 ||
+         type == convert::ElementType::kI16 || type == convert::ElementType::kI8 ||
+         type == convert::ElementType::kU8 || type == convert::ElementType::kBool;
+}
+
+// The array's values in the input's dtype, refusing conversions that could lose values:
+// integer arrays reach i32 inputs exactly (never through float), or not at all.
 Result<std::vector<uint8_t>> input_bytes(const convert::CheckpointTensor& array, DType dtype,
                                          const std::string& name) {
-  const std::vector<float> values = array.to_f32();
-  const bool integral = array.type == convert::ElementType::kI64 || array.type == convert::ElementType::kI32 ||
-                        array.type == convert::ElementType::kI16 || array.type == convert::ElementType::kI8 ||
-                        array.type == convert::ElementType::kU8;
-  std::vector<uint8_t> bytes(values.size() * 4);
   if (dtype == DType::kF32) {
+    const std::vector<float> values = array.to_f32();
+    std::vector<uint8_t> bytes(values.size() * 4);
     std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
   }
-  if (dtype == DType::kI32 && integral) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const int32_t v = static_cast<int32_t>(values[i]);
-      std::memcpy(bytes.data() + i * 4, &v, 4);
+  if (dtype == DType::kI32 && is_integral(array.type)) {
+    const Result<std::vector<int32_t>> values = array.to_i32();
+    if (!values.ok()) {
+      return Status::error(values.status().code(), "input '%s': %s", printable(name).c_str(), values.status().message());
     }
+    std::vector<uint8_t> bytes(values->size() * 4);
+    std::memcpy(bytes.data(), values->data(), bytes.size());
     return bytes;
   }
   return Status::error(StatusCode::kInvalidArgument, "input '%s' is %s but the array is %s", name.c_str(),
@@ -39,6 +46,10 @@ bool add_input_spec(const std::string& spec, NpyInputs* inputs) {
   if (eq == std::string::npos || eq == 0) return false;
   inputs->emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
   return true;
+}
+
+Status bad_input_spec(const std::string& spec) {
+  return Status::error(StatusCode::kInvalidArgument, "--input '%s' is not NAME=FILE.npy", printable(spec).c_str());
 }
 
 Status set_npy_inputs(Session& session, const NpyInputs& inputs) {

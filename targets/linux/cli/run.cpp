@@ -13,9 +13,8 @@
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_inputs.h"
+#include "cli/npy_outputs.h"
 #include "focal/session.h"
-#include "readers/checkpoint.h"
-#include "readers/npy.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -27,7 +26,10 @@ const char* kUsage =
     "                 [--threads N]\n"
     "Runs the model once on the given inputs (every model input is needed; symbolic dims\n"
     "such as batch and seq take the arrays' sizes) and writes DIR/<output>.npy for each\n"
-    "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids).\n";
+    "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids),\n"
+    "exactly: a value outside int32 is refused. An output whose name is not a safe file\n"
+    "name (letters, digits, '_', '-', '.', not starting with '.') is refused, and then\n"
+    "nothing is written. Each file is written whole or not at all.\n";
 
 struct Options {
   const char* model = nullptr;
@@ -36,33 +38,36 @@ struct Options {
   int threads = 1;
 };
 
-bool parse(int argc, char** argv, Options* o) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--input" && has_value) {
-      if (!add_input_spec(argv[++i], &o->inputs)) return false;
-    } else if (arg == "--output-dir" && has_value) {
-      o->output_dir = argv[++i];
-    } else if (arg == "--threads" && has_value) {
-      o->threads = std::atoi(argv[++i]);
-      if (o->threads < 1) return false;
-    } else if (arg[0] != '-' && o->model == nullptr) {
-      o->model = argv[i];
-    } else {
-      return false;
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    const char* spec = nullptr;
+    if (args.text("--input", &spec)) {
+      if (spec != nullptr && !add_input_spec(spec, &o->inputs)) args.fail(bad_input_spec(spec));
+    } else if (args.text("--output-dir", &o->output_dir)) {
+    } else if (args.integer("--threads", 1, kMaxThreads, &o->threads)) {
+    } else if (!args.positional(&o->model)) {
+      args.refuse_current();
     }
   }
-  return o->model != nullptr && !o->output_dir.empty();
+  if (!args.status().ok()) return args.status();
+  if (o->model == nullptr) return missing_argument("MODEL.focal");
+  if (o->output_dir.empty()) return missing_argument("--output-dir");
+  return Status();
 }
 
+// Every output name is checked before the first file is written: a model naming an
+// output "../x" writes nothing at all.
 Status write_outputs(const Session& session, const std::string& dir) {
+  for (int i = 0; i < session.output_count(); ++i) {
+    FOCAL_RETURN_IF_ERROR(check_output_file_name(session.output(i).name));
+  }
   for (int i = 0; i < session.output_count(); ++i) {
     const TensorView out = session.output(i);
     std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
     const convert::ElementType type = out.dtype == DType::kI32 ? convert::ElementType::kI32 : convert::ElementType::kF32;
     const size_t bytes = static_cast<size_t>(out.shape.element_count()) * dtype_size(out.dtype);
-    FOCAL_RETURN_IF_ERROR(convert::write_npy(dir + "/" + out.name + ".npy", type, shape, out.data, bytes));
+    FOCAL_RETURN_IF_ERROR(write_npy_file(dir + "/" + out.name + ".npy", type, shape, out.data, bytes));
     std::printf("%s: %s -> %s/%s.npy\n", out.name, dtype_name(out.dtype), dir.c_str(), out.name);
   }
   return Status();
@@ -72,10 +77,11 @@ Status write_outputs(const Session& session, const std::string& dir) {
 
 int run_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line(argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  if (const int exit_code = parse_command_line("run", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("run", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);
+  if (!pool.status().ok()) return report_failure("run", pool.status());  // fewer threads than asked
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
@@ -86,10 +92,7 @@ int run_command(int argc, char** argv) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
     status = write_outputs(*owned.session, o.output_dir);
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "focal run: %s\n", status.message());
-    return 1;
-  }
+  if (!status.ok()) return report_failure("run", status);
   return 0;
 }
 

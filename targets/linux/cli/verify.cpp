@@ -20,31 +20,39 @@ const char* kUsage =
     "Runs the model's stored self-test vectors and compares the outputs with the expected\n"
     "values within the stored tolerance. Exits 0 when all pass, 1 otherwise.\n";
 
+struct Options {
+  const char* model = nullptr;
+};
+
+Status parse(int argc, char** argv, Options* o) {
+  Arguments args(argc, argv);
+  while (args.more()) {
+    if (!args.positional(&o->model)) args.refuse_current();
+  }
+  if (!args.status().ok()) return args.status();
+  return o->model != nullptr ? Status() : missing_argument("MODEL.focal");
+}
+
 }  // namespace
 
 int verify_command(int argc, char** argv) {
-  if (printed_help(argc, argv, kUsage)) return 0;
-  if (argc != 1 || argv[0][0] == '-') {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  const auto loaded = load_model_or_report("verify", argv[0]);
+  Options o;
+  if (const int exit_code = parse_command_line("verify", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  const auto loaded = load_model_or_report("verify", o.model);
   if (!loaded) return 1;
   const Model& model = loaded->model;
   if (model.self_test_count() == 0) {
-    std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", argv[0]);
+    std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", printable(o.model).c_str());
     return 1;
   }
   OwnedSession owned;
   const Status opened = open_session(model, SessionOptions(), &owned);
   if (!opened.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", opened.message());
-    return 1;
+    return report_failure("verify", opened);
   }
   auto report = run_self_tests(*owned.session);
   if (!report.ok()) {
-    std::fprintf(stderr, "focal verify: %s\n", report.status().message());
-    return 1;
+    return report_failure("verify", report.status());
   }
   const bool passed = report->failed_cases == 0;
   std::printf(
