@@ -100,7 +100,7 @@ bool integer_element(ElementType type, const uint8_t* p, int64_t* value) {
     case ElementType::kI64: *value = read_le<int64_t>(p); return true;
     case ElementType::kI32: *value = read_le<int32_t>(p); return true;
     case ElementType::kI16: *value = read_le<int16_t>(p); return true;
-    case ElementType::kI8: *value = read_le<int8_t>(p); return true;
+    case ElementType::kI8: *value = read_le<int8_t>(p); return true;  // NOLINT(bugprone-signed-char-misuse,cert-str34-c): int8 is a number here, not a character
     case ElementType::kU8: case ElementType::kBool: *value = *p; return true;
     default: return false;
   }
