@@ -1,0 +1,222 @@
+#include "pickle_mutator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace focal {
+namespace fuzz {
+namespace {
+
+struct Op {
+  uint8_t code;
+  std::vector<uint8_t> argument;  // the bytes after the opcode, length prefixes included
+};
+
+enum class Argument { kNone, kFixed, kCounted, kLine, kTwoLines, kUnknown };
+
+struct Layout {
+  Argument kind;
+  size_t bytes;  // kFixed: argument bytes; kCounted: bytes of the little-endian count
+};
+
+Layout layout_of(uint8_t code) {
+  switch (code) {
+    case 'K': case 'q': case 'h': case 0x80: case 0x82: return {Argument::kFixed, 1};
+    case 'M': case 0x83: return {Argument::kFixed, 2};
+    case 'J': case 'r': case 'j': case 0x84: return {Argument::kFixed, 4};
+    case 'G': case 0x95: return {Argument::kFixed, 8};
+    case 0x8a: case 'U': case 0x8c: case 'C': return {Argument::kCounted, 1};
+    case 0x8b: case 'T': case 'X': case 'B': return {Argument::kCounted, 4};
+    case 0x8d: case 0x8e: case 0x96: return {Argument::kCounted, 8};
+    case 'I': case 'L': case 'S': case 'V': case 'F': case 'p': case 'g': case 'P': return {Argument::kLine, 0};
+    case 'c': case 'i': return {Argument::kTwoLines, 0};
+    case '(': case '.': case '0': case '1': case '2': case 'N': case 0x88: case 0x89: case 't': case 0x85:
+    case 0x86: case 0x87: case ')': case ']': case 'a': case 'e': case 'l': case '}': case 'd': case 's':
+    case 'u': case 'b': case 'R': case 0x81: case 0x92: case 'Q': case 'o': case 0x8f: case 0x90: case 0x91:
+    case 0x93: case 0x94: case 0x97: case 0x98: return {Argument::kNone, 0};
+    default: return {Argument::kUnknown, 0};
+  }
+}
+
+// Splits into opcodes; the part after STOP or after the first unparsable byte is `tail`.
+std::vector<Op> parse(const std::vector<uint8_t>& pickle, std::vector<uint8_t>* tail) {
+  std::vector<Op> ops;
+  size_t at = 0;
+  while (at < pickle.size()) {
+    const uint8_t code = pickle[at];
+    const Layout layout = layout_of(code);
+    size_t bytes = 0;
+    const size_t rest = pickle.size() - at - 1;
+    const uint8_t* arg = pickle.data() + at + 1;
+    if (layout.kind == Argument::kUnknown) break;
+    if (layout.kind == Argument::kFixed) bytes = layout.bytes;
+    if (layout.kind == Argument::kCounted) {
+      if (rest < layout.bytes) break;
+      uint64_t count = 0;
+      for (size_t i = 0; i < layout.bytes; ++i) count |= uint64_t(arg[i]) << (8 * i);
+      if (count > rest - layout.bytes) break;
+      bytes = layout.bytes + static_cast<size_t>(count);
+    }
+    if (layout.kind == Argument::kLine || layout.kind == Argument::kTwoLines) {
+      const void* nl = std::memchr(arg, '\n', rest);
+      if (nl == nullptr) break;
+      bytes = static_cast<size_t>(static_cast<const uint8_t*>(nl) - arg) + 1;
+      if (layout.kind == Argument::kTwoLines) {
+        const void* nl2 = std::memchr(arg + bytes, '\n', rest - bytes);
+        if (nl2 == nullptr) break;
+        bytes = static_cast<size_t>(static_cast<const uint8_t*>(nl2) - arg) + 1;
+      }
+    }
+    if (bytes > rest) break;
+    ops.push_back(Op{code, std::vector<uint8_t>(arg, arg + bytes)});
+    at += 1 + bytes;
+    if (code == '.') break;
+  }
+  tail->assign(pickle.begin() + static_cast<std::ptrdiff_t>(at), pickle.end());
+  return ops;
+}
+
+Op op_with_bytes(uint8_t code, uint64_t value, size_t bytes) {
+  Op op{code, {}};
+  for (size_t i = 0; i < bytes; ++i) op.argument.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  return op;
+}
+
+// An integer in the smallest encoding that holds it, or a random wider one.
+Op integer_op(uint64_t value, Random& random) {
+  const auto as_signed = static_cast<int64_t>(value);
+  if (!random.one_in(3)) {
+    if (value < 256) return op_with_bytes('K', value, 1);
+    if (value < 65536) return op_with_bytes('M', value, 2);
+    if (as_signed >= INT32_MIN && as_signed <= INT32_MAX) return op_with_bytes('J', value, 4);
+  }
+  Op op = op_with_bytes(0x8a, 8, 1);  // LONG1 with 8 bytes of two's complement
+  for (size_t i = 0; i < 8; ++i) op.argument.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  return op;
+}
+
+Op text_op(const std::string& text) {
+  Op op = text.size() < 256 ? op_with_bytes(0x8c, text.size(), 1) : op_with_bytes('X', text.size(), 4);
+  op.argument.insert(op.argument.end(), text.begin(), text.end());
+  return op;
+}
+
+Op global_op(Random& random) {
+  static const char* const kGlobals[] = {
+      "torch._utils\n_rebuild_tensor_v2\n", "torch._utils\n_rebuild_parameter\n", "collections\nOrderedDict\n",
+      "torch\nFloatStorage\n", "torch\nHalfStorage\n", "torch\nBFloat16Storage\n", "torch\nLongStorage\n",
+      "torch\nIntStorage\n", "torch\nByteStorage\n", "torch\nBoolStorage\n", "torch\nDoubleStorage\n",
+      "torch\nfloat32\n", "os\nsystem\n", "builtins\neval\n", "torch._utils\n_rebuild_tensor\n"};
+  const char* g = kGlobals[random.below(sizeof(kGlobals) / sizeof(kGlobals[0]))];
+  return Op{'c', std::vector<uint8_t>(g, g + std::strlen(g))};
+}
+
+Op text_like_torch(Random& random) {
+  static const char* const kTexts[] = {"storage", "0", "1", "2", "cpu", "cuda:0", "weight", "bias", "_metadata",
+                                       "version", "a.b", "", "FloatStorage"};
+  if (random.one_in(3)) return text_op(interesting_text(random));
+  return text_op(kTexts[random.below(sizeof(kTexts) / sizeof(kTexts[0]))]);
+}
+
+Op random_op(Random& random) {
+  static const uint8_t kBare[] = {'(', '.', '0', '1', '2', 'N', 0x88, 't', 0x85, 0x86, 0x87, ')', ']', '}',
+                                  'a', 'e', 's', 'u', 'b', 'R', 'Q', 0x93, 0x94, 0x81, 'l', 'd'};
+  switch (random.below(7)) {
+    case 0: return integer_op(interesting_integer(random), random);
+    case 1: return text_like_torch(random);
+    case 2: return global_op(random);
+    case 3: return op_with_bytes('h', random.below(16), 1);
+    case 4: return op_with_bytes(random.one_in(2) ? 'q' : 'r', random.below(16), random.one_in(2) ? 1 : 4);
+    case 5: return op_with_bytes('j', interesting_integer(random), 4);
+    default: return Op{kBare[random.below(sizeof(kBare))], {}};
+  }
+}
+
+// x = (x, x) `depth` times through the memo: a few bytes whose full expansion has 2^depth
+// leaves, which a reader must not materialize.
+std::vector<Op> sharing_bomb(Random& random) {
+  const uint32_t slot = 200 + static_cast<uint32_t>(random.below(50));
+  std::vector<Op> ops{Op{']', {}}, op_with_bytes('q', slot, 1)};
+  for (size_t depth = 8 + random.below(40); depth > 0; --depth) {
+    ops.push_back(op_with_bytes('h', slot, 1));
+    ops.push_back(op_with_bytes('h', slot, 1));
+    ops.push_back(Op{0x86, {}});  // TUPLE2
+    ops.push_back(op_with_bytes('q', slot, 1));
+  }
+  return ops;
+}
+
+void change_argument(Op& op, Random& random) {
+  switch (op.code) {
+    case 'K': case 'M': case 'J': case 0x8a: case 0x8b: op = integer_op(interesting_integer(random), random); return;
+    case 'q': case 'h': op.argument[0] = static_cast<uint8_t>(random.one_in(2) ? random.below(8) : random.next()); return;
+    case 'r': case 'j': op = op_with_bytes(op.code, interesting_integer(random), 4); return;
+    case 'X': case 0x8c: case 'U': case 'T': case 'C': case 'B': case 0x8d: case 0x8e: {
+      const Layout layout = layout_of(op.code);
+      std::string text(op.argument.begin() + static_cast<std::ptrdiff_t>(layout.bytes), op.argument.end());
+      if (random.one_in(2) || text.empty()) {
+        op = text_like_torch(random);
+      } else {
+        text[random.below(text.size())] = static_cast<char>('0' + random.below(10));
+        op = text_op(text);
+      }
+      return;
+    }
+    case 'c': op = global_op(random); return;
+    case 'G': for (auto& b : op.argument) b = static_cast<uint8_t>(random.next()); return;
+    default: op = random_op(random); return;
+  }
+}
+
+void mutate_once(std::vector<Op>& ops, Random& random) {
+  const size_t n = ops.size();
+  const auto at = [&](size_t i) { return ops.begin() + static_cast<std::ptrdiff_t>(i); };
+  switch (random.below(9)) {
+    case 0: if (n > 0) ops.erase(at(random.below(n))); break;
+    case 1: if (n > 0) { const size_t i = random.below(n); ops.insert(at(i), ops[i]); } break;
+    case 2:
+      if (n > 0) {  // a run of up to 16 opcodes copied elsewhere
+        const size_t first = random.below(n);
+        const size_t count = 1 + random.below(std::min<size_t>(16, n - first));
+        const std::vector<Op> run(at(first), at(first + count));
+        ops.insert(at(random.below(ops.size() + 1)), run.begin(), run.end());
+      }
+      break;
+    case 3: if (n > 1) { const size_t i = random.below(n - 1); std::swap(ops[i], ops[i + 1]); } break;
+    case 4: ops.insert(at(random.below(n + 1)), random_op(random)); break;
+    case 5: case 6: if (n > 0) change_argument(ops[random.below(n)], random); break;
+    case 7: {
+      const std::vector<Op> bomb = sharing_bomb(random);
+      ops.insert(at(random.below(n + 1)), bomb.begin(), bomb.end());
+      break;
+    }
+    default:
+      if (n > 1) {  // move one opcode
+        const size_t from = random.below(n);
+        const Op op = ops[from];
+        ops.erase(at(from));
+        ops.insert(at(random.below(ops.size() + 1)), op);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> mutate_pickle(const std::vector<uint8_t>& pickle, int mutations, Random& random) {
+  std::vector<uint8_t> tail;
+  std::vector<Op> ops = parse(pickle, &tail);
+  for (int m = 0; m < mutations; ++m) mutate_once(ops, random);
+  std::vector<uint8_t> out;
+  for (const Op& op : ops) {
+    out.push_back(op.code);
+    out.insert(out.end(), op.argument.begin(), op.argument.end());
+  }
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+}  // namespace fuzz
+}  // namespace focal
