@@ -69,7 +69,7 @@ struct Written {
 
 }  // namespace
 
-bool parse_zip(const uint8_t* data, size_t size, size_t max_inflated, std::vector<ZipMember>* members) {
+bool parse_zip(const uint8_t* data, size_t size, std::vector<ZipMember>* members) {
   if (size < kEndRecordBytes) return false;
   // The end record is the last thing in the file, before a comment of up to 64 KiB.
   size_t end = size - kEndRecordBytes + 1;
@@ -89,7 +89,9 @@ bool parse_zip(const uint8_t* data, size_t size, size_t max_inflated, std::vecto
     if (at > size || size - at < kCentralHeaderBytes || read_le(data + at, 4) != kCentralSignature) return false;
     const uint16_t flags = static_cast<uint16_t>(read_le(data + at + 8, 2));
     const uint16_t method = static_cast<uint16_t>(read_le(data + at + 10, 2));
+    const uint32_t crc = read_le(data + at + 16, 4);
     const uint32_t compressed = read_le(data + at + 20, 4);
+    const uint32_t uncompressed = read_le(data + at + 24, 4);
     const size_t name_bytes = read_le(data + at + 28, 2);
     const size_t extra_bytes = read_le(data + at + 30, 2) + read_le(data + at + 32, 2);
     const size_t local = read_le(data + at + 42, 4);
@@ -103,11 +105,24 @@ bool parse_zip(const uint8_t* data, size_t size, size_t max_inflated, std::vecto
     if (start > size || size - start < compressed) return false;
     if (method == 0) {
       member.contents.assign(data + start, data + start + compressed);
-    } else if (method != 8 || !inflate_raw(data + start, compressed, max_inflated, &member.contents)) {
+    } else if (method == 8) {
+      member.inflated = false;
+      member.deflated.assign(data + start, data + start + compressed);
+      member.crc = crc;
+      member.uncompressed_bytes = uncompressed;
+    } else {
       return false;
     }
     members->push_back(std::move(member));
   }
+  return true;
+}
+
+bool inflate_member(ZipMember& member, size_t max_bytes) {
+  if (member.inflated) return true;
+  if (!inflate_raw(member.deflated.data(), member.deflated.size(), max_bytes, &member.contents)) return false;
+  member.inflated = true;
+  member.deflated.clear();
   return true;
 }
 
@@ -117,9 +132,17 @@ std::vector<uint8_t> write_zip(const std::vector<ZipMember>& members, const ZipL
   for (size_t i = 0; i < members.size(); ++i) {
     const ZipMember& m = members[i];
     const bool lying = lie.kind != ZipLieKind::kNone && lie.member == i;
-    const std::vector<uint8_t> stored = m.method == 8 ? deflate_raw(m.contents) : m.contents;
-    Written w{m.method, static_cast<uint32_t>(crc32(0, m.contents.data(), static_cast<uInt>(m.contents.size()))),
-              stored.size(), m.contents.size(), out.size()};
+    std::vector<uint8_t> stored;
+    Written w{m.method, m.crc, 0, m.uncompressed_bytes, out.size()};
+    if (!m.inflated) {
+      stored = m.deflated;
+      w.method = 8;
+    } else {
+      stored = m.method == 8 ? deflate_raw(m.contents) : m.contents;
+      w.crc = static_cast<uint32_t>(crc32(0, m.contents.data(), static_cast<uInt>(m.contents.size())));
+      w.uncompressed = m.contents.size();
+    }
+    w.compressed = stored.size();
     if (lying && lie.kind == ZipLieKind::kWrongCrc) w.crc ^= 1u << (lie.value % 32);
     if (lying && lie.kind == ZipLieKind::kUnknownMethod) w.method = 99;
     if (lying && lie.kind == ZipLieKind::kDeflateClaimedStored) w.method = m.method == 8 ? 0 : 8;

@@ -18,12 +18,22 @@ namespace fuzz {
 struct ZipMember {
   std::string name;
   uint16_t method = 0;            // 0 stored, 8 deflated; written as given
-  std::vector<uint8_t> contents;  // uncompressed
+  std::vector<uint8_t> contents;  // uncompressed; valid when `inflated`
+  bool inflated = true;
+  // A deflated member as parsed, written back unchanged while it is not inflated:
+  // re-deflating a zip bomb on every mutation would cost more than reading it.
+  std::vector<uint8_t> deflated;
+  uint32_t crc = 0;
+  uint64_t uncompressed_bytes = 0;
 };
 
-// Parses a zip without zip64 or encryption. Deflated members are inflated, up to
-// `max_inflated` bytes each; false for anything else (not a zip, truncated, too big).
-bool parse_zip(const uint8_t* data, size_t size, size_t max_inflated, std::vector<ZipMember>* members);
+// Parses a zip without zip64 or encryption; deflated members stay deflated. False for
+// anything else (not a zip, truncated, inconsistent headers).
+bool parse_zip(const uint8_t* data, size_t size, std::vector<ZipMember>* members);
+
+// Makes `contents` valid (inflating up to `max_bytes`); false when the member does not
+// inflate within that.
+bool inflate_member(ZipMember& member, size_t max_bytes);
 
 // A header field that lies, chosen at random by write_zip's caller.
 enum class ZipLieKind {
