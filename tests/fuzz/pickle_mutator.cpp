@@ -134,18 +134,55 @@ Op random_op(Random& random) {
   }
 }
 
-// x = (x, x) `depth` times through the memo: a few bytes whose full expansion has 2^depth
-// leaves, which a reader must not materialize.
+// x = (x, x) or x = {"a": x, "b": x}, `depth` times through the memo: a few bytes
+// pushing one value whose full expansion has 2^depth leaves, which a reader must not
+// materialize or walk.
 std::vector<Op> sharing_bomb(Random& random) {
   const uint32_t slot = 200 + static_cast<uint32_t>(random.below(50));
-  std::vector<Op> ops{Op{']', {}}, op_with_bytes('q', slot, 1)};
+  const bool dicts = random.one_in(2);
+  std::vector<Op> ops{Op{dicts ? uint8_t('}') : uint8_t(']'), {}}, op_with_bytes('q', slot, 1)};
   for (size_t depth = 8 + random.below(40); depth > 0; --depth) {
-    ops.push_back(op_with_bytes('h', slot, 1));
-    ops.push_back(op_with_bytes('h', slot, 1));
-    ops.push_back(Op{0x86, {}});  // TUPLE2
+    if (dicts) {
+      ops.push_back(Op{'}', {}});
+      ops.push_back(Op{'(', {}});
+      ops.push_back(text_op("a"));
+      ops.push_back(op_with_bytes('h', slot, 1));
+      ops.push_back(text_op("b"));
+      ops.push_back(op_with_bytes('h', slot, 1));
+      ops.push_back(Op{'u', {}});  // SETITEMS
+    } else {
+      ops.push_back(op_with_bytes('h', slot, 1));
+      ops.push_back(op_with_bytes('h', slot, 1));
+      ops.push_back(Op{0x86, {}});  // TUPLE2
+    }
     ops.push_back(op_with_bytes('q', slot, 1));
   }
   return ops;
+}
+
+// Opcodes that push exactly one value and do nothing else: replacing one with another
+// value-pushing sequence keeps the stack balanced, so the rest of the pickle still runs.
+bool pushes_one_value(uint8_t code) {
+  switch (code) {
+    case 'K': case 'M': case 'J': case 0x8a: case 'X': case 0x8c: case 'N': case 0x88: case 0x89:
+    case ')': case ']': case '}': case 'G': case 'h': case 'j': return true;
+    default: return false;
+  }
+}
+
+// The bomb in place of one value (a state_dict entry's tensor or an int), else anywhere.
+void insert_sharing_bomb(std::vector<Op>& ops, Random& random) {
+  std::vector<size_t> values;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (pushes_one_value(ops[i].code)) values.push_back(i);
+  }
+  const std::vector<Op> bomb = sharing_bomb(random);
+  if (values.empty()) {
+    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(random.below(ops.size() + 1)), bomb.begin(), bomb.end());
+    return;
+  }
+  const auto at = ops.begin() + static_cast<std::ptrdiff_t>(values[random.below(values.size())]);
+  ops.insert(ops.erase(at), bomb.begin(), bomb.end());
 }
 
 void change_argument(Op& op, Random& random) {
@@ -187,11 +224,7 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
     case 3: if (n > 1) { const size_t i = random.below(n - 1); std::swap(ops[i], ops[i + 1]); } break;
     case 4: ops.insert(at(random.below(n + 1)), random_op(random)); break;
     case 5: case 6: if (n > 0) change_argument(ops[random.below(n)], random); break;
-    case 7: {
-      const std::vector<Op> bomb = sharing_bomb(random);
-      ops.insert(at(random.below(n + 1)), bomb.begin(), bomb.end());
-      break;
-    }
+    case 7: insert_sharing_bomb(ops, random); break;
     default:
       if (n > 1) {  // move one opcode
         const size_t from = random.below(n);
