@@ -366,6 +366,80 @@ TEST_CASE("attention: invalid problems are refused with a message") {
   CHECK(attention(a, workspace.data(), workspace.size()).code() == StatusCode::kOutOfRange);
 }
 
+namespace {
+
+// Runs the reference and every usable kernel on `in`; calls check() after each.
+template <class Check>
+void for_each_kernel(Instance& in, const Check& check) {
+  REQUIRE(attention_reference(in.params()).ok());
+  check("reference");
+  const kernels::AttentionKernelTable* tables[8];
+  const int count = usable_attention_kernels(tables);
+  for (int t = 0; t < count; ++t) {
+    std::fill(in.out.begin(), in.out.end(), 0.0f);
+    const AttentionParams a = in.params();
+    AlignedBuffer workspace(attention_workspace_bytes(a, 1));
+    REQUIRE(attention_with_kernels(a, tables[t], workspace.data(), workspace.size(), nullptr).ok());
+    check(tables[t]->isa);
+  }
+}
+
+// How many of output row (b, i, h)'s values are NaN.
+size_t nan_count(Instance& in, size_t b, size_t i, size_t h) {
+  const AttentionParams a = in.params();
+  size_t count = 0;
+  for (size_t d = 0; d < in.pr.head_dim; ++d) {
+    count += std::isnan(in.out[b * a.out_strides.batch + i * a.out_strides.seq + h * a.out_strides.head + d]) ? 1 : 0;
+  }
+  return count;
+}
+
+}  // namespace
+
+// PyTorch's softmax gives NaN for a row with a NaN score (NaN or Inf inputs); focal used
+// to give zeros when every visible score of a row was NaN, hiding the fault.
+TEST_CASE("hostile: a NaN or Inf query row gives NaN, not zeros, on every kernel") {
+  for (size_t kv_len : {size_t(100), size_t(1500)}) {  // prefill tiles; decode split into chunks
+    for (float poison : {NAN, INFINITY}) {
+      Problem p;
+      p.q_len = kv_len > 1000 ? 2 : 20;  // decode (<= 16 queries) splits 1500 keys into 3 chunks
+      p.kv_len = kv_len;
+      p.heads = 2;
+      Instance in(p);
+      const AttentionParams a = in.params();
+      const size_t row = 1, head = 1;  // poison every element of query (row, head)
+      for (size_t d = 0; d < p.head_dim; ++d) in.q[row * a.q_strides.seq + head * a.q_strides.head + d] = poison;
+      for_each_kernel(in, [&](const char* isa) {
+        CAPTURE(std::string(isa));
+        CAPTURE(kv_len);
+        CAPTURE(poison);
+        CHECK(nan_count(in, 0, row, head) == p.head_dim);
+        CHECK(nan_count(in, 0, row, 0) == 0);  // the other head of the row is untouched
+        CHECK(nan_count(in, 0, 0, head) == 0);
+      });
+    }
+  }
+}
+
+TEST_CASE("hostile: a NaN key reaches every query that sees it, on every kernel") {
+  Problem p;
+  p.q_len = 20;
+  p.kv_len = 130;
+  p.causal = true;  // query i sees keys 0..i+110
+  p.causal_offset = 110;
+  Instance in(p);
+  const AttentionParams a = in.params();
+  const size_t key = 125;  // seen by queries 15 and later only
+  for (size_t d = 0; d < p.head_dim; ++d) in.k[key * a.k_strides.seq + d] = NAN;
+  for_each_kernel(in, [&](const char* isa) {
+    CAPTURE(std::string(isa));
+    for (size_t i = 0; i < p.q_len; ++i) {
+      CAPTURE(i);
+      CHECK(nan_count(in, 0, i, 0) == (i >= 15 ? p.head_dim : 0));
+    }
+  });
+}
+
 TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -inf") {
   std::vector<float> x;
   for (float v = -125.9f; v < 127.9f; v += 0.001953125f) x.push_back(v);  // 2^-9 steps

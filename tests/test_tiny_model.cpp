@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <thread>
+#include <vector>
 
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
@@ -141,6 +143,45 @@ TEST_CASE("tiny model on a thread pool gives bitwise the same outputs" *
     const TensorView probs = session->output(1);
     outputs[workers - 1].assign(probs.as<float>(), probs.as<float>() + probs.shape.element_count());
   }
+  CHECK(outputs[0] == outputs[1]);
+}
+
+// Two sessions on two threads sharing one pool: run() calls take turns (ThreadSanitizer
+// checks this in the host-tsan preset; it raced and deadlocked before).
+TEST_CASE("tiny model: one thread pool shared by two sessions on two threads" *
+          doctest::skip(testing::kUnderEmulation)) {
+  AlignedBuffer file(testing::build_tiny_model());
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  ThreadPool pool(2);
+  REQUIRE(pool.status().ok());
+  SessionOptions options;
+  options.parallel = &pool;
+  const size_t arena_bytes = Session::required_arena_bytes(*model, options).value();
+  Shape shape;
+  shape.rank = 3;
+  shape.dims[0] = 2;
+  shape.dims[1] = 8;
+  shape.dims[2] = 8;
+  const auto x = testing::random_values(2 * 8 * 8, 9, -3, 3);
+  std::vector<float> outputs[2];
+  bool ok[2] = {false, false};
+  const auto worker = [&](int w) {
+    AlignedBuffer arena(arena_bytes);
+    auto session = Session::create(*model, options, arena.data(), arena.size());
+    if (!session.ok()) return;
+    for (int run = 0; run < 50; ++run) {
+      if (!session->set_input(0, shape, x.data(), x.size() * sizeof(float)).ok() || !session->run().ok()) return;
+    }
+    const TensorView probs = session->output(1);
+    outputs[w].assign(probs.as<float>(), probs.as<float>() + probs.shape.element_count());
+    ok[w] = true;
+  };
+  std::thread a(worker, 0), b(worker, 1);
+  a.join();
+  b.join();
+  CHECK(ok[0]);
+  CHECK(ok[1]);
   CHECK(outputs[0] == outputs[1]);
 }
 

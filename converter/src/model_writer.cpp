@@ -590,7 +590,8 @@ Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) co
                                           kBufferAlignment, offsets.data(), order.data());
   for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
 
-  std::vector<uint8_t> file = serialize(layout, offsets, arena_bytes, options.version);
+  std::vector<uint8_t> file = serialize(layout, offsets, options.arena_bytes_override != 0 ? options.arena_bytes_override : arena_bytes,
+                                        options.version);
   const size_t checksum_at = static_cast<size_t>(
       reinterpret_cast<const uint8_t*>(fb::GetSizePrefixedModel(file.data())->checksum()) -
       file.data());

@@ -49,6 +49,8 @@ struct WriteOptions {
   std::vector<std::pair<int, fb::BufferRef>> data_ref_overrides;
   // Replace a planned tensor's arena offset after planning.
   std::vector<std::pair<int, uint64_t>> arena_offset_overrides;
+  // Replace the plan's arena size (0: keep the planned one).
+  uint64_t arena_bytes_override = 0;
 };
 
 class ModelWriter {

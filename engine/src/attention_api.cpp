@@ -127,14 +127,15 @@ size_t max_task_rows(const AttentionParams& p) {
 size_t scratch_bytes_per_worker(const AttentionParams& p) {
   const size_t floats =
       kernels::attention_task_scratch_floats(p.head_dim, max_task_rows(p), max_task_keys(p));
-  return kernels::round_up(floats * sizeof(float), 64);
+  return saturating_round_up(saturating_mul(floats, sizeof(float)), 64);
 }
 
 // Split-KV partials: for every (batch, head, query, chunk), head_dim + 2 floats.
 size_t partial_bytes(const AttentionParams& p) {
   if (chunks_per_row(p) <= 1) return 0;
-  return kernels::round_up(
-      p.batch * p.heads * p.q_len * chunks_per_row(p) * (p.head_dim + 2) * sizeof(float), 64);
+  const size_t rows = saturating_mul(saturating_mul(p.batch, p.heads), p.q_len);
+  const size_t floats = saturating_mul(saturating_mul(rows, chunks_per_row(p)), p.head_dim + 2);
+  return saturating_round_up(saturating_mul(floats, sizeof(float)), 64);
 }
 
 struct Plan {
@@ -243,6 +244,7 @@ void write_weights(const AttentionParams& p) {
         const kernels::KeyRange visible = kernels::visible_keys(p, b, i);
         const float* q = p.q + b * p.q_strides.batch + i * p.q_strides.seq + h * p.q_strides.head;
         float max_score = -INFINITY;
+        bool nan = false;  // a NaN score makes the row's weights NaN, as in PyTorch
         for (size_t j = 0; j < p.kv_len; ++j) {
           w[j] = -INFINITY;
           if (j < visible.begin || j >= visible.end) continue;
@@ -255,14 +257,16 @@ void write_weights(const AttentionParams& p) {
             dot += q[d] * k;
           }
           w[j] = dot * scale + kernels::bias_at(p.mask, b, h, i, j);
+          nan = nan || w[j] != w[j];
           max_score = std::fmax(max_score, w[j]);
         }
+        nan = nan || max_score == INFINITY;
         float sum = 0.0f;
         for (size_t j = 0; j < p.kv_len; ++j) {
-          w[j] = max_score == -INFINITY ? 0.0f : std::exp(w[j] - max_score);
+          w[j] = nan ? NAN : max_score == -INFINITY ? 0.0f : std::exp(w[j] - max_score);
           sum += w[j];
         }
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;  // NaN rows stay NaN: NaN * 0
         for (size_t j = 0; j < p.kv_len; ++j) w[j] *= inv;
       }
     }
@@ -274,7 +278,8 @@ void write_weights(const AttentionParams& p) {
 size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
   if (!check_shape(params).ok()) return 0;
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
-  return partial_bytes(params) + count * scratch_bytes_per_worker(params) + 64;
+  const size_t scratch = saturating_mul(count, scratch_bytes_per_worker(params));
+  return saturating_add(saturating_add(partial_bytes(params), scratch), 64);
 }
 
 int usable_attention_kernels(const AttentionKernelTable** tables) {

@@ -160,6 +160,7 @@ TensorInfo Model::tensor(int index) const {
 }
 
 int Model::find_tensor(const char* name) const {
+  if (name == nullptr) return -1;
   for (int i = 0; i < tensor_count(); ++i) {
     if (std::strcmp(root_->tensors()->Get(i)->name()->c_str(), name) == 0) return i;
   }

@@ -220,6 +220,11 @@ Status check_plan_header(const fb::Model& model) {
     return invalid("memory plan alignment %u must be a power of two from 16 to %zu",
                    static_cast<unsigned>(alignment), kBufferAlignment);
   }
+  if (model.plan()->arena_bytes() > kMaxArenaBytes) {
+    return invalid("memory plan arena of %llu bytes exceeds this target's limit of %llu",
+                   static_cast<unsigned long long>(model.plan()->arena_bytes()),
+                   static_cast<unsigned long long>(kMaxArenaBytes));
+  }
   return Status();
 }
 

@@ -4,6 +4,7 @@
 
 #include "graph.h"
 #include "ops/op.h"
+#include "saturating_size.h"
 
 namespace focal {
 namespace {
@@ -47,7 +48,8 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
   return shape;
 }
 
-// The largest scratch any op needs with `workers` threads, at the planned maximum.
+// The largest scratch any op needs with `workers` threads, at the planned maximum
+// (kSaturatedSize when a size from the file overflows).
 size_t ops_workspace_bytes(const Model& model, int workers) {
   size_t largest = 0;
   for (const fb::Op* op : *model.schema().ops()) {
@@ -73,6 +75,7 @@ uint64_t inputs_read(const Model& model, int first, int count) {
   return read;
 }
 
+// The verifier bounds arena_bytes by kMaxArenaBytes, so this neither wraps nor truncates.
 size_t activations_bytes(const Model& model) {
   return static_cast<size_t>(align_up(model.arena_bytes(), kBufferAlignment));
 }
@@ -84,14 +87,24 @@ Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOp
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, limits));
   // The plan is made for the maximum shapes; smaller limits reuse the same offsets.
   const int workers = options.parallel != nullptr ? options.parallel->workers() : 1;
-  return activations_bytes(model) + ops_workspace_bytes(model, workers);
+  const size_t total = saturating_add(activations_bytes(model), ops_workspace_bytes(model, workers));
+  // Half the address space: no arena of that size can exist, and sums below stay exact.
+  if (total > SIZE_MAX / 2) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "this model's arena (plan %llu bytes plus the ops' workspace) does not fit "
+                         "this target's address space",
+                         static_cast<unsigned long long>(model.arena_bytes()));
+  }
+  return total;
 }
 
 Result<Session> Session::create(const Model& model, const SessionOptions& options, void* arena,
                                 size_t arena_bytes) {
   Session session(&model, static_cast<uint8_t*>(arena));
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, session.symbol_limit_));
-  const size_t needed = required_arena_bytes(model, options).value();
+  const Result<size_t> required = required_arena_bytes(model, options);
+  if (!required.ok()) return required.status();
+  const size_t needed = required.value();
   if (arena == nullptr && needed > 0) {
     return Status::error(StatusCode::kInvalidArgument, "arena is null; %llu bytes needed",
                          static_cast<unsigned long long>(needed));
@@ -121,6 +134,7 @@ int Session::input_count() const { return model_->input_count(); }
 int Session::output_count() const { return model_->output_count(); }
 
 int Session::find_input(const char* name) const {
+  if (name == nullptr) return -1;
   for (int i = 0; i < input_count(); ++i) {
     if (std::strcmp(model_->tensor(model_->input_tensor(i)).name, name) == 0) return i;
   }
@@ -128,6 +142,7 @@ int Session::find_input(const char* name) const {
 }
 
 int Session::find_output(const char* name) const {
+  if (name == nullptr) return -1;
   for (int i = 0; i < output_count(); ++i) {
     if (std::strcmp(model_->tensor(model_->output_tensor(i)).name, name) == 0) return i;
   }
@@ -173,7 +188,11 @@ Status Session::set_input(int input_index, const Shape& shape, const void* data,
   }
   const size_t expected =
       static_cast<size_t>(shape.element_count()) * dtype_size(to_dtype(t.dtype()));
-  if (bytes != expected || (data == nullptr && bytes > 0)) {
+  if (data == nullptr && expected > 0) {
+    return Status::error(StatusCode::kInvalidArgument, "input '%s': data is null (%zu bytes needed)", name,
+                         expected);
+  }
+  if (bytes != expected) {
     return Status::error(StatusCode::kInvalidArgument, "input '%s' needs %zu bytes, given %zu",
                          name, expected, bytes);
   }
@@ -190,7 +209,7 @@ int Session::stage_count() const {
 
 int Session::find_stage(const char* name) const {
   const auto* stages = model_->schema().stages();
-  if (stages == nullptr) return -1;
+  if (stages == nullptr || name == nullptr) return -1;
   for (uint32_t s = 0; s < stages->size(); ++s) {
     // Length and bytes, not strcmp: arm-none-eabi-gcc -Os misreads the FlatBuffers string
     // through strcmp as a 0-byte region (-Wstringop-overread).
@@ -231,6 +250,7 @@ Status Session::permute_state_batch(const int32_t* rows, int count) {
   for (int s = 0; s < model_->symbol_count(); ++s) {
     if (is_named(model_->symbol(s), "batch")) batch_symbol = s;
   }
+  if (rows == nullptr) return Status::error(StatusCode::kInvalidArgument, "permute_state_batch: rows is null");
   // States keep their rows across runs of any batch size, up to the session's limit.
   if (batch_symbol < 0 || count < 1 || count > symbol_limit_[batch_symbol]) {
     return Status::error(StatusCode::kInvalidArgument, "permute_state_batch: %d rows for a batch limit of %lld",

@@ -1,5 +1,8 @@
 #include "thread_pool.h"
 
+#include <cstring>
+#include <thread>
+
 namespace focal {
 namespace {
 
@@ -16,18 +19,53 @@ constexpr int kSpinsBeforeSleep = 4096;  // about 20-50 us
 }  // namespace
 
 ThreadPool::ThreadPool(int workers) {
+  if (workers < 1 || workers > kMaxWorkers) {
+    status_ = Status::error(StatusCode::kInvalidArgument, "thread pool of %d workers: expected 1 to %d",
+                            workers, kMaxWorkers);
+    return;
+  }
   const unsigned cores = std::thread::hardware_concurrency();
   spins_ = cores == 0 || static_cast<unsigned>(workers) <= cores ? kSpinsBeforeSleep : 0;
-  for (int w = 1; w < workers; ++w) threads_.emplace_back([this, w] { work(w); });
+  start_threads(workers);
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_threads(); }
+
+void* ThreadPool::thread_main(void* start) {
+  const Start* s = static_cast<const Start*>(start);
+  s->pool->work(s->worker);
+  return nullptr;
+}
+
+// pthread_create reports failure as a value (std::thread would throw, and a pool half
+// built with waiting threads cannot be torn down by unwinding).
+void ThreadPool::start_threads(int workers) {
+  starts_.resize(static_cast<size_t>(workers - 1));
+  threads_.reserve(starts_.size());
+  for (int w = 1; w < workers; ++w) {
+    Start& start = starts_[static_cast<size_t>(w - 1)];
+    start = Start{this, w};
+    pthread_t thread;
+    const int error = pthread_create(&thread, nullptr, &ThreadPool::thread_main, &start);
+    if (error != 0) {
+      status_ = Status::error(StatusCode::kResourceExhausted,
+                              "thread pool: could not start thread %d of %d (%s); running on one thread",
+                              w, workers - 1, std::strerror(error));
+      stop_threads();
+      return;
+    }
+    threads_.push_back(thread);
+  }
+}
+
+void ThreadPool::stop_threads() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  for (std::thread& t : threads_) t.join();
+  for (pthread_t t : threads_) pthread_join(t, nullptr);
+  threads_.clear();
 }
 
 void ThreadPool::drain(int worker) {
@@ -39,6 +77,7 @@ void ThreadPool::run(size_t count, void (*task)(void*, size_t, int), void* conte
     for (size_t i = 0; i < count; ++i) task(context, i, 0);
     return;
   }
+  std::lock_guard<std::mutex> serial(run_mutex_);  // another session's run finishes first
   {
     std::lock_guard<std::mutex> lock(mutex_);
     count_ = count;

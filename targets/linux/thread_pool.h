@@ -6,23 +6,36 @@
 // sleeping, so back-to-back runs (decode steps) do not pay a wake-up each; with more
 // workers than cores spinning would only steal the time of the thread being waited
 // for, so they sleep at once. run() allocates nothing.
+//
+// One pool may serve several sessions on several threads: concurrent run() calls are
+// serialized (each waits for the one before to finish), so sharing is safe but gives no
+// extra parallelism; give each concurrently running session its own pool for that. A
+// task must not call run() on the pool that runs it (it would wait for itself).
 #pragma once
+
+#include <pthread.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "focal/parallel.h"
+#include "focal/status.h"
 
 namespace focal {
 
 class ThreadPool final : public ParallelFor {
  public:
-  explicit ThreadPool(int workers);  // workers >= 1; workers - 1 threads are started
+  // Starts workers - 1 threads (workers from 1 to kMaxWorkers). It never throws or
+  // blocks: when `workers` is out of range or the system cannot start every thread, the
+  // pool keeps no threads (workers() is 1, runs are on the caller's thread) and status()
+  // says why.
+  explicit ThreadPool(int workers);
   ~ThreadPool() override;
+  static constexpr int kMaxWorkers = 1024;
+  const Status& status() const { return status_; }
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
@@ -31,10 +44,20 @@ class ThreadPool final : public ParallelFor {
            void* context) override;
 
  private:
+  struct Start {
+    ThreadPool* pool;
+    int worker;
+  };
+  static void* thread_main(void* start);
+  void start_threads(int workers);
+  void stop_threads();
   void work(int worker);
   void drain(int worker);
 
-  std::vector<std::thread> threads_;
+  Status status_;
+  std::vector<Start> starts_;     // one per thread, alive as long as the thread
+  std::vector<pthread_t> threads_;
+  std::mutex run_mutex_;  // held for a whole run(): concurrent callers take turns
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;

@@ -1,6 +1,7 @@
 #include "presets/weights.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 namespace focal {
@@ -70,6 +71,19 @@ WeightSource WeightSource::random(uint32_t seed) {
   return source;
 }
 
+// A NaN or Inf weight makes every output it reaches NaN (as it would in PyTorch); no
+// model means that, so it is refused here rather than converted with a passing self-test
+// whose inputs happen not to reach it.
+static Status check_finite(const CheckpointTensor& t, const std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      return Status::error(StatusCode::kInvalidArgument, "tensor '%s' holds %s at element %zu: weights must be finite",
+                           t.name.c_str(), std::isnan(values[i]) ? "NaN" : "an infinity", i);
+    }
+  }
+  return Status();
+}
+
 const CheckpointTensor* WeightSource::find(const std::string& name) const {
   for (const std::string& candidate : {prefix_ + name, name}) {
     for (const Checkpoint& c : checkpoints_) {
@@ -130,7 +144,9 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
     }
   }
   if (progress_) progress_(taken_, total);
-  return Matrix{t->shape, t->to_f32()};
+  Matrix m{t->shape, t->to_f32()};
+  FOCAL_RETURN_IF_ERROR(check_finite(*t, m.values));
+  return m;
 }
 
 Result<Matrix> WeightSource::get_any(const std::string& name) {

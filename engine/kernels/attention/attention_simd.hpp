@@ -192,8 +192,23 @@ struct TiledAttention {
     for (size_t j = 0; j < lo; ++j) row[j] = -INFINITY;
     for (size_t j = hi; j < kKeyBlock; ++j) row[j] = -INFINITY;
     vec block_max = V::splat(-INFINITY);
-    for (size_t j = 0; j < kKeyBlock; j += W) block_max = V::max(block_max, V::load(row + j));
+    vec nan_lanes = V::zero();  // max and exp2 both drop NaN; this keeps it
+    for (size_t j = 0; j < kKeyBlock; j += W) {
+      const vec x = V::load(row + j);
+      block_max = V::max(block_max, x);
+      nan_lanes = V::keep_nan(nan_lanes, x);
+    }
     const float m_new = std::fmax(s.m[r], V::reduce_max(block_max));
+    const float nan_sum = V::reduce_add(nan_lanes);
+    if (nan_sum != nan_sum || m_new == INFINITY) {
+      // A NaN or +inf score (NaN or Inf inputs): the row comes out NaN, as in PyTorch. A
+      // running max of +inf with a NaN sum keeps it NaN through every later block, the
+      // finish and the split-KV merge.
+      s.m[r] = INFINITY;
+      s.l[r] = NAN;
+      for (size_t j = 0; j < kKeyBlock; ++j) row[j] = NAN;
+      return;
+    }
     if (m_new == -INFINITY) {  // nothing visible yet (or bias -inf): contributes nothing
       for (size_t j = 0; j < kKeyBlock; ++j) row[j] = 0.0f;
       return;

@@ -37,18 +37,25 @@ void attend_row(const AttentionParams& p, size_t b, size_t h, size_t i, float sc
   float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
   const KeyRange visible = visible_keys(p, b, i);
   float max_score = -INFINITY;
-  for (size_t j = 0; j < p.kv_len; ++j) max_score = std::fmax(max_score, score(p, visible, b, h, i, j, scale));
+  bool nan = false;  // a NaN or +inf score (NaN or Inf inputs) makes the row NaN, as in PyTorch
+  for (size_t j = 0; j < p.kv_len; ++j) {
+    const float s = score(p, visible, b, h, i, j, scale);
+    nan = nan || s != s;
+    max_score = std::fmax(max_score, s);
+  }
+  nan = nan || max_score == INFINITY;  // exp(inf - inf) is NaN too
+  if (nan) max_score = NAN;
   float sum = 0.0f;
   if (max_score != -INFINITY) {
     for (size_t j = 0; j < p.kv_len; ++j) sum += std::exp(score(p, visible, b, h, i, j, scale) - max_score);
   }
-  const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;  // no visible key: zeros
+  const float inv_sum = sum > 0.0f || nan ? 1.0f / sum : 0.0f;  // no visible key: zeros
   const bool keep_weights = p.weights != nullptr && h < 64 && ((p.weights_heads >> h) & 1u);
   float* weights = keep_weights ? p.weights + ((b * p.heads + h) * p.q_len + i) * p.kv_len : nullptr;
   for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0f;
   for (size_t j = 0; j < p.kv_len; ++j) {
     const float s = score(p, visible, b, h, i, j, scale);
-    const float weight = s == -INFINITY ? 0.0f : std::exp(s - max_score) * inv_sum;
+    const float weight = s == -INFINITY && !nan ? 0.0f : std::exp(s - max_score) * inv_sum;
     if (weights != nullptr) weights[j] = weight;
     if (weight == 0.0f) continue;
     for (size_t d = 0; d < p.head_dim; ++d) out[d] += weight * load_kv(p, p.v, p.v_strides, b, j, g, d);

@@ -50,6 +50,8 @@ struct Vec<MveArch> {
   static type fma(type a, type b, type c) { return vfmaq_f32(c, a, b); }
   // The scalar twin's a > b ? a : b for ordered lanes; VMAXNM prefers the number to a NaN.
   static type max(type a, type b) { return vmaxnmq_f32(a, b); }
+  // acc with x's NaN lanes copied in: a sticky NaN probe (VMAXNM drops NaN).
+  static type keep_nan(type acc, type x) { return vpselq_f32(x, acc, vcmpneq_f32(x, x)); }
   // Lanes added pairwise, (v0 + v2) + (v1 + v3), as the NEON and SSE kernels do.
   static float reduce_add(type v) {
     return (vgetq_lane_f32(v, 0) + vgetq_lane_f32(v, 2)) + (vgetq_lane_f32(v, 1) + vgetq_lane_f32(v, 3));

@@ -107,6 +107,7 @@ struct Vec<ScalarArch> {
   static void store(float* p, type v) { *p = v; }
   static type fma(type a, type b, type c) { return std::fma(a, b, c); }
   static type max(type a, type b) { return a > b ? a : b; }
+  static type keep_nan(type acc, type x) { return x != x ? x : acc; }  // sticky NaN probe
   static float reduce_add(type v) { return v; }
   static float reduce_max(type v) { return v; }
   static type exp2(type x) { return exp2_scalar(x); }

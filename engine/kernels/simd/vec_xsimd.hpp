@@ -29,6 +29,9 @@ struct Vec {
   static void store(float* p, type v) { v.store_unaligned(p); }
   static type fma(type a, type b, type c) { return xsimd::fma(a, b, c); }
   static type max(type a, type b) { return xsimd::max(a, b); }
+  // acc with x's NaN lanes copied in: a sticky NaN probe (max() drops NaN). Not x != x:
+  // xsimd 8.1 compiles that to an ordered compare on AVX, false for NaN.
+  static type keep_nan(type acc, type x) { return xsimd::select(xsimd::isnan(x), x, acc); }
   static float reduce_add(type v) { return xsimd::hadd(v); }
   // Largest lane, by in-register shuffles (xsimd 8.1 has no reduce_max; a round trip
   // through memory cost the attention kernel's softmax 10% of prefill time).

@@ -8,6 +8,7 @@
 #include "graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
+#include "saturating_size.h"
 
 namespace focal {
 namespace {
@@ -55,8 +56,9 @@ size_t pool_workspace(const fb::Model& model, const fb::Op& op, int) {
   const fb::Tensor& x = *model.tensors()->Get(op.inputs()->Get(kX));
   const int64_t units = model.tensors()->Get(op.inputs()->Get(kW))->shape()->Get(0);
   const int64_t batch = x.shape()->Get(0), seq = x.shape()->Get(1);
-  return floats(batch * seq * units) + floats(units) + floats(batch) +
-         additive_attention_workspace_bytes(params_for(seq, units, x.shape()->Get(2)));
+  const size_t regions = saturating_add(saturating_float_bytes(saturating_product(batch, seq, units)),
+                                        saturating_add(floats(units), floats(batch)));
+  return saturating_add(regions, additive_attention_workspace_bytes(params_for(seq, units, x.shape()->Get(2))));
 }
 
 Status run_pool(const OpRun& r) {

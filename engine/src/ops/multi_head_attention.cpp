@@ -16,6 +16,7 @@
 #include "ops/sequence_mask.h"
 #include "pointwise_dispatch.h"
 #include "position/position.h"
+#include "saturating_size.h"
 
 namespace focal {
 namespace {
@@ -97,6 +98,8 @@ Status check_key_source(const OpCheck& c, const fb::MultiHeadAttentionOptions& o
                         int64_t kv_features) {
   const Mode mode = mode_of(c.op);
   if (c.has_input(kWk) != c.has_input(kWv)) return c.fail("wk and wv come together");
+  // The mode is read from the K state alone, so a lone V state would be ignored silently.
+  if (c.has_input(kKState) != c.has_input(kVState)) return c.fail("k and v states come together");
   if (c.has_input(kMemory) && mode != Mode::kProject) return c.fail("memory needs K/V projections and no states");
   if (mode != Mode::kProject) FOCAL_RETURN_IF_ERROR(check_states(c, x, kv_features));
   if (mode == Mode::kCache && dim_symbol(c.input(kKState), 1) != -1) {
@@ -188,15 +191,16 @@ struct Regions {
 };
 
 Regions regions(const Sizes& s, bool project_kv) {
-  const auto floats = [](int64_t n) { return static_cast<size_t>(align_up(static_cast<uint64_t>(n) * 4, 64)); };
+  // Saturating: sizes come from the file (see saturating_size.h).
+  const size_t q_bytes = saturating_float_bytes(saturating_product(s.batch, s.q_len, s.q_features));
+  const size_t kv = project_kv ? saturating_float_bytes(saturating_product(s.batch, s.kv_len, s.kv_features)) : 0;
   Regions r;
   r.q = 0;
-  r.k = r.q + floats(s.batch * s.q_len * s.q_features);
-  const size_t kv = project_kv ? floats(s.batch * s.kv_len * s.kv_features) : 0;
-  r.v = r.k + kv;
-  r.ctx = r.v + kv;
-  r.lengths = r.ctx + floats(s.batch * s.q_len * s.q_features);
-  r.kernel = r.lengths + floats(s.batch);
+  r.k = saturating_add(r.q, q_bytes);
+  r.v = saturating_add(r.k, kv);
+  r.ctx = saturating_add(r.v, kv);
+  r.lengths = saturating_add(r.ctx, q_bytes);
+  r.kernel = saturating_add(r.lengths, saturating_float_bytes(saturating_size(s.batch)));
   r.end = r.kernel;
   return r;
 }
@@ -222,7 +226,7 @@ size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
   decode.q_len = s.q_len < 16 ? s.q_len : 16;
   const size_t prefill_bytes = attention_workspace_bytes(attention_params(o, s), workers);
   const size_t decode_bytes = attention_workspace_bytes(attention_params(o, decode), workers);
-  return r.end + (prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes);
+  return saturating_add(r.end, prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes);
 }
 
 // ---- Run ---------------------------------------------------------------------------

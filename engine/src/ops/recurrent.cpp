@@ -11,6 +11,7 @@
 #include "graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
+#include "saturating_size.h"
 #include "pointwise_dispatch.h"
 #include "recurrent/recurrent.h"
 
@@ -88,14 +89,15 @@ struct Regions {
 };
 
 Regions regions(int64_t batch, int64_t seq, int64_t gates, int64_t hidden) {
-  const auto floats = [](int64_t n) { return static_cast<size_t>(align_up(static_cast<uint64_t>(n) * 4, 64)); };
+  // Saturating: sizes come from the file (see saturating_size.h).
+  const auto floats = [](size_t n) { return saturating_float_bytes(n); };
   Regions r;
   r.gates_x = 0;
-  r.gates_h = r.gates_x + floats(batch * block_steps(seq) * gates);
-  r.h = r.gates_h + floats(batch * gates);
-  r.c = r.h + floats(batch * hidden);
-  r.lengths = r.c + floats(batch * hidden);
-  r.end = r.lengths + floats(batch);
+  r.gates_h = saturating_add(r.gates_x, floats(saturating_product(batch, block_steps(seq), gates)));
+  r.h = saturating_add(r.gates_h, floats(saturating_product(batch, gates)));
+  r.c = saturating_add(r.h, floats(saturating_product(batch, hidden)));
+  r.lengths = saturating_add(r.c, floats(saturating_product(batch, hidden)));
+  r.end = saturating_add(r.lengths, floats(saturating_size(batch)));
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "graph.h"
 #include "ops/op_checks.h"
 #include "pointwise_dispatch.h"
+#include "saturating_size.h"
 #include "recurrent/recurrent.h"
 
 namespace focal {
@@ -49,7 +50,7 @@ Status check_step(const OpCheck& c) {
 size_t step_workspace(const fb::Model& model, const fb::Op& op, int) {
   const fb::RecurrentStepOptions& o = *op.options_as_RecurrentStepOptions();
   const int64_t batch = model.tensors()->Get(op.inputs()->Get(kX))->shape()->Get(0);
-  return 2 * static_cast<size_t>(align_up(static_cast<uint64_t>(batch * gate_count(o) * o.hidden()) * 4, 64));
+  return saturating_mul(2, saturating_float_bytes(saturating_product(batch, gate_count(o), o.hidden())));
 }
 
 const float* optional(const OpRun& r, int slot) {
