@@ -170,13 +170,21 @@ bool pushes_one_value(uint8_t code) {
   }
 }
 
-// The bomb in place of one value (a state_dict entry's tensor or an int), else anywhere.
+// The bomb as one more entry of a dict (a key and it, before a SETITEMS, so the
+// reader walks it as part of the state_dict), or in place of one value, else anywhere.
 void insert_sharing_bomb(std::vector<Op>& ops, Random& random) {
-  std::vector<size_t> values;
+  std::vector<size_t> values, setitems;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (pushes_one_value(ops[i].code)) values.push_back(i);
+    if (ops[i].code == 'u') setitems.push_back(i);
   }
-  const std::vector<Op> bomb = sharing_bomb(random);
+  std::vector<Op> bomb = sharing_bomb(random);
+  if (!setitems.empty() && random.one_in(2)) {
+    bomb.insert(bomb.begin(), text_op("shared"));
+    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(setitems[random.below(setitems.size())]), bomb.begin(),
+               bomb.end());
+    return;
+  }
   if (values.empty()) {
     ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(random.below(ops.size() + 1)), bomb.begin(), bomb.end());
     return;
@@ -185,9 +193,22 @@ void insert_sharing_bomb(std::vector<Op>& ops, Random& random) {
   ops.insert(ops.erase(at), bomb.begin(), bomb.end());
 }
 
+// Positive integers whose products or sums with a tensor's other numbers (shape - 1
+// times stride, plus the offset) pass INT64_MAX, where a bounds check that multiplies
+// first wraps.
+uint64_t overflowing_integer(Random& random) {
+  static const uint64_t kValues[] = {0x7FFFFFFFFFFFFFFFull, 0x4000000000000000ull, 0x2AAAAAAAAAAAAAABull,
+                                     0x6000000000000000ull, 0x0100000000000001ull, 0x7FFFFFFFFFFFFFF0ull};
+  return kValues[random.below(sizeof(kValues) / sizeof(kValues[0]))];
+}
+
+bool is_integer(uint8_t code) { return code == 'K' || code == 'M' || code == 'J' || code == 0x8a || code == 0x8b; }
+
 void change_argument(Op& op, Random& random) {
   switch (op.code) {
-    case 'K': case 'M': case 'J': case 0x8a: case 0x8b: op = integer_op(interesting_integer(random), random); return;
+    case 'K': case 'M': case 'J': case 0x8a: case 0x8b:
+      op = integer_op(random.one_in(3) ? overflowing_integer(random) : interesting_integer(random), random);
+      return;
     case 'q': case 'h': op.argument[0] = static_cast<uint8_t>(random.one_in(2) ? random.below(8) : random.next()); return;
     case 'r': case 'j': op = op_with_bytes(op.code, interesting_integer(random), 4); return;
     case 'X': case 0x8c: case 'U': case 'T': case 'C': case 'B': case 0x8d: case 0x8e: {
@@ -223,7 +244,15 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
       break;
     case 3: if (n > 1) { const size_t i = random.below(n - 1); std::swap(ops[i], ops[i + 1]); } break;
     case 4: ops.insert(at(random.below(n + 1)), random_op(random)); break;
-    case 5: case 6: if (n > 0) change_argument(ops[random.below(n)], random); break;
+    case 5: if (n > 0) change_argument(ops[random.below(n)], random); break;
+    case 6: {  // integers are what sizes, strides, offsets and storage lengths are made of
+      std::vector<size_t> integers;
+      for (size_t i = 0; i < n; ++i) {
+        if (is_integer(ops[i].code)) integers.push_back(i);
+      }
+      if (!integers.empty()) change_argument(ops[integers[random.below(integers.size())]], random);
+      break;
+    }
     case 7: insert_sharing_bomb(ops, random); break;
     default:
       if (n > 1) {  // move one opcode
