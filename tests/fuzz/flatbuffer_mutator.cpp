@@ -19,16 +19,21 @@ size_t inline_bytes(BaseType type) {
     case reflection::UType:
     case reflection::Bool:
     case reflection::Byte:
-    case reflection::UByte: return 1;
+    case reflection::UByte:
+      return 1;
     case reflection::Short:
-    case reflection::UShort: return 2;
+    case reflection::UShort:
+      return 2;
     case reflection::Int:
     case reflection::UInt:
-    case reflection::Float: return 4;
+    case reflection::Float:
+      return 4;
     case reflection::Long:
     case reflection::ULong:
-    case reflection::Double: return 8;
-    default: return sizeof(flatbuffers::uoffset_t);
+    case reflection::Double:
+      return 8;
+    default:
+      return sizeof(flatbuffers::uoffset_t);
   }
 }
 
@@ -55,10 +60,12 @@ constexpr size_t kRemembered = 32;  // values kept per site for "copy a sibling'
 }  // namespace
 
 FlatBufferMutator::FlatBufferMutator(const reflection::Schema& schema) : schema_(schema) {
-  for (uint32_t i = 0; i < schema.objects()->size(); ++i) object_index_[schema.objects()->Get(i)] = i;
+  for (uint32_t i = 0; i < schema.objects()->size(); ++i)
+    object_index_[schema.objects()->Get(i)] = i;
 }
 
-std::vector<uint8_t> FlatBufferMutator::mutate(const flatbuffers::Table& root, int mutations, Random& random) {
+std::vector<uint8_t> FlatBufferMutator::mutate(const flatbuffers::Table& root, int mutations,
+                                               Random& random) {
   random_ = &random;
   const reflection::Object& root_object = *schema_.root_table();
 
@@ -84,9 +91,11 @@ std::vector<uint8_t> FlatBufferMutator::mutate(const flatbuffers::Table& root, i
   visits_.clear();
   builder_.Clear();
   const flatbuffers::uoffset_t new_root = copy_table(root_object, &root);
-  builder_.FinishSizePrefixed(flatbuffers::Offset<void>(new_root),
-                              schema_.file_ident() != nullptr ? schema_.file_ident()->c_str() : nullptr);
-  return std::vector<uint8_t>(builder_.GetBufferPointer(), builder_.GetBufferPointer() + builder_.GetSize());
+  builder_.FinishSizePrefixed(
+      flatbuffers::Offset<void>(new_root),
+      schema_.file_ident() != nullptr ? schema_.file_ident()->c_str() : nullptr);
+  return std::vector<uint8_t>(builder_.GetBufferPointer(),
+                              builder_.GetBufferPointer() + builder_.GetSize());
 }
 
 flatbuffers::uoffset_t FlatBufferMutator::copy_table(const reflection::Object& object,
@@ -103,7 +112,8 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_table(const reflection::Object& o
       if (scalar.present && random_->one_in(6)) {
         scalar.present = false;  // absent: the default applies
       } else {
-        scalar.bits = mutate_scalar_bits(field->type()->base_type(), field->type()->index(), scalar.bits, key);
+        scalar.bits = mutate_scalar_bits(field->type()->base_type(), field->type()->index(),
+                                         scalar.bits, key);
         scalar.present = true;
       }
     }
@@ -117,11 +127,18 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_table(const reflection::Object& o
     const reflection::Type& type = *field->type();
     flatbuffers::uoffset_t child = 0;
     switch (type.base_type()) {
-      case reflection::String: child = copy_string(object, *field, *table); break;
-      case reflection::Vector: child = copy_vector(object, *field, *table); break;
-      case reflection::Union: child = copy_union(*field, *table, scalars); break;
+      case reflection::String:
+        child = copy_string(object, *field, *table);
+        break;
+      case reflection::Vector:
+        child = copy_vector(object, *field, *table);
+        break;
+      case reflection::Union:
+        child = copy_union(*field, *table, scalars);
+        break;
       case reflection::Obj: {
-        const reflection::Object& sub = *schema_.objects()->Get(static_cast<uint32_t>(type.index()));
+        const reflection::Object& sub =
+            *schema_.objects()->Get(static_cast<uint32_t>(type.index()));
         if (sub.is_struct()) {
           std::vector<uint8_t> bytes = copy_struct(object, sub, *field, *table);
           if (!bytes.empty()) structs.emplace_back(field, std::move(bytes));
@@ -137,14 +154,16 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_table(const reflection::Object& o
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     if (child != 0) children.emplace_back(field, child);
   }
 
   const flatbuffers::uoffset_t start = builder_.StartTable();
   for (const auto& s : structs) {
-    const reflection::Object& sub = *schema_.objects()->Get(static_cast<uint32_t>(s.first->type()->index()));
+    const reflection::Object& sub =
+        *schema_.objects()->Get(static_cast<uint32_t>(s.first->type()->index()));
     builder_.Align(static_cast<size_t>(sub.minalign()));
     builder_.PushBytes(s.second.data(), s.second.size());
     builder_.TrackField(s.first->offset(), builder_.GetSize());
@@ -152,7 +171,8 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_table(const reflection::Object& o
   for (const Scalar& scalar : scalars) {
     if (scalar.present) add_scalar(scalar);
   }
-  for (const auto& c : children) builder_.AddOffset(c.first->offset(), flatbuffers::Offset<void>(c.second));
+  for (const auto& c : children)
+    builder_.AddOffset(c.first->offset(), flatbuffers::Offset<void>(c.second));
   return builder_.EndTable(start);
 }
 
@@ -207,11 +227,14 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_vector(const reflection::Object& 
   const reflection::Type& type = *field.type();
   const BaseType element = type.element();
   const reflection::Object* element_object =
-      element == reflection::Obj ? schema_.objects()->Get(static_cast<uint32_t>(type.index())) : nullptr;
-  const bool inline_elements = is_scalar(element) || (element_object != nullptr && element_object->is_struct());
+      element == reflection::Obj ? schema_.objects()->Get(static_cast<uint32_t>(type.index()))
+                                 : nullptr;
+  const bool inline_elements =
+      is_scalar(element) || (element_object != nullptr && element_object->is_struct());
   const size_t element_bytes =
       is_scalar(element) ? inline_bytes(element)
-                         : (inline_elements ? static_cast<size_t>(element_object->bytesize()) : sizeof(flatbuffers::uoffset_t));
+                         : (inline_elements ? static_cast<size_t>(element_object->bytesize())
+                                            : sizeof(flatbuffers::uoffset_t));
 
   const uint8_t* vector = table.GetPointer<const uint8_t*>(field.offset());
   bool present = vector != nullptr;
@@ -225,14 +248,32 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_vector(const reflection::Object& 
     present = true;
     const size_t n = order.size();
     switch (random_->below(8)) {
-      case 0: present = false; break;
-      case 1: order.clear(); break;
-      case 2: if (n > 0) order.erase(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n))); break;
-      case 3: if (n > 0) order.insert(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n + 1)), order[random_->below(n)]); break;
-      case 4: if (n > 1) std::swap(order[random_->below(n)], order[random_->below(n)]); break;
-      case 5: order.resize(random_->below(n + 1)); break;
-      case 6: order.insert(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n + 1)), -1); break;
-      default: std::reverse(order.begin(), order.end()); break;
+      case 0:
+        present = false;
+        break;
+      case 1:
+        order.clear();
+        break;
+      case 2:
+        if (n > 0) order.erase(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n)));
+        break;
+      case 3:
+        if (n > 0)
+          order.insert(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n + 1)),
+                       order[random_->below(n)]);
+        break;
+      case 4:
+        if (n > 1) std::swap(order[random_->below(n)], order[random_->below(n)]);
+        break;
+      case 5:
+        order.resize(random_->below(n + 1));
+        break;
+      case 6:
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(random_->below(n + 1)), -1);
+        break;
+      default:
+        std::reverse(order.begin(), order.end());
+        break;
     }
   }
   if (!present) return 0;
@@ -245,7 +286,10 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_vector(const reflection::Object& 
       if (order[i] >= 0) {
         std::memcpy(at, data + static_cast<size_t>(order[i]) * element_bytes, element_bytes);
       } else if (is_float(element)) {
-        store_bits(at, element == reflection::Float ? float_bits(interesting_float(*random_)) : double_bits(1e300), element_bytes);
+        store_bits(at,
+                   element == reflection::Float ? float_bits(interesting_float(*random_))
+                                                : double_bits(1e300),
+                   element_bytes);
       } else if (is_scalar(element)) {
         store_bits(at, interesting_integer(*random_), element_bytes);
       }
@@ -261,7 +305,8 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_vector(const reflection::Object& 
     }
     // StartVector aligns the data to its second argument: the element's alignment, with
     // the length given in units of it (struct sizes are multiples of their alignment).
-    const size_t align = is_scalar(element) ? element_bytes : static_cast<size_t>(element_object->minalign());
+    const size_t align =
+        is_scalar(element) ? element_bytes : static_cast<size_t>(element_object->minalign());
     builder_.StartVector(bytes.size() / align, align);
     builder_.PushBytes(bytes.data(), bytes.size());
     return builder_.EndVector(order.size());
@@ -269,7 +314,8 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_vector(const reflection::Object& 
 
   std::vector<flatbuffers::Offset<void>> elements;
   for (const int64_t source : order) {
-    const uint8_t* at = source >= 0 ? follow(data + static_cast<size_t>(source) * element_bytes) : nullptr;
+    const uint8_t* at =
+        source >= 0 ? follow(data + static_cast<size_t>(source) * element_bytes) : nullptr;
     if (element == reflection::String) {
       std::string text = at != nullptr ? reinterpret_cast<const flatbuffers::String*>(at)->str()
                                        : interesting_text(*random_);
@@ -297,20 +343,25 @@ flatbuffers::uoffset_t FlatBufferMutator::copy_union(const reflection::Field& fi
   const uint64_t original_type = table.GetField<uint8_t>(type_field->field->offset(), 0);
   const uint64_t new_type = type_field->present ? type_field->bits : 0;
   if (new_type == 0) return 0;  // NONE
-  const reflection::Enum& members = *schema_.enums()->Get(static_cast<uint32_t>(field.type()->index()));
+  const reflection::Enum& members =
+      *schema_.enums()->Get(static_cast<uint32_t>(field.type()->index()));
   for (const reflection::EnumVal* member : *members.values()) {
-    if (static_cast<uint64_t>(member->value()) != new_type || member->union_type() == nullptr) continue;
+    if (static_cast<uint64_t>(member->value()) != new_type || member->union_type() == nullptr)
+      continue;
     const reflection::Object& object =
         *schema_.objects()->Get(static_cast<uint32_t>(member->union_type()->index()));
     const auto* value = table.GetPointer<const flatbuffers::Table*>(field.offset());
-    return new_type == original_type && value != nullptr ? copy_table(object, value) : copy_fresh_table(object);
+    return new_type == original_type && value != nullptr ? copy_table(object, value)
+                                                         : copy_fresh_table(object);
   }
   // A type the schema does not know: an empty table, which a reader must refuse.
   return builder_.EndTable(builder_.StartTable());
 }
 
-std::vector<uint8_t> FlatBufferMutator::copy_struct(const reflection::Object& owner, const reflection::Object& object,
-                                                    const reflection::Field& field, const flatbuffers::Table& table) {
+std::vector<uint8_t> FlatBufferMutator::copy_struct(const reflection::Object& owner,
+                                                    const reflection::Object& object,
+                                                    const reflection::Field& field,
+                                                    const flatbuffers::Table& table) {
   const uint8_t* original = table.GetStruct<const uint8_t*>(field.offset());
   std::vector<uint8_t> bytes(static_cast<size_t>(object.bytesize()), 0);
   if (original != nullptr) std::memcpy(bytes.data(), original, bytes.size());
@@ -347,10 +398,18 @@ FlatBufferMutator::Scalar FlatBufferMutator::read_scalar(const reflection::Field
 void FlatBufferMutator::add_scalar(const Scalar& scalar) {
   const flatbuffers::voffset_t at = scalar.field->offset();
   switch (inline_bytes(scalar.field->type()->base_type())) {
-    case 1: builder_.AddElement<uint8_t>(at, static_cast<uint8_t>(scalar.bits)); break;
-    case 2: builder_.AddElement<uint16_t>(at, static_cast<uint16_t>(scalar.bits)); break;
-    case 4: builder_.AddElement<uint32_t>(at, static_cast<uint32_t>(scalar.bits)); break;
-    default: builder_.AddElement<uint64_t>(at, scalar.bits); break;
+    case 1:
+      builder_.AddElement<uint8_t>(at, static_cast<uint8_t>(scalar.bits));
+      break;
+    case 2:
+      builder_.AddElement<uint16_t>(at, static_cast<uint16_t>(scalar.bits));
+      break;
+    case 4:
+      builder_.AddElement<uint32_t>(at, static_cast<uint32_t>(scalar.bits));
+      break;
+    default:
+      builder_.AddElement<uint64_t>(at, scalar.bits);
+      break;
   }
 }
 
@@ -359,14 +418,16 @@ bool FlatBufferMutator::visit(SiteKey key) {
   return !counting_ && targets_.count(Target{key, instance}) > 0;
 }
 
-FlatBufferMutator::SiteKey FlatBufferMutator::key_of(const reflection::Object& object, const reflection::Field& field,
+FlatBufferMutator::SiteKey FlatBufferMutator::key_of(const reflection::Object& object,
+                                                     const reflection::Field& field,
                                                      bool elements) const {
   const auto it = object_index_.find(&object);
   const uint32_t index = it != object_index_.end() ? it->second : 0xFFu;
   return (index << 10) | (static_cast<uint32_t>(field.id()) << 1) | (elements ? 1u : 0u);
 }
 
-uint64_t FlatBufferMutator::mutate_scalar_bits(BaseType type, int32_t enum_index, uint64_t bits, SiteKey key) {
+uint64_t FlatBufferMutator::mutate_scalar_bits(BaseType type, int32_t enum_index, uint64_t bits,
+                                               SiteKey key) {
   const size_t bytes = inline_bytes(type);
   // Another instance's value of the same field: an operand naming another tensor, two
   // tensors at one arena offset, a shape copied from a neighbour.
@@ -379,13 +440,18 @@ uint64_t FlatBufferMutator::mutate_scalar_bits(BaseType type, int32_t enum_index
   if (type == reflection::Float) {
     const float f = bits_float(static_cast<uint32_t>(bits));
     switch (random_->below(4)) {
-      case 0: return float_bits(f * 2.0f);
-      case 1: return float_bits(-f);
-      case 2: return mutate_integer_bits(bits, bytes, *random_);
-      default: return float_bits(interesting_float(*random_));
+      case 0:
+        return float_bits(f * 2.0f);
+      case 1:
+        return float_bits(-f);
+      case 2:
+        return mutate_integer_bits(bits, bytes, *random_);
+      default:
+        return float_bits(interesting_float(*random_));
     }
   }
-  if (type == reflection::Double) return double_bits(static_cast<double>(interesting_float(*random_)));
+  if (type == reflection::Double)
+    return double_bits(static_cast<double>(interesting_float(*random_)));
   return mutate_integer_bits(bits, bytes, *random_);
 }
 
@@ -398,11 +464,13 @@ uint64_t FlatBufferMutator::random_enum_value(int32_t enum_index) {
     for (const reflection::EnumVal* v : values) largest = std::max(largest, v->value());
     return static_cast<uint64_t>(largest + 1);
   }
-  return static_cast<uint64_t>(values.Get(static_cast<uint32_t>(random_->below(values.size())))->value());
+  return static_cast<uint64_t>(
+      values.Get(static_cast<uint32_t>(random_->below(values.size())))->value());
 }
 
 // Struct fields share the struct's site; each field gets its own remembered values.
-void FlatBufferMutator::mutate_struct_bytes(const reflection::Object& object, uint8_t* bytes, SiteKey key) {
+void FlatBufferMutator::mutate_struct_bytes(const reflection::Object& object, uint8_t* bytes,
+                                            SiteKey key) {
   const auto& fields = *object.fields();
   if (fields.size() == 0) return;
   const uint32_t which = static_cast<uint32_t>(random_->below(fields.size()));
@@ -412,15 +480,18 @@ void FlatBufferMutator::mutate_struct_bytes(const reflection::Object& object, ui
   const size_t size = inline_bytes(type);
   const uint64_t bits = load_bits(bytes + field.offset(), size);
   store_bits(bytes + field.offset(),
-             mutate_scalar_bits(type, field.type()->index(), bits, key | ((which + 1) << 24)), size);
+             mutate_scalar_bits(type, field.type()->index(), bits, key | ((which + 1) << 24)),
+             size);
 }
 
-void FlatBufferMutator::remember_struct(const reflection::Object& object, const uint8_t* bytes, SiteKey key) {
+void FlatBufferMutator::remember_struct(const reflection::Object& object, const uint8_t* bytes,
+                                        SiteKey key) {
   const auto& fields = *object.fields();
   for (uint32_t i = 0; i < fields.size(); ++i) {
     const reflection::Field& field = *fields.Get(i);
     const BaseType type = field.type()->base_type();
-    if (is_scalar(type)) remember(key | ((i + 1) << 24), load_bits(bytes + field.offset(), inline_bytes(type)));
+    if (is_scalar(type))
+      remember(key | ((i + 1) << 24), load_bits(bytes + field.offset(), inline_bytes(type)));
   }
 }
 
@@ -429,13 +500,24 @@ void FlatBufferMutator::mutate_text(std::string& text, SiteKey key) {
   const size_t n = text.size();
   switch (random_->below(6)) {
     case 0:  // a sibling's string: duplicate names, repeated vocabulary entries
-      if (seen != seen_texts_.end() && !seen->second.empty()) text = seen->second[random_->below(seen->second.size())];
+      if (seen != seen_texts_.end() && !seen->second.empty())
+        text = seen->second[random_->below(seen->second.size())];
       break;
-    case 1: text = interesting_text(*random_); break;
-    case 2: text.insert(random_->below(n + 1), interesting_text(*random_)); break;
-    case 3: if (n > 0) text[random_->below(n)] = static_cast<char>(random_->next()); break;
-    case 4: text.resize(random_->below(n + 1)); break;
-    default: if (n < 4096) text += text; break;
+    case 1:
+      text = interesting_text(*random_);
+      break;
+    case 2:
+      text.insert(random_->below(n + 1), interesting_text(*random_));
+      break;
+    case 3:
+      if (n > 0) text[random_->below(n)] = static_cast<char>(random_->next());
+      break;
+    case 4:
+      text.resize(random_->below(n + 1));
+      break;
+    default:
+      if (n < 4096) text += text;
+      break;
   }
 }
 

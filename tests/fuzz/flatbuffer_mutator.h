@@ -36,7 +36,9 @@ class FlatBufferMutator {
   struct Target {
     SiteKey key;
     uint32_t instance;
-    bool operator<(const Target& o) const { return key != o.key ? key < o.key : instance < o.instance; }
+    bool operator<(const Target& o) const {
+      return key != o.key ? key < o.key : instance < o.instance;
+    }
   };
   struct Scalar {
     const reflection::Field* field;
@@ -45,25 +47,31 @@ class FlatBufferMutator {
   };
 
   // One rebuild: count sites (no targets) or apply the chosen targets.
-  flatbuffers::uoffset_t copy_table(const reflection::Object& object, const flatbuffers::Table* table);
+  flatbuffers::uoffset_t copy_table(const reflection::Object& object,
+                                    const flatbuffers::Table* table);
   flatbuffers::uoffset_t copy_fresh_table(const reflection::Object& object);
-  flatbuffers::uoffset_t copy_string(const reflection::Object& object, const reflection::Field& field,
+  flatbuffers::uoffset_t copy_string(const reflection::Object& object,
+                                     const reflection::Field& field,
                                      const flatbuffers::Table& table);
-  flatbuffers::uoffset_t copy_vector(const reflection::Object& object, const reflection::Field& field,
+  flatbuffers::uoffset_t copy_vector(const reflection::Object& object,
+                                     const reflection::Field& field,
                                      const flatbuffers::Table& table);
   flatbuffers::uoffset_t copy_union(const reflection::Field& field, const flatbuffers::Table& table,
                                     const std::vector<Scalar>& scalars);
   // The struct's bytes as they go into the table; empty when the field stays absent.
-  std::vector<uint8_t> copy_struct(const reflection::Object& owner, const reflection::Object& object,
-                                   const reflection::Field& field, const flatbuffers::Table& table);
+  std::vector<uint8_t> copy_struct(const reflection::Object& owner,
+                                   const reflection::Object& object, const reflection::Field& field,
+                                   const flatbuffers::Table& table);
   Scalar read_scalar(const reflection::Field& field, const flatbuffers::Table* table) const;
   void add_scalar(const Scalar& scalar);
 
   // Counts the visit of a site; true when this instance is a chosen target.
   bool visit(SiteKey key);
-  SiteKey key_of(const reflection::Object& object, const reflection::Field& field, bool elements) const;
+  SiteKey key_of(const reflection::Object& object, const reflection::Field& field,
+                 bool elements) const;
   // enum_index: the scalar's enum in the schema, -1 for a plain number.
-  uint64_t mutate_scalar_bits(reflection::BaseType type, int32_t enum_index, uint64_t bits, SiteKey key);
+  uint64_t mutate_scalar_bits(reflection::BaseType type, int32_t enum_index, uint64_t bits,
+                              SiteKey key);
   uint64_t random_enum_value(int32_t enum_index);
   void mutate_struct_bytes(const reflection::Object& object, uint8_t* bytes, SiteKey key);
   void remember_struct(const reflection::Object& object, const uint8_t* bytes, SiteKey key);
@@ -75,11 +83,11 @@ class FlatBufferMutator {
   std::map<const reflection::Object*, uint32_t> object_index_;
   Random* random_ = nullptr;
   flatbuffers::FlatBufferBuilder builder_;
-  std::map<SiteKey, uint32_t> visits_;                     // this pass: instances seen per site
-  std::map<SiteKey, std::vector<uint64_t>> seen_values_;   // counting pass: some values per site
-  std::map<SiteKey, std::vector<std::string>> seen_texts_; // counting pass: some strings per site
+  std::map<SiteKey, uint32_t> visits_;                      // this pass: instances seen per site
+  std::map<SiteKey, std::vector<uint64_t>> seen_values_;    // counting pass: some values per site
+  std::map<SiteKey, std::vector<std::string>> seen_texts_;  // counting pass: some strings per site
   bool counting_ = false;
-  std::set<Target> targets_;                               // mutation pass: what changes
+  std::set<Target> targets_;  // mutation pass: what changes
 };
 
 }  // namespace fuzz

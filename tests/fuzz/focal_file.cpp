@@ -50,7 +50,8 @@ bool restamp_checksum(std::vector<uint8_t>& file) {
   if (!split_focal_file(file.data(), file.size(), &parts)) return false;
   const fb::Model* model = fb::GetSizePrefixedModel(file.data());
   if (model->checksum() == nullptr) return false;
-  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(model->checksum()) - file.data());
+  const size_t at =
+      static_cast<size_t>(reinterpret_cast<const uint8_t*>(model->checksum()) - file.data());
   const uint32_t crc = crc32_skipping(file.data(), file.size(), at);
   std::memcpy(file.data() + at, &crc, sizeof(crc));
   return true;

@@ -29,7 +29,7 @@ using focal::fuzz::Random;
 using focal::fuzz::ZipMember;
 
 constexpr size_t kMaxInflatedMember = size_t(16) << 20;  // what the mutator itself inflates
-constexpr size_t kMaxBombBytes = size_t(4) << 20;        // zeros in a zip-bomb member: 1000:1 deflated
+constexpr size_t kMaxBombBytes = size_t(4) << 20;  // zeros in a zip-bomb member: 1000:1 deflated
 
 bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = std::strlen(suffix);
@@ -44,13 +44,21 @@ int find_member(const std::vector<ZipMember>& members, const char* suffix) {
   return -1;
 }
 
-std::string other_name(const std::vector<ZipMember>& members, const std::string& name, Random& random) {
+std::string other_name(const std::vector<ZipMember>& members, const std::string& name,
+                       Random& random) {
   switch (random.below(5)) {
-    case 0: return members[random.below(members.size())].name;  // a duplicate name
-    case 1: return name.substr(name.find('/') + 1);               // out of its directory
-    case 2: return "../" + name;
-    case 3: return name + focal::fuzz::interesting_text(random);
-    default: return name.empty() ? name : name.substr(0, name.size() - 1) + static_cast<char>('0' + random.below(10));
+    case 0:
+      return members[random.below(members.size())].name;  // a duplicate name
+    case 1:
+      return name.substr(name.find('/') + 1);  // out of its directory
+    case 2:
+      return "../" + name;
+    case 3:
+      return name + focal::fuzz::interesting_text(random);
+    default:
+      return name.empty()
+                 ? name
+                 : name.substr(0, name.size() - 1) + static_cast<char>('0' + random.below(10));
   }
 }
 
@@ -58,15 +66,25 @@ void mutate_members(std::vector<ZipMember>& members, Random& random) {
   const size_t i = random.below(members.size());
   const auto at = members.begin() + static_cast<std::ptrdiff_t>(i);
   switch (random.below(6)) {
-    case 0: members[i].name = other_name(members, members[i].name, random); break;
-    case 1: if (members.size() > 1) members.erase(at); break;
-    case 2: members.insert(at, members[i]); break;
-    case 3: std::swap(members[i], members[random.below(members.size())]); break;
+    case 0:
+      members[i].name = other_name(members, members[i].name, random);
+      break;
+    case 1:
+      if (members.size() > 1) members.erase(at);
+      break;
+    case 2:
+      members.insert(at, members[i]);
+      break;
+    case 3:
+      std::swap(members[i], members[random.below(members.size())]);
+      break;
     case 4:
-      if (focal::fuzz::inflate_member(members[i], kMaxInflatedMember)) members[i].method = members[i].method == 8 ? 0 : 8;
+      if (focal::fuzz::inflate_member(members[i], kMaxInflatedMember))
+        members[i].method = members[i].method == 8 ? 0 : 8;
       break;
     default: {  // a bomb: megabytes of zeros in a few kilobytes of deflate
-      members[i] = ZipMember{members[i].name, 8, std::vector<uint8_t>(kMaxBombBytes >> random.below(5), 0)};
+      members[i] =
+          ZipMember{members[i].name, 8, std::vector<uint8_t>(kMaxBombBytes >> random.below(5), 0)};
       break;
     }
   }
@@ -75,7 +93,9 @@ void mutate_members(std::vector<ZipMember>& members, Random& random) {
 // A few values inside a storage member: NaN and Inf weights, huge ids.
 void mutate_storage(std::vector<ZipMember>& members, Random& random) {
   ZipMember& m = members[random.below(members.size())];
-  if (ends_with(m.name, ".pkl") || !focal::fuzz::inflate_member(m, kMaxInflatedMember) || m.contents.size() < 4) return;
+  if (ends_with(m.name, ".pkl") || !focal::fuzz::inflate_member(m, kMaxInflatedMember) ||
+      m.contents.size() < 4)
+    return;
   const uint32_t value = focal::fuzz::float_bits(focal::fuzz::interesting_float(random));
   std::memcpy(m.contents.data() + random.below(m.contents.size() / 4) * 4, &value, 4);
 }
@@ -90,7 +110,8 @@ std::vector<uint8_t> mutate_zip(const std::vector<uint8_t>& file, Random& random
   if (choice < 5 && pickle >= 0) {
     ZipMember& m = members[static_cast<size_t>(pickle)];
     if (!focal::fuzz::inflate_member(m, kMaxInflatedMember)) return {};
-    m.contents = focal::fuzz::mutate_pickle(m.contents, 1 + static_cast<int>(random.below(2)), random);
+    m.contents =
+        focal::fuzz::mutate_pickle(m.contents, 1 + static_cast<int>(random.below(2)), random);
   } else if (choice < 6 && array >= 0) {
     std::vector<ZipMember*> arrays;
     for (ZipMember& m : members) {
@@ -111,17 +132,21 @@ std::vector<uint8_t> mutate_zip(const std::vector<uint8_t>& file, Random& random
 }
 
 std::vector<uint8_t> mutate_structure(const std::vector<uint8_t>& file, Random& random) {
-  if (file.size() >= 4 && std::memcmp(file.data(), "PK\x03\x04", 4) == 0) return mutate_zip(file, random);
-  if (file.size() >= 6 && std::memcmp(file.data(), "\x93NUMPY", 6) == 0) return focal::fuzz::mutate_npy(file, random);
+  if (file.size() >= 4 && std::memcmp(file.data(), "PK\x03\x04", 4) == 0)
+    return mutate_zip(file, random);
+  if (file.size() >= 6 && std::memcmp(file.data(), "\x93NUMPY", 6) == 0)
+    return focal::fuzz::mutate_npy(file, random);
   return focal::fuzz::mutate_safetensors(file, random);
 }
 
 }  // namespace
 
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
   Random random(seed);
   std::vector<uint8_t> mutated;
-  if (!random.one_in(10)) mutated = mutate_structure(std::vector<uint8_t>(data, data + size), random);
+  if (!random.one_in(10))
+    mutated = mutate_structure(std::vector<uint8_t>(data, data + size), random);
   if (!mutated.empty() && mutated.size() <= max_size) {
     std::memcpy(data, mutated.data(), mutated.size());
     return mutated.size();
@@ -132,7 +157,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // HDF5 goes to Debian's libhdf5, which this does not fuzz (see fuzz_checkpoint.cpp).
   if (size >= 8 && std::memcmp(data, "\x89HDF\r\n\x1a\n", 8) == 0) return 0;
-  static const std::string path = "/tmp/focal_fuzz_checkpoint_structured_" + std::to_string(getpid());
+  static const std::string path =
+      "/tmp/focal_fuzz_checkpoint_structured_" + std::to_string(getpid());
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;
   std::fwrite(data, 1, size, f);

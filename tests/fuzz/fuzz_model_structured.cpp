@@ -34,7 +34,9 @@ constexpr size_t kMaxInputBytes = size_t(4) << 20;   // per input tensor
 // ---- Mutations ------------------------------------------------------------------
 
 // The bytes in 8-byte aligned storage, so FlatBuffers reads scalars in place.
-std::vector<uint8_t> aligned_copy(const uint8_t* data, size_t size) { return std::vector<uint8_t>(data, data + size); }
+std::vector<uint8_t> aligned_copy(const uint8_t* data, size_t size) {
+  return std::vector<uint8_t>(data, data + size);
+}
 
 std::vector<uint8_t> mutate_structure(const std::vector<uint8_t>& file, Random& random) {
   static focal::fuzz::FlatBufferMutator mutator(
@@ -47,8 +49,8 @@ std::vector<uint8_t> mutate_structure(const std::vector<uint8_t>& file, Random& 
   const int mutations = random.one_in(2) ? 1 : 2 + static_cast<int>(random.below(4));
   const std::vector<uint8_t> rebuilt = mutator.mutate(*root, mutations, random);
   const size_t prefix = sizeof(flatbuffers::uoffset_t);
-  return focal::fuzz::assemble_focal_file(rebuilt.data() + prefix, rebuilt.size() - prefix, parts.data_segment,
-                                          parts.data_bytes);
+  return focal::fuzz::assemble_focal_file(rebuilt.data() + prefix, rebuilt.size() - prefix,
+                                          parts.data_segment, parts.data_bytes);
 }
 
 // Where constants and self-test values live in the data segment (offset, size).
@@ -79,11 +81,14 @@ std::vector<uint8_t> mutate_data_segment(std::vector<uint8_t> file, Random& rand
   if (refs.empty()) return {};
   const auto ref = refs[random.below(refs.size())];
   const size_t segment = static_cast<size_t>(parts.data_segment - file.data());
-  if (ref.first >= parts.data_bytes || ref.second < 4 || ref.second > parts.data_bytes - ref.first) return {};
+  if (ref.first >= parts.data_bytes || ref.second < 4 || ref.second > parts.data_bytes - ref.first)
+    return {};
   for (size_t n = 1 + random.below(4); n > 0; --n) {
-    const size_t at = segment + static_cast<size_t>(ref.first) + random.below(static_cast<size_t>(ref.second / 4)) * 4;
-    const uint32_t value = random.one_in(2) ? static_cast<uint32_t>(focal::fuzz::interesting_integer(random))
-                                            : focal::fuzz::float_bits(focal::fuzz::interesting_float(random));
+    const size_t at = segment + static_cast<size_t>(ref.first) +
+                      random.below(static_cast<size_t>(ref.second / 4)) * 4;
+    const uint32_t value = random.one_in(2)
+                               ? static_cast<uint32_t>(focal::fuzz::interesting_integer(random))
+                               : focal::fuzz::float_bits(focal::fuzz::interesting_float(random));
     std::memcpy(file.data() + at, &value, sizeof(value));
   }
   return file;
@@ -103,7 +108,8 @@ std::vector<uint8_t> mutate_flatbuffer_bytes(const std::vector<uint8_t>& file, s
   const size_t room = parts.flatbuffer_bytes + 256;
   flatbuffer.resize(room);
   flatbuffer.resize(LLVMFuzzerMutate(flatbuffer.data(), parts.flatbuffer_bytes, room));
-  return focal::fuzz::assemble_focal_file(flatbuffer.data(), flatbuffer.size(), parts.data_segment, parts.data_bytes);
+  return focal::fuzz::assemble_focal_file(flatbuffer.data(), flatbuffer.size(), parts.data_segment,
+                                          parts.data_bytes);
 }
 
 // ---- Running what loads ---------------------------------------------------------
@@ -128,7 +134,8 @@ void set_inputs(const focal::Model& model, focal::Session& session, bool symbols
     }
     const size_t bytes = static_cast<size_t>(shape.element_count()) * focal::dtype_size(t.dtype);
     if (t.max_bytes > kMaxInputBytes || bytes > kMaxInputBytes) continue;
-    const void* data = t.dtype == focal::DType::kI32 ? static_cast<const void*>(ones.data()) : values.data();
+    const void* data =
+        t.dtype == focal::DType::kI32 ? static_cast<const void*>(ones.data()) : values.data();
     (void)session.set_input(i, shape, data, bytes);
   }
 }
@@ -139,7 +146,8 @@ void read_outputs(const focal::Model& model, const focal::Session& session) {
   for (int i = 0; i < model.output_count(); ++i) {
     const focal::TensorView view = session.output(i);
     if (view.data == nullptr) continue;
-    const size_t bytes = static_cast<size_t>(view.shape.element_count()) * focal::dtype_size(view.dtype);
+    const size_t bytes =
+        static_cast<size_t>(view.shape.element_count()) * focal::dtype_size(view.dtype);
     const auto* p = static_cast<const uint8_t*>(view.data);
     for (size_t b = 0; b < bytes; ++b) sum += p[b];
   }
@@ -152,7 +160,8 @@ void read_outputs(const focal::Model& model, const focal::Session& session) {
 class ExactArena {
  public:
   explicit ExactArena(size_t bytes)
-      : allocated_((bytes + 63) / 64 * 64 + 64), data_(static_cast<uint8_t*>(std::aligned_alloc(64, allocated_))) {
+      : allocated_((bytes + 63) / 64 * 64 + 64),
+        data_(static_cast<uint8_t*>(std::aligned_alloc(64, allocated_))) {
     ASAN_POISON_MEMORY_REGION(data_ + bytes, allocated_ - bytes);
   }
   ExactArena(const ExactArena&) = delete;
@@ -173,18 +182,20 @@ class ExactArena {
 // that breaks it has ops write past the caller's buffer or into their own workspace.
 void check_plan_fits(const focal::Model& model, size_t arena_bytes) {
   if (arena_bytes < model.arena_bytes()) {
-    std::fprintf(stderr, "required_arena_bytes is %zu, less than the plan's arena_bytes %llu\n", arena_bytes,
-                 static_cast<unsigned long long>(model.arena_bytes()));
+    std::fprintf(stderr, "required_arena_bytes is %zu, less than the plan's arena_bytes %llu\n",
+                 arena_bytes, static_cast<unsigned long long>(model.arena_bytes()));
     std::abort();
   }
   for (int i = 0; i < model.tensor_count(); ++i) {
     const focal::TensorInfo t = model.tensor(i);
     if (t.role == focal::TensorRole::kConstant) continue;
     if (t.arena_offset > arena_bytes || t.max_bytes > arena_bytes - t.arena_offset) {
-      std::fprintf(stderr, "tensor %d '%s' at arena offset %llu (+%zu bytes) lies outside the %zu-byte arena "
-                           "required_arena_bytes asks for (plan arena_bytes %llu)\n",
-                   i, t.name, static_cast<unsigned long long>(t.arena_offset), t.max_bytes, arena_bytes,
-                   static_cast<unsigned long long>(model.arena_bytes()));
+      std::fprintf(
+          stderr,
+          "tensor %d '%s' at arena offset %llu (+%zu bytes) lies outside the %zu-byte arena "
+          "required_arena_bytes asks for (plan arena_bytes %llu)\n",
+          i, t.name, static_cast<unsigned long long>(t.arena_offset), t.max_bytes, arena_bytes,
+          static_cast<unsigned long long>(model.arena_bytes()));
       std::abort();
     }
   }
@@ -213,16 +224,19 @@ void run_session(const focal::Model& model) {
 
 void use_tokenizers(const focal::Model& model) {
   static const char kText[] = "In the beginning, 3 March 1987: caf\xc3\xa9 \xff!";
-  static std::vector<uint64_t> scratch(focal::Tokenizer::encode_scratch_bytes(sizeof(kText)) / 8 + 1);
+  static std::vector<uint64_t> scratch(focal::Tokenizer::encode_scratch_bytes(sizeof(kText)) / 8 +
+                                       1);
   for (const bool target : {false, true}) {
     const auto tokenizer = focal::Tokenizer::from_model(model, target);
     if (!tokenizer.ok()) continue;
     int32_t ids[sizeof(kText) * 2];
-    const auto n = tokenizer->encode(kText, sizeof(kText) - 1, ids, sizeof(ids) / sizeof(ids[0]), scratch.data(),
-                                     scratch.size() * 8);
+    const auto n = tokenizer->encode(kText, sizeof(kText) - 1, ids, sizeof(ids) / sizeof(ids[0]),
+                                     scratch.data(), scratch.size() * 8);
     char piece[64];
-    for (size_t i = 0; n.ok() && i < n.value(); ++i) (void)tokenizer->decode_token(ids[i], piece, sizeof(piece));
-    for (const int32_t id : {-1, 0, 1, 255, 256, 65535, 2147483647}) (void)tokenizer->decode_token(id, piece, sizeof(piece));
+    for (size_t i = 0; n.ok() && i < n.value(); ++i)
+      (void)tokenizer->decode_token(ids[i], piece, sizeof(piece));
+    for (const int32_t id : {-1, 0, 1, 255, 256, 65535, 2147483647})
+      (void)tokenizer->decode_token(id, piece, sizeof(piece));
   }
 }
 
@@ -230,7 +244,8 @@ void use_tokenizers(const focal::Model& model) {
 void describe(const focal::Model& model) {
   size_t chars = std::strlen(model.architecture()) + std::strlen(model.producer());
   for (int i = 0; i < model.tensor_count(); ++i) chars += std::strlen(model.tensor(i).name);
-  for (int i = 0; i < model.op_count(); ++i) chars += std::strlen(model.op(i).kind) + std::strlen(model.op(i).name);
+  for (int i = 0; i < model.op_count(); ++i)
+    chars += std::strlen(model.op(i).kind) + std::strlen(model.op(i).name);
   for (int i = 0; i < model.stage_count(); ++i) chars += std::strlen(model.stage(i).name);
   for (int i = 0; i < model.symbol_count(); ++i) chars += std::strlen(model.symbol(i).name);
   volatile size_t sink = chars + model.parameter_count() + model.parameter_bytes();
@@ -239,7 +254,8 @@ void describe(const focal::Model& model) {
 
 }  // namespace
 
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
   Random random(seed);
   const std::vector<uint8_t> file = aligned_copy(data, size);
   std::vector<uint8_t> mutated;
@@ -249,7 +265,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   } else if (choice < 9) {
     mutated = mutate_data_segment(file, random);
   }
-  if (mutated.empty() || mutated.size() > max_size) mutated = mutate_flatbuffer_bytes(file, max_size);
+  if (mutated.empty() || mutated.size() > max_size)
+    mutated = mutate_flatbuffer_bytes(file, max_size);
   if (mutated.size() > max_size) return size;  // nothing that fits: the input unchanged
   (void)focal::fuzz::restamp_checksum(mutated);
   std::memcpy(data, mutated.data(), mutated.size());

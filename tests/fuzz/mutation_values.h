@@ -63,8 +63,8 @@ inline float interesting_float(Random& random) {
                                   std::numeric_limits<float>::infinity(),
                                   -std::numeric_limits<float>::infinity(),
                                   std::numeric_limits<float>::quiet_NaN(),
-                                  16777217.0f,   // 2^24 + 1: the first integer a float loses
-                                  2147483648.0f, // 2^31: out of int32 range
+                                  16777217.0f,    // 2^24 + 1: the first integer a float loses
+                                  2147483648.0f,  // 2^31: out of int32 range
                                   -2147483904.0f};
   return kValues[random.below(sizeof(kValues) / sizeof(kValues[0]))];
 }
@@ -73,10 +73,14 @@ inline float interesting_float(Random& random) {
 // (a newline ends a comment in a generated header), path separators, format directives,
 // invalid UTF-8, an embedded NUL and a long run.
 inline std::string interesting_text(Random& random) {
-  static const char* const kValues[] = {"", "\n", "\r\n#include <x>\n", "../../x", "/", "%s%n%x", "\xff\xfe",
-                                        "\xc3", "a b", "\t", "\x1b[2J", "  ", "."};
+  static const char* const kValues[] = {"",         "\n",      "\r\n#include <x>\n",
+                                        "../../x",  "/",       "%s%n%x",
+                                        "\xff\xfe", "\xc3",    "a b",
+                                        "\t",       "\x1b[2J", "  ",
+                                        "."};
   const size_t choice = random.below(sizeof(kValues) / sizeof(kValues[0]) + 2);
-  if (choice == sizeof(kValues) / sizeof(kValues[0])) return std::string(1 + random.below(4096), 'A');
+  if (choice == sizeof(kValues) / sizeof(kValues[0]))
+    return std::string(1 + random.below(4096), 'A');
   if (choice == sizeof(kValues) / sizeof(kValues[0]) + 1) return std::string("a\0b", 3);
   return kValues[choice];
 }
@@ -86,11 +90,21 @@ inline std::string interesting_text(Random& random) {
 inline uint64_t mutate_integer_bits(uint64_t bits, size_t bytes, Random& random) {
   uint64_t value = bits;
   switch (random.below(5)) {
-    case 0: value = interesting_integer(random); break;
-    case 1: value = bits + 1 + random.below(4); break;
-    case 2: value = bits - 1 - random.below(4); break;
-    case 3: value = bits ^ (uint64_t(1) << random.below(bytes * 8)); break;
-    default: value = random.next(); break;
+    case 0:
+      value = interesting_integer(random);
+      break;
+    case 1:
+      value = bits + 1 + random.below(4);
+      break;
+    case 2:
+      value = bits - 1 - random.below(4);
+      break;
+    case 3:
+      value = bits ^ (uint64_t(1) << random.below(bytes * 8));
+      break;
+    default:
+      value = random.next();
+      break;
   }
   return bytes >= 8 ? value : value & ((uint64_t(1) << (bytes * 8)) - 1);
 }

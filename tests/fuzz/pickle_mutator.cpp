@@ -21,23 +21,67 @@ struct Layout {
   size_t bytes;  // kFixed: argument bytes; kCounted: bytes of the little-endian count
 };
 
+// True when `code` is one of the bytes in `codes` (never for 0, the terminator).
+bool one_of(uint8_t code, const char* codes) {
+  return code != 0 && std::strchr(codes, static_cast<char>(code)) != nullptr;
+}
+
+// Opcodes by how their argument is laid out (Python's pickletools). Hex escapes are
+// separate literals so a following letter is not read as another hex digit.
 Layout layout_of(uint8_t code) {
-  switch (code) {
-    case 'K': case 'q': case 'h': case 0x80: case 0x82: return {Argument::kFixed, 1};
-    case 'M': case 0x83: return {Argument::kFixed, 2};
-    case 'J': case 'r': case 'j': case 0x84: return {Argument::kFixed, 4};
-    case 'G': case 0x95: return {Argument::kFixed, 8};
-    case 0x8a: case 'U': case 0x8c: case 'C': return {Argument::kCounted, 1};
-    case 0x8b: case 'T': case 'X': case 'B': return {Argument::kCounted, 4};
-    case 0x8d: case 0x8e: case 0x96: return {Argument::kCounted, 8};
-    case 'I': case 'L': case 'S': case 'V': case 'F': case 'p': case 'g': case 'P': return {Argument::kLine, 0};
-    case 'c': case 'i': return {Argument::kTwoLines, 0};
-    case '(': case '.': case '0': case '1': case '2': case 'N': case 0x88: case 0x89: case 't': case 0x85:
-    case 0x86: case 0x87: case ')': case ']': case 'a': case 'e': case 'l': case '}': case 'd': case 's':
-    case 'u': case 'b': case 'R': case 0x81: case 0x92: case 'Q': case 'o': case 0x8f: case 0x90: case 0x91:
-    case 0x93: case 0x94: case 0x97: case 0x98: return {Argument::kNone, 0};
-    default: return {Argument::kUnknown, 0};
+  if (one_of(code,
+             "Kqh"
+             "\x80"
+             "\x82"))
+    return {Argument::kFixed, 1};
+  if (one_of(code,
+             "M"
+             "\x83"))
+    return {Argument::kFixed, 2};
+  if (one_of(code,
+             "Jrj"
+             "\x84"))
+    return {Argument::kFixed, 4};
+  if (one_of(code,
+             "G"
+             "\x95"))
+    return {Argument::kFixed, 8};
+  if (one_of(code,
+             "UC"
+             "\x8a"
+             "\x8c"))
+    return {Argument::kCounted, 1};
+  if (one_of(code,
+             "TXB"
+             "\x8b"))
+    return {Argument::kCounted, 4};
+  if (one_of(code,
+             "\x8d"
+             "\x8e"
+             "\x96"))
+    return {Argument::kCounted, 8};
+  if (one_of(code, "ILSVFpgP")) return {Argument::kLine, 0};
+  if (one_of(code, "ci")) return {Argument::kTwoLines, 0};
+  if (one_of(code,
+             "(.012Nt)]aeld}sub"
+             "RQo"
+             "\x81"
+             "\x85"
+             "\x86"
+             "\x87"
+             "\x88"
+             "\x89"
+             "\x8f"
+             "\x90"
+             "\x91"
+             "\x92"
+             "\x93"
+             "\x94"
+             "\x97"
+             "\x98")) {
+    return {Argument::kNone, 0};
   }
+  return {Argument::kUnknown, 0};
 }
 
 // Splits into opcodes; the part after STOP or after the first unparsable byte is `tail`.
@@ -98,39 +142,60 @@ Op integer_op(uint64_t value, Random& random) {
 }
 
 Op text_op(const std::string& text) {
-  Op op = text.size() < 256 ? op_with_bytes(0x8c, text.size(), 1) : op_with_bytes('X', text.size(), 4);
+  Op op =
+      text.size() < 256 ? op_with_bytes(0x8c, text.size(), 1) : op_with_bytes('X', text.size(), 4);
   op.argument.insert(op.argument.end(), text.begin(), text.end());
   return op;
 }
 
 Op global_op(Random& random) {
-  static const char* const kGlobals[] = {
-      "torch._utils\n_rebuild_tensor_v2\n", "torch._utils\n_rebuild_parameter\n", "collections\nOrderedDict\n",
-      "torch\nFloatStorage\n", "torch\nHalfStorage\n", "torch\nBFloat16Storage\n", "torch\nLongStorage\n",
-      "torch\nIntStorage\n", "torch\nByteStorage\n", "torch\nBoolStorage\n", "torch\nDoubleStorage\n",
-      "torch\nfloat32\n", "os\nsystem\n", "builtins\neval\n", "torch._utils\n_rebuild_tensor\n"};
+  static const char* const kGlobals[] = {"torch._utils\n_rebuild_tensor_v2\n",
+                                         "torch._utils\n_rebuild_parameter\n",
+                                         "collections\nOrderedDict\n",
+                                         "torch\nFloatStorage\n",
+                                         "torch\nHalfStorage\n",
+                                         "torch\nBFloat16Storage\n",
+                                         "torch\nLongStorage\n",
+                                         "torch\nIntStorage\n",
+                                         "torch\nByteStorage\n",
+                                         "torch\nBoolStorage\n",
+                                         "torch\nDoubleStorage\n",
+                                         "torch\nfloat32\n",
+                                         "os\nsystem\n",
+                                         "builtins\neval\n",
+                                         "torch._utils\n_rebuild_tensor\n"};
   const char* g = kGlobals[random.below(sizeof(kGlobals) / sizeof(kGlobals[0]))];
   return Op{'c', std::vector<uint8_t>(g, g + std::strlen(g))};
 }
 
 Op text_like_torch(Random& random) {
-  static const char* const kTexts[] = {"storage", "0", "1", "2", "cpu", "cuda:0", "weight", "bias", "_metadata",
-                                       "version", "a.b", "", "FloatStorage"};
+  static const char* const kTexts[] = {"storage", "0",      "1",           "2",         "cpu",
+                                       "cuda:0",  "weight", "bias",        "_metadata", "version",
+                                       "a.b",     "",       "FloatStorage"};
   if (random.one_in(3)) return text_op(interesting_text(random));
   return text_op(kTexts[random.below(sizeof(kTexts) / sizeof(kTexts[0]))]);
 }
 
 Op random_op(Random& random) {
-  static const uint8_t kBare[] = {'(', '.', '0', '1', '2', 'N', 0x88, 't', 0x85, 0x86, 0x87, ')', ']', '}',
-                                  'a', 'e', 's', 'u', 'b', 'R', 'Q', 0x93, 0x94, 0x81, 'l', 'd'};
+  static const uint8_t kBare[] = {'(',  '.',  '0', '1',  '2',  'N',  0x88, 't', 0x85,
+                                  0x86, 0x87, ')', ']',  '}',  'a',  'e',  's', 'u',
+                                  'b',  'R',  'Q', 0x93, 0x94, 0x81, 'l',  'd'};
   switch (random.below(7)) {
-    case 0: return integer_op(interesting_integer(random), random);
-    case 1: return text_like_torch(random);
-    case 2: return global_op(random);
-    case 3: return op_with_bytes('h', random.below(16), 1);
-    case 4: return op_with_bytes(random.one_in(2) ? 'q' : 'r', random.below(16), random.one_in(2) ? 1 : 4);
-    case 5: return op_with_bytes('j', interesting_integer(random), 4);
-    default: return Op{kBare[random.below(sizeof(kBare))], {}};
+    case 0:
+      return integer_op(interesting_integer(random), random);
+    case 1:
+      return text_like_torch(random);
+    case 2:
+      return global_op(random);
+    case 3:
+      return op_with_bytes('h', random.below(16), 1);
+    case 4:
+      return op_with_bytes(random.one_in(2) ? 'q' : 'r', random.below(16),
+                           random.one_in(2) ? 1 : 4);
+    case 5:
+      return op_with_bytes('j', interesting_integer(random), 4);
+    default:
+      return Op{kBare[random.below(sizeof(kBare))], {}};
   }
 }
 
@@ -163,11 +228,12 @@ std::vector<Op> sharing_bomb(Random& random) {
 // Opcodes that push exactly one value and do nothing else: replacing one with another
 // value-pushing sequence keeps the stack balanced, so the rest of the pickle still runs.
 bool pushes_one_value(uint8_t code) {
-  switch (code) {
-    case 'K': case 'M': case 'J': case 0x8a: case 'X': case 0x8c: case 'N': case 0x88: case 0x89:
-    case ')': case ']': case '}': case 'G': case 'h': case 'j': return true;
-    default: return false;
-  }
+  return one_of(code,
+                "KMJXNG)]}hj"
+                "\x8a"
+                "\x8c"
+                "\x88"
+                "\x89");
 }
 
 // The bomb as one more entry of a dict (a key and it, before a SETITEMS, so the
@@ -181,12 +247,13 @@ void insert_sharing_bomb(std::vector<Op>& ops, Random& random) {
   std::vector<Op> bomb = sharing_bomb(random);
   if (!setitems.empty() && random.one_in(2)) {
     bomb.insert(bomb.begin(), text_op("shared"));
-    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(setitems[random.below(setitems.size())]), bomb.begin(),
-               bomb.end());
+    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(setitems[random.below(setitems.size())]),
+               bomb.begin(), bomb.end());
     return;
   }
   if (values.empty()) {
-    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(random.below(ops.size() + 1)), bomb.begin(), bomb.end());
+    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(random.below(ops.size() + 1)),
+               bomb.begin(), bomb.end());
     return;
   }
   const auto at = ops.begin() + static_cast<std::ptrdiff_t>(values[random.below(values.size())]);
@@ -197,34 +264,50 @@ void insert_sharing_bomb(std::vector<Op>& ops, Random& random) {
 // times stride, plus the offset) pass INT64_MAX, where a bounds check that multiplies
 // first wraps.
 uint64_t overflowing_integer(Random& random) {
-  static const uint64_t kValues[] = {0x7FFFFFFFFFFFFFFFull, 0x4000000000000000ull, 0x2AAAAAAAAAAAAAABull,
-                                     0x6000000000000000ull, 0x0100000000000001ull, 0x7FFFFFFFFFFFFFF0ull};
+  static const uint64_t kValues[] = {0x7FFFFFFFFFFFFFFFull, 0x4000000000000000ull,
+                                     0x2AAAAAAAAAAAAAABull, 0x6000000000000000ull,
+                                     0x0100000000000001ull, 0x7FFFFFFFFFFFFFF0ull};
   return kValues[random.below(sizeof(kValues) / sizeof(kValues[0]))];
 }
 
-bool is_integer(uint8_t code) { return code == 'K' || code == 'M' || code == 'J' || code == 0x8a || code == 0x8b; }
+bool is_integer(uint8_t code) {
+  return one_of(code,
+                "KMJ"
+                "\x8a"
+                "\x8b");
+}
+
+// A string or bytes argument: one of torch's own names or a digit changed in place
+// (storage keys are "0", "1", ...).
+void change_text(Op& op, Random& random) {
+  const Layout layout = layout_of(op.code);
+  std::string text(op.argument.begin() + static_cast<std::ptrdiff_t>(layout.bytes),
+                   op.argument.end());
+  if (random.one_in(2) || text.empty()) {
+    op = text_like_torch(random);
+  } else {
+    text[random.below(text.size())] = static_cast<char>('0' + random.below(10));
+    op = text_op(text);
+  }
+}
 
 void change_argument(Op& op, Random& random) {
-  switch (op.code) {
-    case 'K': case 'M': case 'J': case 0x8a: case 0x8b:
-      op = integer_op(random.one_in(3) ? overflowing_integer(random) : interesting_integer(random), random);
-      return;
-    case 'q': case 'h': op.argument[0] = static_cast<uint8_t>(random.one_in(2) ? random.below(8) : random.next()); return;
-    case 'r': case 'j': op = op_with_bytes(op.code, interesting_integer(random), 4); return;
-    case 'X': case 0x8c: case 'U': case 'T': case 'C': case 'B': case 0x8d: case 0x8e: {
-      const Layout layout = layout_of(op.code);
-      std::string text(op.argument.begin() + static_cast<std::ptrdiff_t>(layout.bytes), op.argument.end());
-      if (random.one_in(2) || text.empty()) {
-        op = text_like_torch(random);
-      } else {
-        text[random.below(text.size())] = static_cast<char>('0' + random.below(10));
-        op = text_op(text);
-      }
-      return;
-    }
-    case 'c': op = global_op(random); return;
-    case 'G': for (auto& b : op.argument) b = static_cast<uint8_t>(random.next()); return;
-    default: op = random_op(random); return;
+  if (is_integer(op.code)) {
+    const bool overflowing = random.one_in(3);
+    op =
+        integer_op(overflowing ? overflowing_integer(random) : interesting_integer(random), random);
+  } else if (one_of(op.code, "qh")) {  // memo slots: a neighbour or anything
+    op.argument[0] = static_cast<uint8_t>(random.one_in(2) ? random.below(8) : random.next());
+  } else if (one_of(op.code, "rj")) {
+    op = op_with_bytes(op.code, interesting_integer(random), 4);
+  } else if (layout_of(op.code).kind == Argument::kCounted) {
+    change_text(op, random);
+  } else if (op.code == 'c') {
+    op = global_op(random);
+  } else if (op.code == 'G') {
+    for (auto& b : op.argument) b = static_cast<uint8_t>(random.next());
+  } else {
+    op = random_op(random);
   }
 }
 
@@ -232,8 +315,15 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
   const size_t n = ops.size();
   const auto at = [&](size_t i) { return ops.begin() + static_cast<std::ptrdiff_t>(i); };
   switch (random.below(9)) {
-    case 0: if (n > 0) ops.erase(at(random.below(n))); break;
-    case 1: if (n > 0) { const size_t i = random.below(n); ops.insert(at(i), ops[i]); } break;
+    case 0:
+      if (n > 0) ops.erase(at(random.below(n)));
+      break;
+    case 1:
+      if (n > 0) {
+        const size_t i = random.below(n);
+        ops.insert(at(i), ops[i]);
+      }
+      break;
     case 2:
       if (n > 0) {  // a run of up to 16 opcodes copied elsewhere
         const size_t first = random.below(n);
@@ -242,9 +332,18 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
         ops.insert(at(random.below(ops.size() + 1)), run.begin(), run.end());
       }
       break;
-    case 3: if (n > 1) { const size_t i = random.below(n - 1); std::swap(ops[i], ops[i + 1]); } break;
-    case 4: ops.insert(at(random.below(n + 1)), random_op(random)); break;
-    case 5: if (n > 0) change_argument(ops[random.below(n)], random); break;
+    case 3:
+      if (n > 1) {
+        const size_t i = random.below(n - 1);
+        std::swap(ops[i], ops[i + 1]);
+      }
+      break;
+    case 4:
+      ops.insert(at(random.below(n + 1)), random_op(random));
+      break;
+    case 5:
+      if (n > 0) change_argument(ops[random.below(n)], random);
+      break;
     case 6: {  // integers are what sizes, strides, offsets and storage lengths are made of
       std::vector<size_t> integers;
       for (size_t i = 0; i < n; ++i) {
@@ -253,7 +352,9 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
       if (!integers.empty()) change_argument(ops[integers[random.below(integers.size())]], random);
       break;
     }
-    case 7: insert_sharing_bomb(ops, random); break;
+    case 7:
+      insert_sharing_bomb(ops, random);
+      break;
     default:
       if (n > 1) {  // move one opcode
         const size_t from = random.below(n);
@@ -267,7 +368,8 @@ void mutate_once(std::vector<Op>& ops, Random& random) {
 
 }  // namespace
 
-std::vector<uint8_t> mutate_pickle(const std::vector<uint8_t>& pickle, int mutations, Random& random) {
+std::vector<uint8_t> mutate_pickle(const std::vector<uint8_t>& pickle, int mutations,
+                                   Random& random) {
   std::vector<uint8_t> tail;
   std::vector<Op> ops = parse(pickle, &tail);
   for (int m = 0; m < mutations; ++m) mutate_once(ops, random);

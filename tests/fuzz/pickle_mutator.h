@@ -16,7 +16,8 @@ namespace fuzz {
 
 // `mutations` changes to `pickle`; a stream that does not split into opcodes (it is
 // not a pickle, or ends inside an argument) keeps its unparsed tail unchanged.
-std::vector<uint8_t> mutate_pickle(const std::vector<uint8_t>& pickle, int mutations, Random& random);
+std::vector<uint8_t> mutate_pickle(const std::vector<uint8_t>& pickle, int mutations,
+                                   Random& random);
 
 }  // namespace fuzz
 }  // namespace focal

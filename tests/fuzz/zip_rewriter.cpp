@@ -86,7 +86,8 @@ bool parse_zip(const uint8_t* data, size_t size, std::vector<ZipMember>* members
   size_t at = read_le(data + end + 16, 4);
   members->clear();
   for (uint32_t i = 0; i < count; ++i) {
-    if (at > size || size - at < kCentralHeaderBytes || read_le(data + at, 4) != kCentralSignature) return false;
+    if (at > size || size - at < kCentralHeaderBytes || read_le(data + at, 4) != kCentralSignature)
+      return false;
     const uint16_t flags = static_cast<uint16_t>(read_le(data + at + 8, 2));
     const uint16_t method = static_cast<uint16_t>(read_le(data + at + 10, 2));
     const uint32_t crc = read_le(data + at + 16, 4);
@@ -95,13 +96,18 @@ bool parse_zip(const uint8_t* data, size_t size, std::vector<ZipMember>* members
     const size_t name_bytes = read_le(data + at + 28, 2);
     const size_t extra_bytes = read_le(data + at + 30, 2) + read_le(data + at + 32, 2);
     const size_t local = read_le(data + at + 42, 4);
-    if ((flags & 1) != 0 || compressed == 0xFFFFFFFFu || size - at - kCentralHeaderBytes < name_bytes) return false;
+    if ((flags & 1) != 0 || compressed == 0xFFFFFFFFu ||
+        size - at - kCentralHeaderBytes < name_bytes)
+      return false;
     ZipMember member;
     member.name.assign(reinterpret_cast<const char*>(data + at + kCentralHeaderBytes), name_bytes);
     member.method = method;
     at += kCentralHeaderBytes + name_bytes + extra_bytes;
-    if (local > size || size - local < kLocalHeaderBytes || read_le(data + local, 4) != kLocalSignature) return false;
-    const size_t start = local + kLocalHeaderBytes + read_le(data + local + 26, 2) + read_le(data + local + 28, 2);
+    if (local > size || size - local < kLocalHeaderBytes ||
+        read_le(data + local, 4) != kLocalSignature)
+      return false;
+    const size_t start =
+        local + kLocalHeaderBytes + read_le(data + local + 26, 2) + read_le(data + local + 28, 2);
     if (start > size || size - start < compressed) return false;
     if (method == 0) {
       member.contents.assign(data + start, data + start + compressed);
@@ -120,7 +126,8 @@ bool parse_zip(const uint8_t* data, size_t size, std::vector<ZipMember>* members
 
 bool inflate_member(ZipMember& member, size_t max_bytes) {
   if (member.inflated) return true;
-  if (!inflate_raw(member.deflated.data(), member.deflated.size(), max_bytes, &member.contents)) return false;
+  if (!inflate_raw(member.deflated.data(), member.deflated.size(), max_bytes, &member.contents))
+    return false;
   member.inflated = true;
   member.deflated.clear();
   return true;
@@ -139,7 +146,8 @@ std::vector<uint8_t> write_zip(const std::vector<ZipMember>& members, const ZipL
       w.method = 8;
     } else {
       stored = m.method == 8 ? deflate_raw(m.contents) : m.contents;
-      w.crc = static_cast<uint32_t>(crc32(0, m.contents.data(), static_cast<uInt>(m.contents.size())));
+      w.crc =
+          static_cast<uint32_t>(crc32(0, m.contents.data(), static_cast<uInt>(m.contents.size())));
       w.uncompressed = m.contents.size();
     }
     w.compressed = stored.size();
@@ -161,7 +169,8 @@ std::vector<uint8_t> write_zip(const std::vector<ZipMember>& members, const ZipL
     out.insert(out.end(), m.name.begin(), m.name.end());
     out.insert(out.end(), stored.begin(), stored.end());
     if (lying && lie.kind == ZipLieKind::kHugeUncompressedSize) w.uncompressed = lie.value;
-    if (lying && lie.kind == ZipLieKind::kSmallUncompressedSize) w.uncompressed = lie.value % (w.uncompressed + 1);
+    if (lying && lie.kind == ZipLieKind::kSmallUncompressedSize)
+      w.uncompressed = lie.value % (w.uncompressed + 1);
     if (lying && lie.kind == ZipLieKind::kWrongLocalOffset) w.offset = lie.value;
     written.push_back(w);
   }
@@ -189,7 +198,8 @@ std::vector<uint8_t> write_zip(const std::vector<ZipMember>& members, const ZipL
   }
   const size_t directory_bytes = out.size() - directory;
   uint64_t entries = members.size();
-  if (lie.kind == ZipLieKind::kEntryCountLie) entries = lie.value % 2 == 0 ? entries + 1 + lie.value % 3 : lie.value % (entries + 1);
+  if (lie.kind == ZipLieKind::kEntryCountLie)
+    entries = lie.value % 2 == 0 ? entries + 1 + lie.value % 3 : lie.value % (entries + 1);
   put_le(out, kEndSignature, 4);
   put_le(out, 0, 2);
   put_le(out, 0, 2);
@@ -203,7 +213,8 @@ std::vector<uint8_t> write_zip(const std::vector<ZipMember>& members, const ZipL
 
 ZipLie random_zip_lie(size_t member_count, Random& random) {
   ZipLie lie;
-  lie.kind = static_cast<ZipLieKind>(1 + random.below(static_cast<size_t>(ZipLieKind::kEntryCountLie)));
+  lie.kind =
+      static_cast<ZipLieKind>(1 + random.below(static_cast<size_t>(ZipLieKind::kEntryCountLie)));
   lie.member = random.below(member_count);
   lie.value = interesting_integer(random);
   return lie;

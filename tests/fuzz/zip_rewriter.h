@@ -38,15 +38,15 @@ bool inflate_member(ZipMember& member, size_t max_bytes);
 // A header field that lies, chosen at random by write_zip's caller.
 enum class ZipLieKind {
   kNone,
-  kWrongCrc,                // both headers carry a CRC off by one bit
-  kHugeUncompressedSize,    // central directory claims an interesting size
-  kSmallUncompressedSize,   // central directory claims fewer bytes than there are
-  kLocalSizeMismatch,       // local header's sizes differ from the central directory's
-  kUnknownMethod,           // method 99 in both headers
-  kDeflateClaimedStored,    // deflated bytes, header says stored (or the reverse)
-  kEncryptedFlag,           // general purpose bit 0
-  kWrongLocalOffset,        // central directory points somewhere else
-  kEntryCountLie,           // end record counts more or fewer entries
+  kWrongCrc,               // both headers carry a CRC off by one bit
+  kHugeUncompressedSize,   // central directory claims an interesting size
+  kSmallUncompressedSize,  // central directory claims fewer bytes than there are
+  kLocalSizeMismatch,      // local header's sizes differ from the central directory's
+  kUnknownMethod,          // method 99 in both headers
+  kDeflateClaimedStored,   // deflated bytes, header says stored (or the reverse)
+  kEncryptedFlag,          // general purpose bit 0
+  kWrongLocalOffset,       // central directory points somewhere else
+  kEntryCountLie,          // end record counts more or fewer entries
 };
 
 struct ZipLie {
