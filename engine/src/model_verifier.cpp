@@ -220,6 +220,11 @@ Status check_plan_header(const fb::Model& model) {
     return invalid("memory plan alignment %u must be a power of two from 16 to %zu",
                    static_cast<unsigned>(alignment), kBufferAlignment);
   }
+  return Status();
+}
+
+// After the tensors, so a file whose only fault is one tensor's shape is told about it.
+Status check_arena_limit(const fb::Model& model) {
   if (model.plan()->arena_bytes() > kMaxArenaBytes) {
     return invalid("memory plan arena of %llu bytes exceeds this target's limit of %llu",
                    static_cast<unsigned long long>(model.plan()->arena_bytes()),
@@ -537,6 +542,7 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
   FOCAL_RETURN_IF_ERROR(check_symbols(model));
   FOCAL_RETURN_IF_ERROR(check_plan_header(model));
   FOCAL_RETURN_IF_ERROR(check_tensors(model, file));
+  FOCAL_RETURN_IF_ERROR(check_arena_limit(model));
   FOCAL_RETURN_IF_ERROR(check_constants_disjoint(model));
   FOCAL_RETURN_IF_ERROR(
       check_io_list(model, *model.inputs(), fb::TensorRole_Input, Session::kMaxInputs));
