@@ -11,14 +11,19 @@ namespace focal {
 
 constexpr size_t kSaturatedSize = SIZE_MAX;
 
+// a + b and a * b, false when the exact result does not fit a size_t (32 bits on armhf
+// and Cortex-M).
+inline bool checked_add(size_t a, size_t b, size_t* sum) { return !__builtin_add_overflow(a, b, sum); }
+inline bool checked_mul(size_t a, size_t b, size_t* product) { return !__builtin_mul_overflow(a, b, product); }
+
 inline size_t saturating_add(size_t a, size_t b) {
   size_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? kSaturatedSize : sum;
+  return checked_add(a, b, &sum) ? sum : kSaturatedSize;
 }
 
 inline size_t saturating_mul(size_t a, size_t b) {
   size_t product = 0;
-  return __builtin_mul_overflow(a, b, &product) ? kSaturatedSize : product;
+  return checked_mul(a, b, &product) ? product : kSaturatedSize;
 }
 
 // A count from a file: negative values (never valid) and values past size_t saturate too.

@@ -8,6 +8,7 @@
 #include "attention_dispatch.h"
 #include "cpu/isa.h"
 #include "focal/attention.h"
+#include "saturating_size.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
@@ -65,10 +66,6 @@ Status invalid(const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "attention: %s", what);
 }
 
-// a * b, false when it wraps (size_t is 32 bits on armhf and Cortex-M).
-bool multiply(size_t a, size_t b, size_t* product) { return !__builtin_mul_overflow(a, b, product); }
-bool add(size_t a, size_t b, size_t* sum) { return !__builtin_add_overflow(a, b, sum); }
-
 // True when no count or byte size the plan computes can wrap (checked once here, so the
 // plan's own arithmetic stays plain). Bounds, from above: tasks and kv-head groups are at
 // most batch * heads * q_len; split-KV partials are that times the chunks and head_dim + 2
@@ -79,11 +76,11 @@ bool sizes_fit(const AttentionParams& p) {
   const size_t chunks = p.kv_len / kDecodeChunk + 1;
   const size_t rows = kernels::kMaxTaskRows + 3, keys = p.kv_len + kernels::kKeyBlock;
   const size_t row_floats = 2 * kernels::round_up(p.head_dim, kernels::kDimAlign) + kernels::kKeyBlock + 2;
-  return multiply(p.batch, p.heads, &rows_total) && multiply(rows_total, p.q_len, &rows_total) &&
-         multiply(rows_total, chunks, &partials) && multiply(partials, p.head_dim + 2, &partials) &&
-         multiply(partials, sizeof(float), &partials) && add(rows, keys, &scratch) &&
-         multiply(scratch, row_floats, &scratch) && multiply(scratch, sizeof(float), &scratch) &&
-         add(partials, scratch, &total) && add(total, size_t(3) * 64, &total);  // 64-byte round-ups
+  return checked_mul(p.batch, p.heads, &rows_total) && checked_mul(rows_total, p.q_len, &rows_total) &&
+         checked_mul(rows_total, chunks, &partials) && checked_mul(partials, p.head_dim + 2, &partials) &&
+         checked_mul(partials, sizeof(float), &partials) && checked_add(rows, keys, &scratch) &&
+         checked_mul(scratch, row_floats, &scratch) && checked_mul(scratch, sizeof(float), &scratch) &&
+         checked_add(partials, scratch, &total) && checked_add(total, size_t(3) * 64, &total);  // 64-byte round-ups
 }
 
 // Sizes, options and mask; not the data pointers (workspace sizing has none yet).
@@ -149,15 +146,14 @@ size_t max_task_rows(const AttentionParams& p) {
 size_t scratch_bytes_per_worker(const AttentionParams& p) {
   const size_t floats =
       kernels::attention_task_scratch_floats(p.head_dim, max_task_rows(p), max_task_keys(p));
-  return saturating_round_up(saturating_mul(floats, sizeof(float)), 64);
+  return kernels::round_up(floats * sizeof(float), 64);
 }
 
 // Split-KV partials: for every (batch, head, query, chunk), head_dim + 2 floats.
 size_t partial_bytes(const AttentionParams& p) {
   if (chunks_per_row(p) <= 1) return 0;
-  const size_t rows = saturating_mul(saturating_mul(p.batch, p.heads), p.q_len);
-  const size_t floats = saturating_mul(saturating_mul(rows, chunks_per_row(p)), p.head_dim + 2);
-  return saturating_round_up(saturating_mul(floats, sizeof(float)), 64);
+  return kernels::round_up(
+      p.batch * p.heads * p.q_len * chunks_per_row(p) * (p.head_dim + 2) * sizeof(float), 64);
 }
 
 struct Plan {
@@ -301,8 +297,8 @@ size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
   if (!check_shape(params).ok()) return 0;
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
   size_t bytes = 0;
-  if (!multiply(count, scratch_bytes_per_worker(params), &bytes) || !add(bytes, partial_bytes(params), &bytes) ||
-      !add(bytes, 64, &bytes)) {
+  if (!checked_mul(count, scratch_bytes_per_worker(params), &bytes) || !checked_add(bytes, partial_bytes(params), &bytes) ||
+      !checked_add(bytes, 64, &bytes)) {
     return 0;  // too many workers for this problem's scratch
   }
   return bytes;

@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "focal/attention.h"
-#include "saturating_size.h"
 
 namespace focal {
 namespace kernels {
@@ -54,9 +53,8 @@ inline size_t task_row_capacity(size_t rows) { return rows < kMaxTaskRows ? rows
 inline size_t attention_task_scratch_floats(size_t head_dim, size_t max_rows, size_t max_keys) {
   const size_t d = round_up(head_dim, kDimAlign);
   const size_t rows = round_up(task_row_capacity(max_rows), 4);
-  const size_t keys = saturating_round_up(max_keys, kKeyBlock);
-  // Saturates: a hostile key count must not wrap to a small scratch (rows and d are small).
-  return saturating_add(rows * d * 2 + rows * kKeyBlock + rows * 2, saturating_mul(saturating_mul(keys, d), 2));
+  const size_t keys = round_up(max_keys, kKeyBlock);
+  return rows * d * 2 + keys * d * 2 + rows * kKeyBlock + rows * 2;
 }
 
 using AttentionTaskFn = void (*)(const AttentionParams& params, const AttentionTask& task,
