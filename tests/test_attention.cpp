@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attention_dispatch.h"
+#include "dispatch/attention_dispatch.h"
 #include "focal/attention.h"
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"

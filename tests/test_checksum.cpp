@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "checksum.h"
+#include "focal/internal/checksum.h"
 
 TEST_CASE("crc32 matches the standard check value and is chunk-independent") {
   const char* check = "123456789";

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "focal/status.h"
-#include "text/format_message.h"
+#include "support/format_message.h"
 
 namespace {
 

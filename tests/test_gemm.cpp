@@ -22,7 +22,7 @@
 
 #include "support/emulation.h"
 #include "focal/gemm.h"
-#include "gemm_dispatch.h"
+#include "dispatch/gemm_dispatch.h"
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
 #include "support/random_values.h"

@@ -17,7 +17,7 @@
 
 #include "focal/focal.h"
 #include "model_writer.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
 #include "support/tiny_model.h"

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "planner.h"
+#include "plan/planner.h"
 
 using focal::Lifetime;
 using focal::PlanItem;

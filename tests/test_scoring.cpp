@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "focal/attention_scoring.h"
-#include "scoring_dispatch.h"
+#include "dispatch/scoring_dispatch.h"
 #include "support/aligned_buffer.h"
 #include "support/random_values.h"
 

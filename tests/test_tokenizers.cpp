@@ -22,9 +22,9 @@
 #include "focal/tokenizer.h"
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
-#include "tokenizer/byte_unicode.h"
-#include "tokenizer/pretokenize.h"
-#include "tokenizer/wordpiece.h"
+#include "apps/tokenizer/byte_unicode.h"
+#include "apps/tokenizer/pretokenize.h"
+#include "apps/tokenizer/wordpiece.h"
 #include "tokenizers/tokenizer_files.h"
 
 using namespace focal;

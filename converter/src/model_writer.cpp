@@ -5,10 +5,10 @@
 #include <cstring>
 #include <limits>
 
-#include "checksum.h"
+#include "focal/internal/checksum.h"
 #include "focal/gemm.h"
-#include "graph.h"
-#include "planner.h"
+#include "focal/internal/graph.h"
+#include "plan/planner.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "checksum.h"
+#include "focal/internal/checksum.h"
 #include "focal_generated.h"
 
 namespace focal {

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "simd/vec_scalar.hpp"
 #include "support/aligned_buffer.h"
 #include "support/random_values.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "focal_generated.h"
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op.h"  // which ops keep a KV cache, and its capacity: model structure only
 #include "reference/reference_ops.h"
 

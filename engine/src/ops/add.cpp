@@ -1,5 +1,5 @@
 // Add op: y = a + b, elementwise over equal shapes (residual connections).
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "ops/op_checks.h"
 
 namespace focal {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "ops/op_checks.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstring>
 
 #include "focal/attention_scoring.h"
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {

@@ -1,7 +1,7 @@
 // Copy op: y = x byte for byte (same dtype and shape), e.g. an input kept as a state.
 #include <cstring>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 
 namespace focal {

@@ -4,7 +4,7 @@
 // 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
 #include "embedding/embedding.h"
 #include "ops/op_checks.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 
 namespace focal {
 namespace {

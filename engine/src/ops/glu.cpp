@@ -3,7 +3,7 @@
 // x is read once by one GEMM and this op combines the halves.
 #include "elementwise/elementwise.h"
 #include "ops/op_checks.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 
 namespace focal {
 namespace {

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "normalization/normalization.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "ops/op_checks.h"
 
 namespace focal {

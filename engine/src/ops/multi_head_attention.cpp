@@ -11,12 +11,12 @@
 #include <cmath>
 
 #include "focal/attention.h"
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "position/position.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdarg>
 
 #include "focal/gemm.h"
-#include "text/format_message.h"
+#include "support/format_message.h"
 
 namespace focal {
 

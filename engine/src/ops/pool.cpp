@@ -4,7 +4,7 @@
 
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "pooling/pooling.h"
 
 namespace focal {

@@ -8,11 +8,11 @@
 // Workspace: gates_x [B, block, G*H] | gates_h [B, G*H] | h, c [B, H] | lengths [B] i32.
 #include <cstring>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
-#include "saturating_size.h"
-#include "pointwise_dispatch.h"
+#include "support/saturating_size.h"
+#include "dispatch/pointwise_dispatch.h"
 #include "recurrent/recurrent.h"
 
 namespace focal {

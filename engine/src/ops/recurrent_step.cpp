@@ -3,10 +3,10 @@
 // Workspace: gates_x [B, G*H] | gates_h [B, G*H].
 #include <cstring>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
-#include "pointwise_dispatch.h"
-#include "saturating_size.h"
+#include "dispatch/pointwise_dispatch.h"
+#include "support/saturating_size.h"
 #include "recurrent/recurrent.h"
 
 namespace focal {

@@ -3,7 +3,7 @@
 
 #include "normalization/normalization.h"
 #include "ops/op_checks.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 
 namespace focal {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "focal/attention_scoring.h"
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
 

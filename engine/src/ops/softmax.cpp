@@ -1,5 +1,5 @@
 // Softmax op over the last axis.
-#include "pointwise_dispatch.h"
+#include "dispatch/pointwise_dispatch.h"
 
 #include "ops/op_checks.h"
 

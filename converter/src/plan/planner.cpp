@@ -1,4 +1,4 @@
-#include "planner.h"
+#include "plan/planner.h"
 
 namespace focal {
 namespace {

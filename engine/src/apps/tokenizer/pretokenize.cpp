@@ -1,10 +1,10 @@
-#include "tokenizer/pretokenize.h"
+#include "apps/tokenizer/pretokenize.h"
 
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 
-#include "tokenizer/byte_unicode.h"
+#include "apps/tokenizer/byte_unicode.h"
 
 namespace focal {
 namespace tokenizer {

@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "focal_generated.h"
-#include "tokenizer/byte_unicode.h"
-#include "tokenizer/pretokenize.h"
-#include "tokenizer/wordpiece.h"
+#include "apps/tokenizer/byte_unicode.h"
+#include "apps/tokenizer/pretokenize.h"
+#include "apps/tokenizer/wordpiece.h"
 
 namespace focal {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstdarg>
 
-#include "text/format_message.h"
+#include "support/format_message.h"
 
 namespace focal {
 

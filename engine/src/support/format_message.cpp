@@ -1,4 +1,4 @@
-#include "text/format_message.h"
+#include "support/format_message.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "cpu/isa.h"
+#include "dispatch/cpu_isa.h"
 
 #if defined(FOCAL_HAVE_ISA_SSE2) || defined(FOCAL_HAVE_ISA_AVX2) || defined(FOCAL_HAVE_ISA_AVX512)
 #define FOCAL_X86_DISPATCH 1

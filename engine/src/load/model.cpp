@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "checksum.h"
-#include "graph.h"
-#include "model_verifier.h"
+#include "focal/internal/checksum.h"
+#include "focal/internal/graph.h"
+#include "load/model_verifier.h"
 #include "ops/op.h"
 
 namespace focal {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpu/isa.h"
+#include "dispatch/cpu_isa.h"
 #include "focal/attention_scoring.h"
 #include "scoring/scoring.h"
-#include "scoring_dispatch.h"
+#include "dispatch/scoring_dispatch.h"
 
 namespace focal {
 namespace {

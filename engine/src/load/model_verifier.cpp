@@ -1,4 +1,4 @@
-#include "model_verifier.h"
+#include "load/model_verifier.h"
 
 #include <cstdarg>
 #include <cstdlib>
@@ -7,9 +7,9 @@
 #include "focal/gemm.h"
 #include "focal/model.h"
 #include "focal/session.h"
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op.h"
-#include "text/format_message.h"
+#include "support/format_message.h"
 
 namespace focal {
 namespace {

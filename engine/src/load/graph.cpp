@@ -1,4 +1,4 @@
-#include "graph.h"
+#include "focal/internal/graph.h"
 
 namespace focal {
 

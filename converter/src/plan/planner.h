@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 
 namespace focal {
 

@@ -3,10 +3,10 @@
 // on the best kernel for this CPU over the caller's workers. Also the weight packing.
 #include <cstdint>
 
-#include "cpu/isa.h"
+#include "dispatch/cpu_isa.h"
 #include "focal/gemm.h"
 #include "gemm/gemm.h"
-#include "gemm_dispatch.h"
+#include "dispatch/gemm_dispatch.h"
 
 namespace focal {
 namespace {

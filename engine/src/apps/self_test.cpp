@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 
 namespace focal {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "graph.h"
+#include "focal/internal/graph.h"
 #include "ops/op.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {

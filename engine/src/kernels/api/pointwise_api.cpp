@@ -2,8 +2,8 @@
 // check what can be out of range in the data, run the kernels.
 #include <cmath>
 
-#include "cpu/isa.h"
-#include "pointwise_dispatch.h"
+#include "dispatch/cpu_isa.h"
+#include "dispatch/pointwise_dispatch.h"
 
 namespace focal {
 namespace {

@@ -1,4 +1,4 @@
-#include "checksum.h"
+#include "focal/internal/checksum.h"
 
 namespace focal {
 namespace {

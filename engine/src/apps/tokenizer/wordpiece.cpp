@@ -1,6 +1,6 @@
-#include "tokenizer/wordpiece.h"
+#include "apps/tokenizer/wordpiece.h"
 
-#include "tokenizer/byte_unicode.h"
+#include "apps/tokenizer/byte_unicode.h"
 
 namespace focal {
 namespace tokenizer {

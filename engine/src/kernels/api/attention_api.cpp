@@ -5,10 +5,10 @@
 
 #include "attention/attention.h"
 #include "attention/attention_mask.h"
-#include "attention_dispatch.h"
-#include "cpu/isa.h"
+#include "dispatch/attention_dispatch.h"
+#include "dispatch/cpu_isa.h"
 #include "focal/attention.h"
-#include "saturating_size.h"
+#include "support/saturating_size.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
