@@ -12,6 +12,7 @@
 #include "dispatch/attention_dispatch.h"
 #include "focal/attention.h"
 #include "simd/vec_scalar.hpp"
+#include "support/kernel_sets.h"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
 #include "support/random_values.h"
@@ -176,8 +177,8 @@ void check_all_kernels(const Problem& problem) {
   REQUIRE(attention_reference(in.params()).ok());
   CHECK(worst_error(in, want, atol, rtol) <= 1.0);
 
-  const kernels::AttentionKernelTable* tables[8];
-  const int count = usable_attention_kernels(tables);
+  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
   for (int t = 0; t < count; ++t) {
     CAPTURE(std::string(tables[t]->isa));
     std::fill(in.out.begin(), in.out.end(), NAN);
@@ -373,8 +374,8 @@ template <class Check>
 void for_each_kernel(Instance& in, const Check& check) {
   REQUIRE(attention_reference(in.params()).ok());
   check("reference");
-  const kernels::AttentionKernelTable* tables[8];
-  const int count = usable_attention_kernels(tables);
+  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
   for (int t = 0; t < count; ++t) {
     std::fill(in.out.begin(), in.out.end(), 0.0f);
     const AttentionParams a = in.params();
@@ -474,8 +475,8 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
   for (float v : {-INFINITY, -126.0f, -127.0f, -1e30f, -150.0f, 0.0f, -0.0f, 1.0f, 129.0f, INFINITY})
     x.push_back(v);
   std::vector<float> y(x.size());
-  const kernels::AttentionKernelTable* tables[8];
-  const int count = usable_attention_kernels(tables);
+  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
   for (int t = 0; t < count; ++t) {
     CAPTURE(std::string(tables[t]->isa));
     tables[t]->exp2(x.data(), y.data(), x.size());

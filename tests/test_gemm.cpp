@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "support/kernel_sets.h"
 #include "support/emulation.h"
 #include "focal/gemm.h"
 #include "dispatch/gemm_dispatch.h"
@@ -292,8 +293,8 @@ double check_all_kernels(const Case& c) {
   check("reference");
   const std::vector<float> reference(in.y(), in.y() + c.m * in.y_stride);
 
-  const kernels::GemmKernelTable* tables[8];
-  const int count = usable_gemm_kernels(tables);
+  const kernels::GemmKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::gemm, tables);
   for (int t = 0; t < count; ++t) {
     in.clear_y();
     const Status status = gemm_with_kernels(in.params(), tables[t], nullptr);

@@ -51,7 +51,7 @@ double activation_double(Gate g, double a) {
 }
 
 void run_gate(Gate g, const GatedParams& p, const float* a, const float* b, float* y,
-              const PointwiseKernels* k) {
+              const KernelSet* k) {
   if (k == nullptr) {
     if (g == Gate::kSwiglu) swiglu_f32_reference(p, a, b, y);
     if (g == Gate::kGegluErf) geglu_f32_reference(p, GeluForm::kErf, a, b, y);
@@ -97,9 +97,9 @@ void check_gate(Gate gate) {
             tol[r * width + i] = 8 * kU * (std::fabs(act) + cancel) * std::fabs(b) + 1e-30;
           }
         }
-        std::vector<const PointwiseKernels*> runs = {nullptr};
+        std::vector<const KernelSet*> runs = {nullptr};
         for (const auto& k : sets) runs.push_back(&k);
-        for (const PointwiseKernels* k : runs) {
+        for (const KernelSet* k : runs) {
           CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
           Floats h(hv, misalign);
           Floats out(rows * width, 1 - misalign);

@@ -72,7 +72,7 @@ void norm_double(NormOp op, const LayerNormParams& p, const std::vector<float>& 
 }
 
 void run_norm(NormOp op, const LayerNormParams& p, const Floats& x, const Floats& gamma,
-              const Floats& beta, Floats& y, const PointwiseKernels* k) {
+              const Floats& beta, Floats& y, const KernelSet* k) {
   if (k == nullptr) {
     if (op == NormOp::kLayerNorm)
       layernorm_f32_reference(p, x.data(), gamma.data(), beta.data(), y.data());
@@ -105,9 +105,9 @@ void check_norm(NormOp op, const char* name, float epsilon) {
           norm_double(op, p, xv, gv, bv, &want, &tol);
           Floats x(xv, misalign), gamma(gv, misalign), beta(bv, 1 - misalign);
           // nullptr: the reference twin; then every ISA, out of place and in place.
-          std::vector<const PointwiseKernels*> runs = {nullptr};
+          std::vector<const KernelSet*> runs = {nullptr};
           for (const auto& k : sets) runs.push_back(&k);
-          for (const PointwiseKernels* k : runs) {
+          for (const KernelSet* k : runs) {
             CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
             for (bool in_place : {false, true}) {
               CAPTURE(in_place);
@@ -211,9 +211,9 @@ TEST_CASE("pointwise: softmax with -inf entries, all -inf and equal rows, extrem
           }
         }
         Floats x(xv, misalign);
-        std::vector<const PointwiseKernels*> runs = {nullptr};
+        std::vector<const KernelSet*> runs = {nullptr};
         for (const auto& k : sets) runs.push_back(&k);
-        for (const PointwiseKernels* k : runs) {
+        for (const KernelSet* k : runs) {
           CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
           for (bool in_place : {false, true}) {
             CAPTURE(in_place);

@@ -30,7 +30,7 @@ std::string describe(const RopeCase& c) {
          std::to_string(c.head_pad) + " range" + std::to_string(c.range);
 }
 
-void check_rope_case(const RopeCase& c, const std::vector<PointwiseKernels>& sets, uint32_t seed,
+void check_rope_case(const RopeCase& c, const std::vector<KernelSet>& sets, uint32_t seed,
                      CaseReport& report) {
   CAPTURE(describe(c));
   const size_t head_stride = c.head_dim + c.head_pad;
@@ -73,9 +73,9 @@ void check_rope_case(const RopeCase& c, const std::vector<PointwiseKernels>& set
       }
     }
   }
-  std::vector<const PointwiseKernels*> runs = {nullptr};
+  std::vector<const KernelSet*> runs = {nullptr};
   for (const auto& k : sets) runs.push_back(&k);
-  for (const PointwiseKernels* k : runs) {
+  for (const KernelSet* k : runs) {
     CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
     for (bool in_place : {false, true}) {
       CAPTURE(in_place);
@@ -250,9 +250,9 @@ TEST_CASE("pointwise: sinusoidal encoding, both layouts and spacings, offsets, a
                   tol[row + i] = 8 * kU * (1 + std::fabs(want[row + i])) + 1e-30;
               }
             }
-            std::vector<const PointwiseKernels*> runs = {nullptr};
+            std::vector<const KernelSet*> runs = {nullptr};
             for (const auto& k : sets) runs.push_back(&k);
-            for (const PointwiseKernels* k : runs) {
+            for (const KernelSet* k : runs) {
               CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
               Floats out(base, seed % 2);
               if (!accumulate) out.fill(NAN);

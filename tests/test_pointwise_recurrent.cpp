@@ -42,7 +42,7 @@ std::string describe(const CellCase& c) {
          std::to_string(c.gx_pad) + "/" + std::to_string(c.h_pad) + (c.in_place ? " in place" : "");
 }
 
-void check_lstm(const CellCase& c, const std::vector<PointwiseKernels>& sets, uint32_t seed,
+void check_lstm(const CellCase& c, const std::vector<KernelSet>& sets, uint32_t seed,
                 CaseReport& report) {
   CAPTURE(describe(c));
   const size_t H = c.hidden, gxs = 4 * H + c.gx_pad, hs = H + c.h_pad;
@@ -70,9 +70,9 @@ void check_lstm(const CellCase& c, const std::vector<PointwiseKernels>& sets, ui
       tol_h[b * H + j] = o.e * std::fabs(t.v) + o.v * t.e + kStep * std::fabs(o.v * t.v) + 1e-30;
     }
   }
-  std::vector<const PointwiseKernels*> runs = {nullptr};
+  std::vector<const KernelSet*> runs = {nullptr};
   for (const auto& k : sets) runs.push_back(&k);
-  for (const PointwiseKernels* k : runs) {
+  for (const KernelSet* k : runs) {
     CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
     Floats x(gx, seed % 2), hg(gh, (seed + 1) % 2), c_prev(c0, 0), c_out(c.batch * H, 1),
         h_out(c.batch * hs, 1);
@@ -112,7 +112,7 @@ void check_lstm(const CellCase& c, const std::vector<PointwiseKernels>& sets, ui
   }
 }
 
-void check_gru(const CellCase& c, const std::vector<PointwiseKernels>& sets, uint32_t seed,
+void check_gru(const CellCase& c, const std::vector<KernelSet>& sets, uint32_t seed,
                CaseReport& report) {
   CAPTURE(describe(c));
   const size_t H = c.hidden, gxs = 3 * H + c.gx_pad, hs = H + c.h_pad;
@@ -138,9 +138,9 @@ void check_gru(const CellCase& c, const std::vector<PointwiseKernels>& sets, uin
                        kStep * (std::fabs(n.v) + std::fabs(z.v * (hp - n.v))) + 1e-30;
     }
   }
-  std::vector<const PointwiseKernels*> runs = {nullptr};
+  std::vector<const KernelSet*> runs = {nullptr};
   for (const auto& k : sets) runs.push_back(&k);
-  for (const PointwiseKernels* k : runs) {
+  for (const KernelSet* k : runs) {
     CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
     Floats x(gx, seed % 2), hg(gh, (seed + 1) % 2), h_prev(h0, 1), h_out(c.batch * hs, 0);
     for (size_t i = 0; i < h_out.size(); ++i) h_out[i] = kSentinel;
@@ -275,7 +275,7 @@ TEST_CASE("pointwise: every usable ISA is listed, the best one first in preferen
   CHECK(std::string(sets[0].isa) == "scalar");
   bool found = false;
   for (const auto& k : sets) {
-    found = found || std::string(k.isa) == pointwise_kernels().isa;
+    found = found || std::string(k.isa) == best_kernel_set().isa;
     CHECK(k.normalization != nullptr);
     CHECK(k.softmax != nullptr);
     CHECK(k.elementwise != nullptr);
@@ -287,7 +287,7 @@ TEST_CASE("pointwise: every usable ISA is listed, the best one first in preferen
     CHECK(std::string(k.recurrent->isa) == k.isa);
   }
   CHECK(found);
-  MESSAGE("pointwise kernels: " << std::string(pointwise_kernels().isa) << " of " << sets.size()
+  MESSAGE("pointwise kernels: " << std::string(best_kernel_set().isa) << " of " << sets.size()
                                 << " usable sets");
 }
 

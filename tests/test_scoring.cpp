@@ -25,6 +25,7 @@
 
 #include "focal/attention_scoring.h"
 #include "dispatch/scoring_dispatch.h"
+#include "support/kernel_sets.h"
 #include "support/aligned_buffer.h"
 #include "support/random_values.h"
 
@@ -268,8 +269,8 @@ void check_all_kernels(const Problem& problem) {
   REQUIRE(in.run_reference().ok());
   CHECK(worst_error(in, want) <= 1.0);
 
-  const kernels::ScoringKernelTable* tables[8];
-  const int count = usable_scoring_kernels(tables);
+  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
   for (int t = 0; t < count; ++t) {
     CAPTURE(std::string(tables[t]->isa));
     REQUIRE(in.run(tables[t]).ok());
@@ -327,8 +328,8 @@ TEST_CASE("scoring: key lengths, 0 gives zero weights and a zero context") {
   p.src_len = 10;
   p.key_length = 0;
   Instance in(p);
-  const kernels::ScoringKernelTable* tables[8];
-  const int count = usable_scoring_kernels(tables);
+  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
   for (int t = 0; t < count; ++t) {
     REQUIRE(in.run(tables[t]).ok());
     for (size_t d = 0; d < p.value_dim; ++d) CHECK(in.context[d] == 0.0f);
@@ -397,8 +398,8 @@ TEST_CASE("scoring: equal scores give exactly uniform weights on every kernel") 
   p.dim = 17;
   p.equal_keys = true;
   Instance in(p);
-  const kernels::ScoringKernelTable* tables[8];
-  const int count = usable_scoring_kernels(tables);
+  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
+  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
   for (int t = 0; t < count; ++t) {
     CAPTURE(std::string(tables[t]->isa));
     REQUIRE(in.run(tables[t]).ok());

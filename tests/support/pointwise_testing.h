@@ -125,10 +125,11 @@ struct Worst {
 };
 
 // Every usable kernel set (scalar first).
-inline std::vector<PointwiseKernels> kernel_sets() {
-  PointwiseKernels sets[8];
-  const int count = usable_pointwise_kernels(sets);
-  return std::vector<PointwiseKernels>(sets, sets + count);
+inline std::vector<KernelSet> kernel_sets() {
+  const KernelSets& usable = usable_kernel_sets();
+  std::vector<KernelSet> sets;
+  for (int i = 0; i < usable.count; ++i) sets.push_back(*usable.sets[i]);
+  return sets;
 }
 
 // Worst ratio over a test case, printed at its end.

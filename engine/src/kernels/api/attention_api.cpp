@@ -6,7 +6,7 @@
 #include "attention/attention.h"
 #include "attention/attention_mask.h"
 #include "dispatch/attention_dispatch.h"
-#include "dispatch/cpu_isa.h"
+#include "dispatch/kernel_set.h"
 #include "focal/attention.h"
 #include "support/saturating_size.h"
 #include "simd/vec_scalar.hpp"
@@ -33,33 +33,6 @@ size_t prefill_query_block(const AttentionParams& p) {
   const size_t blocks = groups >= kPrefillMinTasks ? 1 : (kPrefillMinTasks + groups - 1) / groups;
   const size_t block = (p.q_len + blocks - 1) / blocks;
   return block < 64 ? 64 : block;  // at least one chunk of rows
-}
-
-const AttentionKernelTable* best_kernels() {
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) return kernels::attention_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) return kernels::attention_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) return kernels::attention_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) return kernels::attention_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) return kernels::attention_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
-  // out of the firmware (about 20 KiB of flash).
-  return kernels::attention_kernels_mve();
-#else
-  return kernels::attention_kernels_scalar();
-#endif
 }
 
 Status invalid(const char* what) {
@@ -304,35 +277,9 @@ size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
   return bytes;
 }
 
-int usable_attention_kernels(const AttentionKernelTable** tables) {
-  int count = 0;
-  tables[count++] = kernels::attention_kernels_scalar();
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) tables[count++] = kernels::attention_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) tables[count++] = kernels::attention_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) tables[count++] = kernels::attention_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) tables[count++] = kernels::attention_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) tables[count++] = kernels::attention_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  if (isas.mve) tables[count++] = kernels::attention_kernels_mve();
-#endif
-  return count;
-}
-
 Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
                  ParallelFor* parallel) {
-  return attention_with_kernels(params, best_kernels(), workspace, workspace_bytes, parallel);
+  return attention_with_kernels(params, kernels::best_kernel_set().attention, workspace, workspace_bytes, parallel);
 }
 
 Status attention_with_kernels(const AttentionParams& params, const AttentionKernelTable* kernels,
@@ -377,6 +324,6 @@ Status attention_reference(const AttentionParams& params) {
   return Status();
 }
 
-const char* attention_isa() { return best_kernels()->isa; }
+const char* attention_isa() { return kernels::best_kernel_set().attention->isa; }
 
 }  // namespace focal

@@ -3,10 +3,10 @@
 // on the best kernel for this CPU over the caller's workers. Also the weight packing.
 #include <cstdint>
 
-#include "dispatch/cpu_isa.h"
 #include "focal/gemm.h"
 #include "gemm/gemm.h"
 #include "dispatch/gemm_dispatch.h"
+#include "dispatch/kernel_set.h"
 
 namespace focal {
 namespace {
@@ -23,33 +23,6 @@ using kernels::kGemmPanel;
 // kPanelsPerTask panels. The split only decides who computes an output, never how.
 constexpr size_t kTilesPerTask = 8;
 constexpr size_t kPanelsPerTask = 4;
-
-const GemmKernelTable* best_kernels() {
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) return kernels::gemm_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) return kernels::gemm_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) return kernels::gemm_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) return kernels::gemm_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) return kernels::gemm_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
-  // out of the firmware (about 20 KiB of flash).
-  return kernels::gemm_kernels_mve();
-#else
-  return kernels::gemm_kernels_scalar();
-#endif
-}
 
 bool weight_type(DType type, GemmWeights* out) {
   switch (type) {
@@ -214,34 +187,8 @@ Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t
   return need;
 }
 
-int usable_gemm_kernels(const GemmKernelTable** tables) {
-  int count = 0;
-  tables[count++] = kernels::gemm_kernels_scalar();
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) tables[count++] = kernels::gemm_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) tables[count++] = kernels::gemm_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) tables[count++] = kernels::gemm_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) tables[count++] = kernels::gemm_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) tables[count++] = kernels::gemm_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  if (isas.mve) tables[count++] = kernels::gemm_kernels_mve();
-#endif
-  return count;
-}
-
 Status gemm(const GemmParams& params, ParallelFor* parallel) {
-  return gemm_with_kernels(params, best_kernels(), parallel);
+  return gemm_with_kernels(params, kernels::best_kernel_set().gemm, parallel);
 }
 
 Status gemm_with_kernels(const GemmParams& params, const GemmKernelTable* table,
@@ -274,6 +221,6 @@ Status gemm_reference(const GemmParams& params) {
   return Status();
 }
 
-const char* gemm_isa() { return best_kernels()->isa; }
+const char* gemm_isa() { return kernels::best_kernel_set().gemm->isa; }
 
 }  // namespace focal

@@ -2,46 +2,10 @@
 // check what can be out of range in the data, run the kernels.
 #include <cmath>
 
-#include "dispatch/cpu_isa.h"
 #include "dispatch/pointwise_dispatch.h"
 
 namespace focal {
 namespace {
-
-#define FOCAL_POINTWISE_SET(isa)                                                    \
-  PointwiseKernels {                                                                \
-#isa, kernels::normalization_kernels_##isa(), kernels::softmax_kernels_##isa(), \
-        kernels::elementwise_kernels_##isa(), kernels::embedding_kernels_##isa(),   \
-        kernels::position_kernels_##isa(), kernels::pooling_kernels_##isa(),        \
-        kernels::recurrent_kernels_##isa()                                          \
-  }
-
-PointwiseKernels best_set() {
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) return FOCAL_POINTWISE_SET(avx512);
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) return FOCAL_POINTWISE_SET(avx2);
-#endif
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) return FOCAL_POINTWISE_SET(sse2);
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) return FOCAL_POINTWISE_SET(neon64);
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) return FOCAL_POINTWISE_SET(neon);
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
-  // out of the firmware (about 20 KiB of flash).
-  return FOCAL_POINTWISE_SET(mve);
-#else
-  return FOCAL_POINTWISE_SET(scalar);
-#endif
-}
 
 Status invalid(const char* op, const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "%s: %s", op, what);
@@ -51,68 +15,37 @@ bool positive_finite(float value) { return value > 0.0f && std::isfinite(value);
 
 }  // namespace
 
-const PointwiseKernels& pointwise_kernels() {
-  static const PointwiseKernels best = best_set();
-  return best;
-}
-
-int usable_pointwise_kernels(PointwiseKernels* sets) {
-  int count = 0;
-  sets[count++] = FOCAL_POINTWISE_SET(scalar);
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) sets[count++] = FOCAL_POINTWISE_SET(sse2);
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) sets[count++] = FOCAL_POINTWISE_SET(avx2);
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) sets[count++] = FOCAL_POINTWISE_SET(avx512);
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) sets[count++] = FOCAL_POINTWISE_SET(neon64);
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) sets[count++] = FOCAL_POINTWISE_SET(neon);
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  if (isas.mve) sets[count++] = FOCAL_POINTWISE_SET(mve);
-#endif
-  return count;
-}
-
 void layernorm(const kernels::LayerNormParams& p, const float* x, const float* gamma,
-               const float* beta, float* y, const PointwiseKernels& k) {
+               const float* beta, float* y, const kernels::KernelSet& k) {
   k.normalization->layernorm(p, x, gamma, beta, y);
 }
 
 void rmsnorm(const kernels::LayerNormParams& p, const float* x, const float* gamma, float* y,
-             const PointwiseKernels& k) {
+             const kernels::KernelSet& k) {
   k.normalization->rmsnorm(p, x, gamma, y);
 }
 
 void l2_normalize(const kernels::LayerNormParams& p, const float* x, float* y,
-                  const PointwiseKernels& k) {
+                  const kernels::KernelSet& k) {
   k.normalization->l2_normalize(p, x, y);
 }
 
-void softmax(size_t rows, size_t width, const float* x, float* y, const PointwiseKernels& k) {
+void softmax(size_t rows, size_t width, const float* x, float* y, const kernels::KernelSet& k) {
   k.softmax->softmax(rows, width, x, y);
 }
 
 void residual_add(size_t count, const float* a, const float* b, float* y,
-                  const PointwiseKernels& k) {
+                  const kernels::KernelSet& k) {
   k.elementwise->add(count, a, b, y);
 }
 
 void swiglu(const kernels::GatedParams& p, const float* a, const float* b, float* y,
-            const PointwiseKernels& k) {
+            const kernels::KernelSet& k) {
   k.elementwise->swiglu(p, a, b, y);
 }
 
 void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a, const float* b,
-           float* y, const PointwiseKernels& k) {
+           float* y, const kernels::KernelSet& k) {
   if (form == kernels::GeluForm::kTanh) {
     k.elementwise->geglu_tanh(p, a, b, y);
   } else {
@@ -120,7 +53,7 @@ void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a
   }
 }
 
-Status embedding_gather(const kernels::EmbeddingParams& p, const PointwiseKernels& k) {
+Status embedding_gather(const kernels::EmbeddingParams& p, const kernels::KernelSet& k) {
   if (p.count == 0) return Status();
   if (p.table == nullptr || p.ids == nullptr || p.out == nullptr) {
     return invalid("embedding", "table, ids and out must not be null");
@@ -146,7 +79,7 @@ Status embedding_gather(const kernels::EmbeddingParams& p, const PointwiseKernel
   return Status();
 }
 
-Status rope(const kernels::RopeParams& p, const PointwiseKernels& k) {
+Status rope(const kernels::RopeParams& p, const kernels::KernelSet& k) {
   const size_t rotary = p.rotary_dim != 0 ? p.rotary_dim : p.head_dim;
   if (p.head_dim == 0) return invalid("rope", "head_dim must be >= 1");
   if (rotary % 2 != 0 || rotary > p.head_dim) {
@@ -165,7 +98,7 @@ Status rope(const kernels::RopeParams& p, const PointwiseKernels& k) {
   return Status();
 }
 
-Status sinusoidal_encoding(const kernels::SinusoidParams& p, const PointwiseKernels& k) {
+Status sinusoidal_encoding(const kernels::SinusoidParams& p, const kernels::KernelSet& k) {
   if (p.dim == 0) return invalid("sinusoidal encoding", "dim must be >= 1");
   if (!positive_finite(p.min_timescale) || !positive_finite(p.max_timescale)) {
     return invalid("sinusoidal encoding", "timescales must be finite and > 0");
@@ -184,7 +117,7 @@ Status sinusoidal_encoding(const kernels::SinusoidParams& p, const PointwiseKern
   return Status();
 }
 
-Status mean_pool(const kernels::PoolParams& p, const PointwiseKernels& k) {
+Status mean_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) {
   if (p.batch == 0 || p.dim == 0) return Status();
   if (p.out == nullptr || (p.x == nullptr && p.seq != 0)) {
     return invalid("mean_pool", "x and out must not be null");
@@ -204,13 +137,13 @@ Status mean_pool(const kernels::PoolParams& p, const PointwiseKernels& k) {
   return Status();
 }
 
-void cls_pool(const kernels::PoolParams& p, const PointwiseKernels& k) { k.pooling->cls_pool(p); }
+void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) { k.pooling->cls_pool(p); }
 
-void lstm_cell(const kernels::LstmCellParams& p, const PointwiseKernels& k) {
+void lstm_cell(const kernels::LstmCellParams& p, const kernels::KernelSet& k) {
   k.recurrent->lstm_cell(p);
 }
 
-void gru_cell(const kernels::GruCellParams& p, const PointwiseKernels& k) {
+void gru_cell(const kernels::GruCellParams& p, const kernels::KernelSet& k) {
   k.recurrent->gru_cell(p);
 }
 

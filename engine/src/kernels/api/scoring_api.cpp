@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dispatch/cpu_isa.h"
 #include "focal/attention_scoring.h"
 #include "scoring/scoring.h"
 #include "dispatch/scoring_dispatch.h"
+#include "dispatch/kernel_set.h"
 
 namespace focal {
 namespace {
@@ -16,33 +16,6 @@ using kernels::ScoringKernelTable;
 
 constexpr size_t kAlign = 64;      // the workspace is used from a 64-byte boundary
 constexpr size_t kPadFloats = 16;  // each workspace array starts 64-byte aligned
-
-const ScoringKernelTable* best_kernels() {
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) return kernels::scoring_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) return kernels::scoring_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) return kernels::scoring_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) return kernels::scoring_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) return kernels::scoring_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  // Built only for cores with MVE: leaving the scalar tables unreferenced keeps them
-  // out of the firmware (about 20 KiB of flash).
-  return kernels::scoring_kernels_mve();
-#else
-  return kernels::scoring_kernels_scalar();
-#endif
-}
 
 size_t round_up(size_t value, size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -181,32 +154,6 @@ size_t luong_attention_workspace_bytes(const LuongAttentionParams& params) {
   return workspace_floats(params.src_len, projected) * sizeof(float) + kAlign;
 }
 
-int usable_scoring_kernels(const ScoringKernelTable** tables) {
-  int count = 0;
-  tables[count++] = kernels::scoring_kernels_scalar();
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#if defined(FOCAL_HAVE_ISA_SSE2)
-  if (isas.sse2) tables[count++] = kernels::scoring_kernels_sse2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX2)
-  if (isas.avx2) tables[count++] = kernels::scoring_kernels_avx2();
-#endif
-#if defined(FOCAL_HAVE_ISA_AVX512)
-  if (isas.avx512) tables[count++] = kernels::scoring_kernels_avx512();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON64)
-  if (isas.neon64) tables[count++] = kernels::scoring_kernels_neon64();
-#endif
-#if defined(FOCAL_HAVE_ISA_NEON)
-  if (isas.neon) tables[count++] = kernels::scoring_kernels_neon();
-#endif
-#if defined(FOCAL_HAVE_ISA_MVE)
-  if (isas.mve) tables[count++] = kernels::scoring_kernels_mve();
-#endif
-  return count;
-}
-
 Status additive_attention_with_kernels(const AdditiveAttentionParams& p,
                                        const ScoringKernelTable* k, void* workspace,
                                        size_t workspace_bytes) {
@@ -246,12 +193,12 @@ Status luong_attention_with_kernels(const LuongAttentionParams& p, const Scoring
 
 Status additive_attention(const AdditiveAttentionParams& params, void* workspace,
                           size_t workspace_bytes) {
-  return additive_attention_with_kernels(params, best_kernels(), workspace, workspace_bytes);
+  return additive_attention_with_kernels(params, kernels::best_kernel_set().scoring, workspace, workspace_bytes);
 }
 
 Status luong_attention(const LuongAttentionParams& params, void* workspace,
                        size_t workspace_bytes) {
-  return luong_attention_with_kernels(params, best_kernels(), workspace, workspace_bytes);
+  return luong_attention_with_kernels(params, kernels::best_kernel_set().scoring, workspace, workspace_bytes);
 }
 
 Status additive_attention_reference(const AdditiveAttentionParams& params) {
@@ -266,6 +213,6 @@ Status luong_attention_reference(const LuongAttentionParams& params) {
   return Status();
 }
 
-const char* attention_scoring_isa() { return best_kernels()->isa; }
+const char* attention_scoring_isa() { return kernels::best_kernel_set().scoring->isa; }
 
 }  // namespace focal

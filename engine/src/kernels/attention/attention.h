@@ -67,15 +67,6 @@ struct AttentionKernelTable {
   void (*exp2)(const float* x, float* y, size_t count);
 };
 
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; null where the build does not include it.
-const AttentionKernelTable* attention_kernels_scalar();
-const AttentionKernelTable* attention_kernels_sse2();
-const AttentionKernelTable* attention_kernels_avx2();
-const AttentionKernelTable* attention_kernels_avx512();
-const AttentionKernelTable* attention_kernels_neon64();
-const AttentionKernelTable* attention_kernels_neon();
-const AttentionKernelTable* attention_kernels_mve();
 
 // The reference twin: plain loops, two-pass softmax in f32, whole problem at once.
 void attention_reference_f32(const AttentionParams& params);

@@ -1,5 +1,5 @@
 // The tiled attention kernel, written once against Vec<Arch> (simd/vec_*.hpp) and
-// compiled once per instruction set by attention_<isa>.cpp. Everything here is in an
+// compiled once per instruction set by dispatch/kernel_set_instance.cpp. Everything here is in an
 // anonymous namespace: each ISA's translation unit keeps a private copy, so code built
 // with AVX-512 flags can never be merged into another ISA's path.
 //
@@ -22,13 +22,13 @@
 
 #include "attention/attention.h"
 #include "attention/attention_mask.h"
+#include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-constexpr float kLog2e = 1.44269504088896341f;
 constexpr size_t kRowTile = 4;
 constexpr size_t kPrefetchKeys = 16;  // streaming path: how far ahead to request K/V rows
 

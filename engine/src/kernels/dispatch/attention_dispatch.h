@@ -7,8 +7,6 @@
 
 namespace focal {
 
-// Fills `tables` (room for 8) with every usable kernel table, scalar first; returns the count.
-int usable_attention_kernels(const kernels::AttentionKernelTable** tables);
 
 Status attention_with_kernels(const AttentionParams& params,
                               const kernels::AttentionKernelTable* kernels, void* workspace,

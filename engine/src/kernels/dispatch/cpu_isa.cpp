@@ -1,5 +1,7 @@
 #include "dispatch/cpu_isa.h"
 
+#include "focal_kernel_isas.h"
+
 #if defined(FOCAL_HAVE_ISA_SSE2) || defined(FOCAL_HAVE_ISA_AVX2) || defined(FOCAL_HAVE_ISA_AVX512)
 #define FOCAL_X86_DISPATCH 1
 #include <cpuid.h>

@@ -7,8 +7,6 @@
 
 namespace focal {
 
-// Fills `tables` (room for 8) with every usable kernel table, scalar first; returns the count.
-int usable_gemm_kernels(const kernels::GemmKernelTable** tables);
 
 Status gemm_with_kernels(const GemmParams& params, const kernels::GemmKernelTable* kernels,
                          ParallelFor* parallel);

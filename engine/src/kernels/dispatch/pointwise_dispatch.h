@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dispatch/kernel_set.h"
 #include "elementwise/elementwise.h"
 #include "embedding/embedding.h"
 #include "focal/status.h"
@@ -25,74 +26,55 @@
 
 namespace focal {
 
-// One instruction set's kernel table of every pointwise family.
-struct PointwiseKernels {
-  const char* isa;
-  const kernels::NormalizationKernelTable* normalization;
-  const kernels::SoftmaxKernelTable* softmax;
-  const kernels::ElementwiseKernelTable* elementwise;
-  const kernels::EmbeddingKernelTable* embedding;
-  const kernels::PositionKernelTable* position;
-  const kernels::PoolingKernelTable* pooling;
-  const kernels::RecurrentKernelTable* recurrent;
-};
-
-// The best usable set on this CPU (AVX-512 > AVX2 > SSE2, NEON on ARM, scalar on
-// Cortex-M), chosen on the first call.
-const PointwiseKernels& pointwise_kernels();
-
-// Fills `sets` (room for 8) with every usable set, scalar first; returns the count.
-int usable_pointwise_kernels(PointwiseKernels* sets);
-
 // Normalization over the last axis of dense [rows, width] rows; y may alias x.
 // See normalization/normalization.h for the exact formulas.
 void layernorm(const kernels::LayerNormParams& p, const float* x, const float* gamma,
-               const float* beta, float* y, const PointwiseKernels& k = pointwise_kernels());
+               const float* beta, float* y, const kernels::KernelSet& k = kernels::best_kernel_set());
 void rmsnorm(const kernels::LayerNormParams& p, const float* x, const float* gamma, float* y,
-             const PointwiseKernels& k = pointwise_kernels());
+             const kernels::KernelSet& k = kernels::best_kernel_set());
 void l2_normalize(const kernels::LayerNormParams& p, const float* x, float* y,
-                  const PointwiseKernels& k = pointwise_kernels());
+                  const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // Softmax over the last axis of dense [rows, width] rows (-inf entries give 0, a row of
 // -inf gives zeros); y may alias x.
 void softmax(size_t rows, size_t width, const float* x, float* y,
-             const PointwiseKernels& k = pointwise_kernels());
+             const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // y = a + b over count elements; y may alias a or b.
 void residual_add(size_t count, const float* a, const float* b, float* y,
-                  const PointwiseKernels& k = pointwise_kernels());
+                  const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // y = silu(a) * b and y = gelu(a) * b over [rows, width] (two inputs, or the halves of
 // one [rows, 2 * width] GEMM output: see elementwise/elementwise.h).
 void swiglu(const kernels::GatedParams& p, const float* a, const float* b, float* y,
-            const PointwiseKernels& k = pointwise_kernels());
+            const kernels::KernelSet& k = kernels::best_kernel_set());
 void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a, const float* b,
-           float* y, const PointwiseKernels& k = pointwise_kernels());
+           float* y, const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // out[t] = table[ids[t]] * scale. Refuses (kOutOfRange), before copying anything, the
 // first id outside [0, vocab), naming its position and value; kInvalidArgument for a
 // null pointer, a zero dim or vocab, or an unknown table type.
 Status embedding_gather(const kernels::EmbeddingParams& p,
-                        const PointwiseKernels& k = pointwise_kernels());
+                        const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // Rotary position embedding (position/position.h). kInvalidArgument for an odd or too
 // large rotary_dim, a head_dim of 0, theta not finite and > 0, or null x / y.
-Status rope(const kernels::RopeParams& p, const PointwiseKernels& k = pointwise_kernels());
+Status rope(const kernels::RopeParams& p, const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // Sinusoidal position encoding (position/position.h). kInvalidArgument for timescales
 // not finite and > 0, a dim of 0, or a null out.
 Status sinusoidal_encoding(const kernels::SinusoidParams& p,
-                           const PointwiseKernels& k = pointwise_kernels());
+                           const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // Masked mean pooling of [batch, seq, dim] over the first lengths[b] positions (zeros
 // for length 0). Refuses (kOutOfRange) a length outside [0, seq], naming it.
-Status mean_pool(const kernels::PoolParams& p, const PointwiseKernels& k = pointwise_kernels());
+Status mean_pool(const kernels::PoolParams& p, const kernels::KernelSet& k = kernels::best_kernel_set());
 // CLS pooling: out[b] = x[b, 0] (seq >= 1).
-void cls_pool(const kernels::PoolParams& p, const PointwiseKernels& k = pointwise_kernels());
+void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k = kernels::best_kernel_set());
 
 // The fused pointwise step of an LSTM / GRU cell after its two GEMMs
 // (recurrent/recurrent.h states the exact inputs).
-void lstm_cell(const kernels::LstmCellParams& p, const PointwiseKernels& k = pointwise_kernels());
-void gru_cell(const kernels::GruCellParams& p, const PointwiseKernels& k = pointwise_kernels());
+void lstm_cell(const kernels::LstmCellParams& p, const kernels::KernelSet& k = kernels::best_kernel_set());
+void gru_cell(const kernels::GruCellParams& p, const kernels::KernelSet& k = kernels::best_kernel_set());
 
 }  // namespace focal

@@ -8,8 +8,6 @@
 
 namespace focal {
 
-// Fills `tables` (room for 8) with every usable kernel table, scalar first; returns the count.
-int usable_scoring_kernels(const kernels::ScoringKernelTable** tables);
 
 Status additive_attention_with_kernels(const AdditiveAttentionParams& params,
                                        const kernels::ScoringKernelTable* kernels, void* workspace,

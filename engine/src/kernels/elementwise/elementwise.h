@@ -1,6 +1,6 @@
 // Elementwise f32 kernels: the residual add and the gated activations of gated
 // feed-forward layers (SwiGLU, GeGLU), as a kernel table per instruction set
-// (elementwise_<isa>.cpp, written once in elementwise_simd.hpp) and the scalar
+// (its kernel set, dispatch/kernel_set_instance.cpp, written once in elementwise_simd.hpp) and the scalar
 // reference twins (reference.cpp). Kernels trust their arguments and never allocate.
 #pragma once
 
@@ -54,16 +54,6 @@ struct ElementwiseKernelTable {
   GatedFn geglu_erf;
   GatedFn geglu_tanh;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const ElementwiseKernelTable* elementwise_kernels_scalar();
-const ElementwiseKernelTable* elementwise_kernels_sse2();
-const ElementwiseKernelTable* elementwise_kernels_avx2();
-const ElementwiseKernelTable* elementwise_kernels_avx512();
-const ElementwiseKernelTable* elementwise_kernels_neon64();
-const ElementwiseKernelTable* elementwise_kernels_neon();
-const ElementwiseKernelTable* elementwise_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,6 +1,6 @@
 // Embedding gather: rows of a [vocab, dim] table picked by token ids, optionally scaled
 // (the original Transformer and Gemma multiply embeddings by sqrt(dim)), as a kernel
-// table per instruction set (embedding_<isa>.cpp, written once in embedding_simd.hpp)
+// table per instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written once in embedding_simd.hpp)
 // and the scalar reference twin (reference.cpp).
 //
 // The kernels trust the ids: every id must be in [0, vocab). The checked entry point
@@ -41,16 +41,6 @@ struct EmbeddingKernelTable {
   const char* isa;
   EmbeddingGatherFn gather;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const EmbeddingKernelTable* embedding_kernels_scalar();
-const EmbeddingKernelTable* embedding_kernels_sse2();
-const EmbeddingKernelTable* embedding_kernels_avx2();
-const EmbeddingKernelTable* embedding_kernels_avx512();
-const EmbeddingKernelTable* embedding_kernels_neon64();
-const EmbeddingKernelTable* embedding_kernels_neon();
-const EmbeddingKernelTable* embedding_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,5 +1,5 @@
 // The embedding gather, written once against Vec<Arch> (simd/vec_*.hpp) and compiled
-// once per instruction set by embedding_<isa>.cpp. Everything here is in an anonymous
+// once per instruction set by dispatch/kernel_set_instance.cpp. Everything here is in an anonymous
 // namespace: each ISA's translation unit keeps a private copy, so code built with
 // AVX-512 flags can never be merged into another ISA's path.
 //

@@ -71,15 +71,6 @@ struct GemmKernelTable {
   GemmTaskFn run_task[kGemmWeightTypes];  // by GemmWeights
 };
 
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; null where the build does not include it.
-const GemmKernelTable* gemm_kernels_scalar();
-const GemmKernelTable* gemm_kernels_sse2();
-const GemmKernelTable* gemm_kernels_avx2();
-const GemmKernelTable* gemm_kernels_avx512();
-const GemmKernelTable* gemm_kernels_neon64();
-const GemmKernelTable* gemm_kernels_neon();
-const GemmKernelTable* gemm_kernels_mve();
 
 // The reference twin: for each output, an f32 sum over k in order of x times the stored
 // weight (int8: times q, then the scale), plus bias, then apply_activation().

@@ -1,5 +1,5 @@
 // Normalization over the last axis of [rows, width] f32 data: layernorm, rmsnorm and
-// l2-normalize, as a kernel table per instruction set (normalization_<isa>.cpp, written
+// l2-normalize, as a kernel table per instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written
 // once in normalization_simd.hpp) and the scalar reference twins (reference.cpp).
 // Rows are dense (row r starts at r * width); y may alias x. Kernels trust their
 // arguments (width >= 1, epsilon > 0, non-null pointers); they never allocate.
@@ -51,16 +51,6 @@ struct NormalizationKernelTable {
   RmsNormFn rmsnorm;
   L2NormalizeFn l2_normalize;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const NormalizationKernelTable* normalization_kernels_scalar();
-const NormalizationKernelTable* normalization_kernels_sse2();
-const NormalizationKernelTable* normalization_kernels_avx2();
-const NormalizationKernelTable* normalization_kernels_avx512();
-const NormalizationKernelTable* normalization_kernels_neon64();
-const NormalizationKernelTable* normalization_kernels_neon();
-const NormalizationKernelTable* normalization_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,6 +1,6 @@
 // The normalization kernels (layernorm, rmsnorm, l2-normalize), written once against
 // Vec<Arch> (simd/vec_*.hpp) and compiled once per instruction set by
-// normalization_<isa>.cpp. Everything here is in an anonymous namespace: each ISA's
+// dispatch/kernel_set_instance.cpp. Everything here is in an anonymous namespace: each ISA's
 // translation unit keeps a private copy, so code built with AVX-512 flags can never be
 // merged into another ISA's path.
 //

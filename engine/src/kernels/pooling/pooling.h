@@ -1,6 +1,6 @@
 // Pooling a sequence of vectors into one per batch row: masked mean (sentence
 // embeddings) and CLS (the first token, BERT's classifier input), as a kernel table per
-// instruction set (pooling_<isa>.cpp, written once in pooling_simd.hpp) and the scalar
+// instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written once in pooling_simd.hpp) and the scalar
 // reference twins (reference.cpp). Kernels trust their arguments (lengths are checked
 // by focal::mean_pool in pointwise_dispatch.h) and never allocate.
 #pragma once
@@ -34,16 +34,6 @@ struct PoolingKernelTable {
   PoolFn mean_pool;
   PoolFn cls_pool;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const PoolingKernelTable* pooling_kernels_scalar();
-const PoolingKernelTable* pooling_kernels_sse2();
-const PoolingKernelTable* pooling_kernels_avx2();
-const PoolingKernelTable* pooling_kernels_avx512();
-const PoolingKernelTable* pooling_kernels_neon64();
-const PoolingKernelTable* pooling_kernels_neon();
-const PoolingKernelTable* pooling_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,6 +1,6 @@
 // Position encodings: rotary position embedding (RoPE) applied to query/key heads, and
 // the sinusoidal encoding of the original Transformer, as a kernel table per
-// instruction set (position_<isa>.cpp, written once in position_simd.hpp) and the
+// instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written once in position_simd.hpp) and the
 // scalar reference twins (reference.cpp). Kernels trust their arguments (checked by
 // focal::rope / focal::sinusoidal_encoding in pointwise_dispatch.h) and never allocate.
 //
@@ -131,16 +131,6 @@ struct PositionKernelTable {
   RopeFn rope;
   SinusoidFn sinusoid;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const PositionKernelTable* position_kernels_scalar();
-const PositionKernelTable* position_kernels_sse2();
-const PositionKernelTable* position_kernels_avx2();
-const PositionKernelTable* position_kernels_avx512();
-const PositionKernelTable* position_kernels_neon64();
-const PositionKernelTable* position_kernels_neon();
-const PositionKernelTable* position_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,5 +1,5 @@
 // The pointwise step of LSTM and GRU cells, in PyTorch's gate order, as a kernel table
-// per instruction set (recurrent_<isa>.cpp, written once in recurrent_simd.hpp) and the
+// per instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written once in recurrent_simd.hpp) and the
 // scalar reference twins (reference.cpp). Each step's matrix work is two GEMMs done
 // before it (the input one can cover a whole sequence at once):
 //   gates_x = x W_ih^T + b_ih   [batch, G * H]   (G = 4 for LSTM, 3 for GRU)
@@ -63,16 +63,6 @@ struct RecurrentKernelTable {
   LstmCellFn lstm_cell;
   GruCellFn gru_cell;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const RecurrentKernelTable* recurrent_kernels_scalar();
-const RecurrentKernelTable* recurrent_kernels_sse2();
-const RecurrentKernelTable* recurrent_kernels_avx2();
-const RecurrentKernelTable* recurrent_kernels_avx512();
-const RecurrentKernelTable* recurrent_kernels_neon64();
-const RecurrentKernelTable* recurrent_kernels_neon();
-const RecurrentKernelTable* recurrent_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -24,7 +24,7 @@ using DotScoresFn = void (*)(const float* query, const float* keys, size_t strid
 
 // In place over x[0, count): x_j <- exp(x_j - max) / sum_k exp(x_k - max), computed as
 // exp2((x_j - max) * log2(e)). A row whose exps all vanish (or count 0) becomes zeros.
-using SoftmaxFn = void (*)(float* x, size_t count);
+using ScoreSoftmaxFn = void (*)(float* x, size_t count);
 
 // out[0, width) = sum_{j < count} coeffs[j] * rows[j * stride .. + width]; zeros when
 // count is 0. Serves both the context (coeffs = weights, rows = values) and W^T s
@@ -43,19 +43,10 @@ struct ScoringKernelTable {
   const char* isa;
   AdditiveScoresFn additive_scores;
   DotScoresFn dot_scores;
-  SoftmaxFn softmax;
+  ScoreSoftmaxFn softmax;
   WeightedSumFn weighted_sum;
 };
 
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const ScoringKernelTable* scoring_kernels_scalar();
-const ScoringKernelTable* scoring_kernels_sse2();
-const ScoringKernelTable* scoring_kernels_avx2();
-const ScoringKernelTable* scoring_kernels_avx512();
-const ScoringKernelTable* scoring_kernels_neon64();
-const ScoringKernelTable* scoring_kernels_neon();
-const ScoringKernelTable* scoring_kernels_mve();
 
 // The reference twins (params already checked): plain loops in f32, std::tanh and
 // std::exp, scores recomputed in each of three passes (max, sum, output).

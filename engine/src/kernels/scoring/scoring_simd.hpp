@@ -1,5 +1,5 @@
 // The attention scoring kernels, written once against Vec<Arch> (simd/vec_*.hpp) and
-// compiled once per instruction set by scoring_<isa>.cpp. Everything here is in an
+// compiled once per instruction set by dispatch/kernel_set_instance.cpp. Everything here is in an
 // anonymous namespace: each ISA's translation unit keeps a private copy, so code built
 // with AVX-512 flags can never be merged into another ISA's path.
 //
@@ -13,13 +13,13 @@
 #include <cstddef>
 
 #include "scoring/scoring.h"
+#include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-constexpr float kLog2e = 1.44269504088896341f;
 
 // kSumVectors: vectors of output features weighted_sum keeps in registers (its
 // accumulators; each needs one load per FMA, so 8 saturate two FMA pipes).

@@ -1,5 +1,5 @@
 // Softmax over the last axis of [rows, width] f32 data, as a kernel table per
-// instruction set (softmax_<isa>.cpp, written once in softmax_simd.hpp) and the scalar
+// instruction set (its kernel set, dispatch/kernel_set_instance.cpp, written once in softmax_simd.hpp) and the scalar
 // reference twin (reference.cpp). Rows are dense; y may alias x. Kernels trust their
 // arguments and never allocate.
 #pragma once
@@ -23,16 +23,6 @@ struct SoftmaxKernelTable {
   const char* isa;
   SoftmaxFn softmax;
 };
-
-// One table per instruction set, each from its own translation unit compiled with that
-// instruction set's flags; only those the build includes are defined.
-const SoftmaxKernelTable* softmax_kernels_scalar();
-const SoftmaxKernelTable* softmax_kernels_sse2();
-const SoftmaxKernelTable* softmax_kernels_avx2();
-const SoftmaxKernelTable* softmax_kernels_avx512();
-const SoftmaxKernelTable* softmax_kernels_neon64();
-const SoftmaxKernelTable* softmax_kernels_neon();
-const SoftmaxKernelTable* softmax_kernels_mve();
 
 }  // namespace kernels
 }  // namespace focal

@@ -1,5 +1,5 @@
 // The softmax kernel, written once against Vec<Arch> (simd/vec_*.hpp) and compiled once
-// per instruction set by softmax_<isa>.cpp. Everything here is in an anonymous
+// per instruction set by dispatch/kernel_set_instance.cpp. Everything here is in an anonymous
 // namespace: each ISA's translation unit keeps a private copy, so code built with
 // AVX-512 flags can never be merged into another ISA's path.
 //
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"
 #include "softmax/softmax.h"
 
@@ -18,7 +19,6 @@ namespace focal {
 namespace kernels {
 namespace {
 
-constexpr float kLog2e = 1.44269504088896341f;
 
 template <class Arch>
 struct Softmax {
