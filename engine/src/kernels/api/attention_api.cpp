@@ -279,7 +279,7 @@ size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
 
 Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
                  ParallelFor* parallel) {
-  return attention_with_kernels(params, kernels::best_kernel_set().attention, workspace, workspace_bytes, parallel);
+  return attention_with_kernels(params, kernels::best_kernels<kernels::AttentionKernelTable>(), workspace, workspace_bytes, parallel);
 }
 
 Status attention_with_kernels(const AttentionParams& params, const AttentionKernelTable* kernels,
@@ -324,6 +324,6 @@ Status attention_reference(const AttentionParams& params) {
   return Status();
 }
 
-const char* attention_isa() { return kernels::best_kernel_set().attention->isa; }
+const char* attention_isa() { return kernels::best_kernels<kernels::AttentionKernelTable>()->isa; }
 
 }  // namespace focal

@@ -188,7 +188,7 @@ Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t
 }
 
 Status gemm(const GemmParams& params, ParallelFor* parallel) {
-  return gemm_with_kernels(params, kernels::best_kernel_set().gemm, parallel);
+  return gemm_with_kernels(params, kernels::best_kernels<kernels::GemmKernelTable>(), parallel);
 }
 
 Status gemm_with_kernels(const GemmParams& params, const GemmKernelTable* table,
@@ -221,6 +221,6 @@ Status gemm_reference(const GemmParams& params) {
   return Status();
 }
 
-const char* gemm_isa() { return kernels::best_kernel_set().gemm->isa; }
+const char* gemm_isa() { return kernels::best_kernels<kernels::GemmKernelTable>()->isa; }
 
 }  // namespace focal

@@ -17,39 +17,39 @@ bool positive_finite(float value) { return value > 0.0f && std::isfinite(value);
 
 void layernorm(const kernels::LayerNormParams& p, const float* x, const float* gamma,
                const float* beta, float* y, const kernels::KernelSet& k) {
-  k.normalization->layernorm(p, x, gamma, beta, y);
+  kernels::kernels_of(k, &kernels::KernelSet::normalization)->layernorm(p, x, gamma, beta, y);
 }
 
 void rmsnorm(const kernels::LayerNormParams& p, const float* x, const float* gamma, float* y,
              const kernels::KernelSet& k) {
-  k.normalization->rmsnorm(p, x, gamma, y);
+  kernels::kernels_of(k, &kernels::KernelSet::normalization)->rmsnorm(p, x, gamma, y);
 }
 
 void l2_normalize(const kernels::LayerNormParams& p, const float* x, float* y,
                   const kernels::KernelSet& k) {
-  k.normalization->l2_normalize(p, x, y);
+  kernels::kernels_of(k, &kernels::KernelSet::normalization)->l2_normalize(p, x, y);
 }
 
 void softmax(size_t rows, size_t width, const float* x, float* y, const kernels::KernelSet& k) {
-  k.softmax->softmax(rows, width, x, y);
+  kernels::kernels_of(k, &kernels::KernelSet::softmax)->softmax(rows, width, x, y);
 }
 
 void residual_add(size_t count, const float* a, const float* b, float* y,
                   const kernels::KernelSet& k) {
-  k.elementwise->add(count, a, b, y);
+  kernels::kernels_of(k, &kernels::KernelSet::elementwise)->add(count, a, b, y);
 }
 
 void swiglu(const kernels::GatedParams& p, const float* a, const float* b, float* y,
             const kernels::KernelSet& k) {
-  k.elementwise->swiglu(p, a, b, y);
+  kernels::kernels_of(k, &kernels::KernelSet::elementwise)->swiglu(p, a, b, y);
 }
 
 void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a, const float* b,
            float* y, const kernels::KernelSet& k) {
   if (form == kernels::GeluForm::kTanh) {
-    k.elementwise->geglu_tanh(p, a, b, y);
+    kernels::kernels_of(k, &kernels::KernelSet::elementwise)->geglu_tanh(p, a, b, y);
   } else {
-    k.elementwise->geglu_erf(p, a, b, y);
+    kernels::kernels_of(k, &kernels::KernelSet::elementwise)->geglu_erf(p, a, b, y);
   }
 }
 
@@ -75,7 +75,7 @@ Status embedding_gather(const kernels::EmbeddingParams& p, const kernels::Kernel
                            static_cast<unsigned long>(p.vocab - 1));
     }
   }
-  k.embedding->gather(p);
+  kernels::kernels_of(k, &kernels::KernelSet::embedding)->gather(p);
   return Status();
 }
 
@@ -94,7 +94,7 @@ Status rope(const kernels::RopeParams& p, const kernels::KernelSet& k) {
   }
   if (p.batch == 0 || p.seq == 0 || p.heads == 0) return Status();
   if (p.x == nullptr || p.y == nullptr) return invalid("rope", "x and y must not be null");
-  k.position->rope(p);
+  kernels::kernels_of(k, &kernels::KernelSet::position)->rope(p);
   return Status();
 }
 
@@ -113,7 +113,7 @@ Status sinusoidal_encoding(const kernels::SinusoidParams& p, const kernels::Kern
   }
   if (p.batch == 0 || p.positions == 0) return Status();
   if (p.out == nullptr) return invalid("sinusoidal encoding", "out must not be null");
-  k.position->sinusoid(p);
+  kernels::kernels_of(k, &kernels::KernelSet::position)->sinusoid(p);
   return Status();
 }
 
@@ -133,18 +133,18 @@ Status mean_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) {
       }
     }
   }
-  k.pooling->mean_pool(p);
+  kernels::kernels_of(k, &kernels::KernelSet::pooling)->mean_pool(p);
   return Status();
 }
 
-void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) { k.pooling->cls_pool(p); }
+void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) { kernels::kernels_of(k, &kernels::KernelSet::pooling)->cls_pool(p); }
 
 void lstm_cell(const kernels::LstmCellParams& p, const kernels::KernelSet& k) {
-  k.recurrent->lstm_cell(p);
+  kernels::kernels_of(k, &kernels::KernelSet::recurrent)->lstm_cell(p);
 }
 
 void gru_cell(const kernels::GruCellParams& p, const kernels::KernelSet& k) {
-  k.recurrent->gru_cell(p);
+  kernels::kernels_of(k, &kernels::KernelSet::recurrent)->gru_cell(p);
 }
 
 }  // namespace focal

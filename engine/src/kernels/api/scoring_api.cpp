@@ -193,12 +193,12 @@ Status luong_attention_with_kernels(const LuongAttentionParams& p, const Scoring
 
 Status additive_attention(const AdditiveAttentionParams& params, void* workspace,
                           size_t workspace_bytes) {
-  return additive_attention_with_kernels(params, kernels::best_kernel_set().scoring, workspace, workspace_bytes);
+  return additive_attention_with_kernels(params, kernels::best_kernels<kernels::ScoringKernelTable>(), workspace, workspace_bytes);
 }
 
 Status luong_attention(const LuongAttentionParams& params, void* workspace,
                        size_t workspace_bytes) {
-  return luong_attention_with_kernels(params, kernels::best_kernel_set().scoring, workspace, workspace_bytes);
+  return luong_attention_with_kernels(params, kernels::best_kernels<kernels::ScoringKernelTable>(), workspace, workspace_bytes);
 }
 
 Status additive_attention_reference(const AdditiveAttentionParams& params) {
@@ -213,6 +213,6 @@ Status luong_attention_reference(const LuongAttentionParams& params) {
   return Status();
 }
 
-const char* attention_scoring_isa() { return kernels::best_kernel_set().scoring->isa; }
+const char* attention_scoring_isa() { return kernels::best_kernels<kernels::ScoringKernelTable>()->isa; }
 
 }  // namespace focal

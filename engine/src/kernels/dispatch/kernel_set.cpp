@@ -1,37 +1,37 @@
-// Choosing among the kernel sets of the build (dispatch/kernel_set.h).
+// Whole kernel sets, for the tests that sweep every instruction set (dispatch/kernel_set.h).
 #include "dispatch/kernel_set.h"
 
-#include "dispatch/cpu_isa.h"
+#include "attention/attention.h"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-const KernelSet& choose_best() {
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
-#define FOCAL_RETURN_IF_USABLE(isa) \
-  if (isas.isa) return kernel_set_##isa();
-  FOCAL_FOR_EACH_BUILT_ISA(FOCAL_RETURN_IF_USABLE)
-#undef FOCAL_RETURN_IF_USABLE
-#if defined(FOCAL_HAVE_ISA_MVE)
-  // Built only for cores with MVE: leaving the scalar set unreferenced here keeps it out
-  // of the firmware (about 20 KiB of flash), as only tests ask for every set.
-  return kernel_set_mve();
-#else
-  return kernel_set_scalar();
-#endif
+template <Isa kIsa>
+const KernelSet& whole_set() {
+  static const KernelSet set = {isa_kernels<kIsa, AttentionKernelTable>()->isa,
+                                isa_kernels<kIsa, AttentionKernelTable>(),
+                                isa_kernels<kIsa, ScoringKernelTable>(),
+                                isa_kernels<kIsa, GemmKernelTable>(),
+                                isa_kernels<kIsa, NormalizationKernelTable>(),
+                                isa_kernels<kIsa, SoftmaxKernelTable>(),
+                                isa_kernels<kIsa, ElementwiseKernelTable>(),
+                                isa_kernels<kIsa, EmbeddingKernelTable>(),
+                                isa_kernels<kIsa, PositionKernelTable>(),
+                                isa_kernels<kIsa, PoolingKernelTable>(),
+                                isa_kernels<kIsa, RecurrentKernelTable>()};
+  return set;
 }
 
 KernelSets list_usable() {
   KernelSets list{};
-  list.sets[list.count++] = &kernel_set_scalar();
+  list.sets[list.count++] = &whole_set<Isa::scalar>();
   const CpuIsas& isas = usable_isas();
   (void)isas;
   const KernelSet* best_first[kMaxKernelSets] = {};
   int built = 0;
 #define FOCAL_ADD_IF_USABLE(isa) \
-  if (isas.isa) best_first[built++] = &kernel_set_##isa();
+  if (isas.isa) best_first[built++] = &whole_set<Isa::isa>();
   FOCAL_FOR_EACH_BUILT_ISA(FOCAL_ADD_IF_USABLE)
 #undef FOCAL_ADD_IF_USABLE
   while (built > 0) list.sets[list.count++] = best_first[--built];
@@ -41,7 +41,13 @@ KernelSets list_usable() {
 }  // namespace
 
 const KernelSet& best_kernel_set() {
-  static const KernelSet& best = choose_best();
+  static const KernelSet best = {
+      best_kernels<AttentionKernelTable>()->isa,  best_kernels<AttentionKernelTable>(),
+      best_kernels<ScoringKernelTable>(),         best_kernels<GemmKernelTable>(),
+      best_kernels<NormalizationKernelTable>(),   best_kernels<SoftmaxKernelTable>(),
+      best_kernels<ElementwiseKernelTable>(),     best_kernels<EmbeddingKernelTable>(),
+      best_kernels<PositionKernelTable>(),        best_kernels<PoolingKernelTable>(),
+      best_kernels<RecurrentKernelTable>()};
   return best;
 }
 

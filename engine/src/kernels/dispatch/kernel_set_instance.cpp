@@ -1,8 +1,8 @@
 // One instruction set's kernel set: every family's kernels instantiated for IsaArch with
 // the tuning of isa_traits.hpp. engine/CMakeLists.txt compiles this file once per
 // instruction set, with only that instruction set's flags and its isa/<isa>/ folder on
-// the include path, and names the result kernel_set_<isa> (FOCAL_KERNEL_SET_ISA).
-// Everything but that one function is in an unnamed namespace: code compiled with
+// the include path, and specializes isa_kernels<Isa::<isa>, Table> (FOCAL_KERNEL_SET_ISA) for every family.
+// Everything else is in an unnamed namespace: code compiled with
 // AVX-512 flags must never be the copy the linker keeps for the baseline path.
 #include "isa_traits.hpp"  // first: it picks the Vec<Arch> implementation
 
@@ -18,8 +18,6 @@
 #include "scoring/scoring_simd.hpp"
 #include "softmax/softmax_simd.hpp"
 
-#define FOCAL_PASTE_NAME(a, b) a##b
-#define FOCAL_KERNEL_SET_FUNCTION(isa) FOCAL_PASTE_NAME(kernel_set_, isa)
 
 namespace focal {
 namespace kernels {
@@ -49,13 +47,27 @@ constexpr PositionKernelTable kPosition = Position<IsaArch>::table(kIsaName);
 constexpr PoolingKernelTable kPooling = Pooling<IsaArch>::table(kIsaName);
 constexpr RecurrentKernelTable kRecurrent = Recurrent<IsaArch>::table(kIsaName);
 
-const KernelSet kSet = {kIsaName,   &kAttention, &kScoring,  &kGemm,    &kNormalization,
-                        &kSoftmax,  &kElementwise, &kEmbedding, &kPosition, &kPooling,
-                        &kRecurrent};
-
 }  // namespace
 
-const KernelSet& FOCAL_KERNEL_SET_FUNCTION(FOCAL_KERNEL_SET_ISA)() { return kSet; }
+// Each family's table as this instruction set's, one function (and so one section) per
+// family: a firmware's --gc-sections keeps only the families its ops use.
+#define FOCAL_THIS_ISA Isa::FOCAL_KERNEL_SET_ISA
+#define FOCAL_DEFINE_ISA_KERNELS(Table, table)                   \
+  template <>                                                    \
+  const Table* isa_kernels<FOCAL_THIS_ISA, Table>() {            \
+    return &table;                                               \
+  }
+FOCAL_DEFINE_ISA_KERNELS(AttentionKernelTable, kAttention)
+FOCAL_DEFINE_ISA_KERNELS(ScoringKernelTable, kScoring)
+FOCAL_DEFINE_ISA_KERNELS(GemmKernelTable, kGemm)
+FOCAL_DEFINE_ISA_KERNELS(NormalizationKernelTable, kNormalization)
+FOCAL_DEFINE_ISA_KERNELS(SoftmaxKernelTable, kSoftmax)
+FOCAL_DEFINE_ISA_KERNELS(ElementwiseKernelTable, kElementwise)
+FOCAL_DEFINE_ISA_KERNELS(EmbeddingKernelTable, kEmbedding)
+FOCAL_DEFINE_ISA_KERNELS(PositionKernelTable, kPosition)
+FOCAL_DEFINE_ISA_KERNELS(PoolingKernelTable, kPooling)
+FOCAL_DEFINE_ISA_KERNELS(RecurrentKernelTable, kRecurrent)
+#undef FOCAL_DEFINE_ISA_KERNELS
 
 }  // namespace kernels
 }  // namespace focal
