@@ -34,9 +34,7 @@ constexpr size_t kPrefetchKeys = 16;  // streaming path: how far ahead to reques
 
 template <class Arch, size_t kKeyVectors>
 struct TiledAttention {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
   static_assert(kKeyBlock % (W * kKeyVectors) == 0, "a pass must divide the key block");
 
   struct Scratch {

@@ -45,9 +45,7 @@ struct GeluTanh {
 
 template <class Arch>
 struct Elementwise {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
 
   static void add(size_t count, const float* a, const float* b, float* y) {
     size_t i = 0;

@@ -22,9 +22,7 @@ namespace {
 
 template <class Arch>
 struct Embedding {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
 
   static void row_f32(const float* src, size_t dim, vec scale, float* out) {
     size_t i = 0;

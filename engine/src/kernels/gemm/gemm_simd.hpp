@@ -64,9 +64,7 @@ constexpr size_t floor_pow2(size_t x) {
 // how many vector accumulators the GEMV path may keep (registers minus loads/temps).
 template <class Arch, size_t kRows, size_t kVectors, size_t kGemvAccumulators>
 struct GemmKernels {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
   static constexpr size_t kCols = kVectors * W;
   static_assert(kGemmPanel % kCols == 0, "a tile must divide the panel");
 

@@ -23,9 +23,7 @@ namespace {
 
 template <class Arch>
 struct Normalization {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
 
   static float row_sum(const float* x, size_t n) {
     vec a0 = V::zero(), a1 = V::zero();

@@ -21,9 +21,7 @@ namespace {
 
 template <class Arch>
 struct Pooling {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
   static constexpr size_t kColumns = 4;
 
   static void mean_pool(const PoolParams& p) {

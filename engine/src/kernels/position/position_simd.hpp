@@ -27,9 +27,7 @@ constexpr size_t kLanes = 64;  // a multiple of every vector width and even
 
 template <class Arch>
 struct Position {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
   static_assert(kLanes % W == 0 && W <= kLanes, "lanes must fill whole vectors");
 
   // sin and cos of position * inv[0, n) and up to the next whole vector (inv is zero

@@ -20,9 +20,7 @@ namespace {
 
 template <class Arch>
 struct Recurrent {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
 
   static vec sigmoid(vec x) { return V::splat(1.0f) / (V::splat(1.0f) + V::exp(V::zero() - x)); }
 

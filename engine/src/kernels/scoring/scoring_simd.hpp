@@ -25,9 +25,7 @@ namespace {
 // accumulators; each needs one load per FMA, so 8 saturate two FMA pipes).
 template <class Arch, size_t kSumVectors>
 struct Scoring {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
   static constexpr size_t kDotKeys = 4;  // dot_scores: keys at once (independent FMA chains)
 
   static void additive_scores(const float* query_proj, const float* keys_proj, size_t stride,

@@ -71,6 +71,13 @@ struct ScalarArch {
 template <class Arch>
 struct Vec;
 
+// The names every kernel written against Vec<Arch> uses, declared at the top of its
+// struct: V (the operations), vec (one register) and W (floats per register).
+#define FOCAL_VEC_TYPES(Arch)            \
+  using V = ::focal::simd::Vec<Arch>;    \
+  using vec = typename V::type;          \
+  static constexpr size_t W = V::width;
+
 // 2^x for a float, to within 2 ulp, the same polynomial as the vector version:
 // x = n + f with n an integer and |f| <= 1/2; 2^f by a degree-6 polynomial (Cephes'
 // exp2f coefficients); 2^n put straight into the exponent bits. Below -126 the result

@@ -22,9 +22,7 @@ namespace {
 
 template <class Arch>
 struct Softmax {
-  using V = simd::Vec<Arch>;
-  using vec = typename V::type;
-  static constexpr size_t W = V::width;
+  FOCAL_VEC_TYPES(Arch)
 
   static float row_max(const float* x, size_t n) {
     vec m0 = V::splat(-INFINITY), m1 = m0;

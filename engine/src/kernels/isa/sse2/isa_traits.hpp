@@ -1,33 +1,13 @@
-// The sse2 kernel set's instruction set and tuning, read by the one per-ISA translation
-// unit (dispatch/kernel_set_instance.cpp), which engine/CMakeLists.txt compiles once for
-// each instruction set of the build, with only that instruction set's flags.
+// The sse2 kernel set (isa/isa_tuning.hpp says what each number means).
 // SSE2: 4-float xmm vectors, no FMA and no F16C (f16 weights convert lane by lane).
+// GEMM: Register tile 4 x 8 (a quarter panel row): 8 accumulators of the 16 xmm
+// registers, 2 weight vectors, a broadcast and a product temporary (no FMA); GEMV: 8
+// accumulators.
+// Attention: 16 xmm registers: 4 rows x 2 key vectors = 8 accumulators. Scoring: 16 xmm
+// registers: weighted_sum keeps 4 vectors of sums.
 #pragma once
 
+#include "isa/isa_tuning.hpp"
 #include "simd/vec_xsimd.hpp"
 
-namespace focal {
-namespace kernels {
-namespace {  // per translation unit: nothing here may be merged across instruction sets
-
-using IsaArch = xsimd::sse2;
-constexpr const char* kIsaName = "sse2";
-
-// GEMM (gemm/gemm_simd.hpp): 4 rows x 2 vectors per register tile, 8 GEMV
-// accumulators, K blocks of 768.
-// Register tile 4 x 8 (a quarter panel row): 8 accumulators of the 16 xmm registers, 2
-// weight vectors, a broadcast and a product temporary (no FMA); GEMV: 8 accumulators.
-constexpr size_t kGemmTileRows = 4, kGemmTileVectors = 2, kGemvAccumulators = 8;
-constexpr size_t kGemmKBlock = 768;
-
-// Tiled attention (attention/attention_simd.hpp): key vectors per register tile;
-// 16 xmm registers: 4 rows x 2 key vectors = 8 accumulators.
-constexpr size_t kAttentionKeyVectors = 2;
-
-// Attention scoring (scoring/scoring_simd.hpp): weighted_sum's vectors of sums;
-// 16 xmm registers: weighted_sum keeps 4 vectors of sums.
-constexpr size_t kScoringSumVectors = 4;
-
-}  // namespace
-}  // namespace kernels
-}  // namespace focal
+FOCAL_ISA_TUNING(xsimd::sse2, "sse2", 4, 2, 8, 768, 2, 4)
