@@ -12,7 +12,7 @@
 #include "dispatch/attention_dispatch.h"
 #include "focal/attention.h"
 #include "simd/vec_scalar.hpp"
-#include "support/kernel_sets.h"
+#include "dispatch/kernel_set.h"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
 #include "support/random_values.h"
@@ -177,14 +177,14 @@ void check_all_kernels(const Problem& problem) {
   REQUIRE(attention_reference(in.params()).ok());
   CHECK(worst_error(in, want, atol, rtol) <= 1.0);
 
-  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
-  for (int t = 0; t < count; ++t) {
-    CAPTURE(std::string(tables[t]->isa));
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
     std::fill(in.out.begin(), in.out.end(), NAN);
     const AttentionParams a = in.params();
     AlignedBuffer workspace(attention_workspace_bytes(a, 1));
-    REQUIRE(attention_with_kernels(a, tables[t], workspace.data(), workspace.size(), nullptr).ok());
+    REQUIRE(attention_with_kernels(a, set, workspace.data(), workspace.size(), nullptr).ok());
     CHECK(worst_error(in, want, atol, rtol) <= 1.0);
   }
 }
@@ -374,14 +374,14 @@ template <class Check>
 void for_each_kernel(Instance& in, const Check& check) {
   REQUIRE(attention_reference(in.params()).ok());
   check("reference");
-  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
-  for (int t = 0; t < count; ++t) {
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
     std::fill(in.out.begin(), in.out.end(), 0.0f);
     const AttentionParams a = in.params();
     AlignedBuffer workspace(attention_workspace_bytes(a, 1));
-    REQUIRE(attention_with_kernels(a, tables[t], workspace.data(), workspace.size(), nullptr).ok());
-    check(tables[t]->isa);
+    REQUIRE(attention_with_kernels(a, set, workspace.data(), workspace.size(), nullptr).ok());
+    check(set.isa);
   }
 }
 
@@ -475,11 +475,11 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
   for (float v : {-INFINITY, -126.0f, -127.0f, -1e30f, -150.0f, 0.0f, -0.0f, 1.0f, 129.0f, INFINITY})
     x.push_back(v);
   std::vector<float> y(x.size());
-  const kernels::AttentionKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::attention, tables);
-  for (int t = 0; t < count; ++t) {
-    CAPTURE(std::string(tables[t]->isa));
-    tables[t]->exp2(x.data(), y.data(), x.size());
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    set.attention->exp2(x.data(), y.data(), x.size());
     double worst_ulp = 0;
     for (size_t i = 0; i < finite; ++i) {
       const double want = std::exp2(double(x[i]));
@@ -487,7 +487,7 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
       worst_ulp = std::max(worst_ulp, std::fabs(double(y[i]) - want) / ulp);
     }
     CHECK(worst_ulp <= 2.0);
-    MESSAGE(std::string(tables[t]->isa) << " exp2 worst error " << worst_ulp << " ulp");
+    MESSAGE(std::string(set.isa) << " exp2 worst error " << worst_ulp << " ulp");
     CHECK(y[finite + 0] == 0.0f);  // -inf
     CHECK(y[finite + 1] == 0.0f);  // -126 and below: 0 (subnormals are not produced)
     CHECK(y[finite + 2] == 0.0f);

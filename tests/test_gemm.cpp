@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "support/kernel_sets.h"
 #include "support/emulation.h"
 #include "focal/gemm.h"
 #include "dispatch/gemm_dispatch.h"
@@ -293,13 +292,12 @@ double check_all_kernels(const Case& c) {
   check("reference");
   const std::vector<float> reference(in.y(), in.y() + c.m * in.y_stride);
 
-  const kernels::GemmKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::gemm, tables);
-  for (int t = 0; t < count; ++t) {
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
     in.clear_y();
-    const Status status = gemm_with_kernels(in.params(), tables[t], nullptr);
+    const Status status = gemm_with_kernels(in.params(), *sets.sets[t], nullptr);
     REQUIRE_MESSAGE(status.ok(), status.message());
-    check(tables[t]->isa);
+    check(sets.sets[t]->isa);
   }
   return worst;
 }

@@ -25,7 +25,7 @@
 
 #include "focal/attention_scoring.h"
 #include "dispatch/scoring_dispatch.h"
-#include "support/kernel_sets.h"
+#include "dispatch/kernel_set.h"
 #include "support/aligned_buffer.h"
 #include "support/random_values.h"
 
@@ -158,15 +158,15 @@ struct Instance {
                                       : luong_attention_reference(luong());
   }
 
-  Status run(const kernels::ScoringKernelTable* table, bool with_weights = true) {
+  Status run(const kernels::KernelSet& set, bool with_weights = true) {
     clear();
     // Offset by 4 bytes: the entry points must align the workspace themselves.
     AlignedBuffer workspace(workspace_bytes(), 4);
     if (pr.form == Form::kAdditive) {
-      return additive_attention_with_kernels(additive(with_weights), table, workspace.data(),
+      return additive_attention_with_kernels(additive(with_weights), set, workspace.data(),
                                              workspace.size());
     }
-    return luong_attention_with_kernels(luong(with_weights), table, workspace.data(),
+    return luong_attention_with_kernels(luong(with_weights), set, workspace.data(),
                                         workspace.size());
   }
 };
@@ -269,15 +269,15 @@ void check_all_kernels(const Problem& problem) {
   REQUIRE(in.run_reference().ok());
   CHECK(worst_error(in, want) <= 1.0);
 
-  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
-  for (int t = 0; t < count; ++t) {
-    CAPTURE(std::string(tables[t]->isa));
-    REQUIRE(in.run(tables[t]).ok());
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    REQUIRE(in.run(set).ok());
     CHECK(worst_error(in, want) <= 1.0);
     // Without inspection weights (scores in the workspace): the same context, bitwise.
     const std::vector<float> context = in.context;
-    REQUIRE(in.run(tables[t], false).ok());
+    REQUIRE(in.run(set, false).ok());
     CHECK(std::memcmp(context.data(), in.context.data(), context.size() * sizeof(float)) == 0);
     CHECK(std::isnan(in.weights[problem.misalign]));  // untouched
   }
@@ -328,10 +328,10 @@ TEST_CASE("scoring: key lengths, 0 gives zero weights and a zero context") {
   p.src_len = 10;
   p.key_length = 0;
   Instance in(p);
-  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
-  for (int t = 0; t < count; ++t) {
-    REQUIRE(in.run(tables[t]).ok());
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
+    REQUIRE(in.run(set).ok());
     for (size_t d = 0; d < p.value_dim; ++d) CHECK(in.context[d] == 0.0f);
     for (size_t j = 0; j < p.src_len; ++j) CHECK(in.weights[j] == 0.0f);
   }
@@ -398,11 +398,11 @@ TEST_CASE("scoring: equal scores give exactly uniform weights on every kernel") 
   p.dim = 17;
   p.equal_keys = true;
   Instance in(p);
-  const kernels::ScoringKernelTable* tables[kernels::kMaxKernelSets];
-  const int count = testing::usable_tables(&kernels::KernelSet::scoring, tables);
-  for (int t = 0; t < count; ++t) {
-    CAPTURE(std::string(tables[t]->isa));
-    REQUIRE(in.run(tables[t]).ok());
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    REQUIRE(in.run(set).ok());
     for (size_t j = 0; j < p.src_len; ++j) CHECK(in.weights[j] == 1.0f / 64.0f);
   }
 }

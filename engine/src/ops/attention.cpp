@@ -1,5 +1,5 @@
 // Attention op on projected q [B, Sq, H*D], k and v [B, Sk, Hkv*D]; output [B, Sq, H*D].
-#include "focal/attention.h"
+#include "dispatch/attention_dispatch.h"
 
 #include <cmath>
 
@@ -101,7 +101,7 @@ Status run_attention(const OpRun& r) {
   p.v = r.inputs[2].f32();
   p.out = r.outputs[0].mutable_f32();
   // Validated at load (shapes, heads) and session creation (workspace): cannot fail.
-  return attention(p, r.workspace, r.workspace_bytes, r.parallel);
+  return focal::run_attention(p, r.workspace, r.workspace_bytes, r.parallel);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // Workspace: keys [B*S, A] | zero query [A] | lengths [B] | kernel scratch.
 #include <cstring>
 
-#include "focal/attention_scoring.h"
+#include "dispatch/scoring_dispatch.h"
 #include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
@@ -85,7 +85,7 @@ Status run_pool(const OpRun& r) {
     p.values = r.inputs[kX].f32() + b * seq * dim;
     p.context = r.outputs[0].mutable_f32() + b * dim;
     p.weights = r.output_count > 1 ? r.outputs[1].mutable_f32() + b * seq : nullptr;
-    FOCAL_RETURN_IF_ERROR(additive_attention(p, scratch, r.workspace_bytes - size_t(scratch - ws)));
+    FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, r.workspace_bytes - size_t(scratch - ws)));
   }
   return Status();
 }

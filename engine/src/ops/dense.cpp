@@ -1,6 +1,6 @@
 // Dense op: y[..., out] = act(x[..., in] . W[out, in]^T + b[out]).
 #include "dense/dense.h"
-#include "focal/gemm.h"
+#include "dispatch/gemm_dispatch.h"
 
 #include "ops/op_checks.h"
 

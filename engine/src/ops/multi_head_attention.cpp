@@ -1,5 +1,5 @@
 // Fused multi-head attention: Q/K/V projections on the packed GEMM kernels, RoPE,
-// tiled attention (focal/attention.h) and the output projection, as one op. Slots and
+// tiled attention (dispatch/attention_dispatch.h) and the output projection, as one op. Slots and
 // modes are described at MultiHeadAttentionOptions in schema/focal.fbs.
 //
 // Workspace, each region 64-byte aligned, sized at the planned maximum shapes:
@@ -10,7 +10,7 @@
 //   attention kernel scratch
 #include <cmath>
 
-#include "focal/attention.h"
+#include "dispatch/attention_dispatch.h"
 #include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
@@ -346,7 +346,7 @@ Status run_mha(const OpRun& r) {
   }
   p.q = q;
   p.out = ctx;
-  FOCAL_RETURN_IF_ERROR(attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
+  FOCAL_RETURN_IF_ERROR(run_attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
   return packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
                       r.outputs[0].mutable_f32(), 0, r.parallel);
 }

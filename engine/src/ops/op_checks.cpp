@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdarg>
 
-#include "focal/gemm.h"
+#include "dispatch/gemm_dispatch.h"
 #include "support/format_message.h"
 
 namespace focal {
@@ -116,7 +116,8 @@ Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, siz
   p.bias = bias;
   p.y = y;
   p.y_stride = y_stride;
-  return gemm(p, parallel);
+  run_gemm(p, parallel);  // shapes and weights verified at load
+  return Status();
 }
 
 }  // namespace focal

@@ -1,9 +1,9 @@
 // ScoreAttention op: one decoder step of Bahdanau (additive) or Luong (dot, general)
-// attention over a source, per batch row, on focal/attention_scoring.h's kernels.
+// attention over a source, per batch row, on the scoring kernels (dispatch/scoring_dispatch.h).
 // Workspace: query projection [B, units] (additive) | lengths [B] | kernel scratch.
 #include <cmath>
 
-#include "focal/attention_scoring.h"
+#include "dispatch/scoring_dispatch.h"
 #include "focal/internal/graph.h"
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
@@ -137,7 +137,7 @@ Status run_score(const OpRun& r) {
       p.values = values;
       p.context = context;
       p.weights = row_weights;
-      FOCAL_RETURN_IF_ERROR(additive_attention(p, scratch, scratch_bytes));
+      FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes));
     } else {
       LuongAttentionParams p;
       p.score = o.kind() == fb::ScoreKind_Dot ? LuongScore::kDot : LuongScore::kGeneral;
@@ -153,7 +153,7 @@ Status run_score(const OpRun& r) {
       p.values = values;
       p.context = context;
       p.weights = row_weights;
-      FOCAL_RETURN_IF_ERROR(luong_attention(p, scratch, scratch_bytes));
+      FOCAL_RETURN_IF_ERROR(run_luong_attention(p, scratch, scratch_bytes));
     }
   }
   return Status();

@@ -17,24 +17,6 @@ namespace {
 using kernels::AttentionKernelTable;
 using kernels::AttentionTask;
 
-// Decode (few queries per kv head): keys are split into chunks of this many, each a
-// task, merged by log-sum-exp. Fixed, so results do not depend on the worker count.
-constexpr size_t kDecodeChunk = 512;
-constexpr size_t kDecodeMaxQueries = 16;
-// Prefill: each task packs K/V once and attends a block of query positions of every
-// head of one grouped-query group. Packing reads K and V from memory, so blocks are as
-// large as possible: one per (batch, kv head), split only until there are at least
-// kPrefillMinTasks tasks to share among workers (a constant, not the worker count, so
-// the split and the results do not depend on threads).
-constexpr size_t kPrefillMinTasks = 4;
-
-size_t prefill_query_block(const AttentionParams& p) {
-  const size_t groups = p.batch * p.kv_heads;
-  const size_t blocks = groups >= kPrefillMinTasks ? 1 : (kPrefillMinTasks + groups - 1) / groups;
-  const size_t block = (p.q_len + blocks - 1) / blocks;
-  return block < 64 ? 64 : block;  // at least one chunk of rows
-}
-
 Status invalid(const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "attention: %s", what);
 }
@@ -46,7 +28,7 @@ Status invalid(const char* what) {
 // (rows + keys) * (2 * padded head_dim + kKeyBlock + 2) floats.
 bool sizes_fit(const AttentionParams& p) {
   size_t rows_total = 0, partials = 0, scratch = 0, total = 0;
-  const size_t chunks = p.kv_len / kDecodeChunk + 1;
+  const size_t chunks = p.kv_len / kAttentionDecodeChunk + 1;
   const size_t rows = kernels::kMaxTaskRows + 3, keys = p.kv_len + kernels::kKeyBlock;
   const size_t row_floats = 2 * kernels::round_up(p.head_dim, kernels::kDimAlign) + kernels::kKeyBlock + 2;
   return checked_mul(p.batch, p.heads, &rows_total) && checked_mul(rows_total, p.q_len, &rows_total) &&
@@ -80,210 +62,13 @@ Status check_params(const AttentionParams& p) {
   if (p.q == nullptr || p.k == nullptr || p.v == nullptr || p.out == nullptr) {
     return invalid("q, k, v and out must not be null");
   }
-  if (p.mask.key_lengths != nullptr) {
-    for (size_t b = 0; b < p.batch; ++b) {
-      const int32_t length = p.mask.key_lengths[b];
-      if (length < 0 || static_cast<size_t>(length) > p.kv_len) {
-        return Status::error(StatusCode::kOutOfRange,
-                             "attention: key_lengths[%u] = %d outside 0..kv_len",
-                             static_cast<unsigned>(b), static_cast<int>(length));
-      }
-    }
-  }
   return Status();
-}
-
-bool is_decode(const AttentionParams& p) { return p.q_len <= kDecodeMaxQueries; }
-
-// Decode whose rows (every head x query) fit one streaming task: one task per chunk
-// covers all kv heads and reads the cache in address order.
-bool decode_all_heads(const AttentionParams& p) {
-  return is_decode(p) && p.heads * p.q_len <= kernels::kStreamMaxRows &&
-         p.head_dim % kernels::kDimAlign == 0;
-}
-
-size_t chunks_per_row(const AttentionParams& p) {
-  return is_decode(p) ? (p.kv_len + kDecodeChunk - 1) / kDecodeChunk : 1;
-}
-
-size_t max_task_keys(const AttentionParams& p) {
-  return is_decode(p) && p.kv_len > kDecodeChunk ? kDecodeChunk : p.kv_len;
-}
-
-size_t max_task_rows(const AttentionParams& p) {
-  if (decode_all_heads(p)) return p.heads * p.q_len;
-  const size_t group = p.heads / p.kv_heads;
-  return group * (is_decode(p) ? p.q_len : prefill_query_block(p));
-}
-
-size_t scratch_bytes_per_worker(const AttentionParams& p) {
-  const size_t floats =
-      kernels::attention_task_scratch_floats(p.head_dim, max_task_rows(p), max_task_keys(p));
-  return kernels::round_up(floats * sizeof(float), 64);
-}
-
-// Split-KV partials: for every (batch, head, query, chunk), head_dim + 2 floats.
-size_t partial_bytes(const AttentionParams& p) {
-  if (chunks_per_row(p) <= 1) return 0;
-  return kernels::round_up(
-      p.batch * p.heads * p.q_len * chunks_per_row(p) * (p.head_dim + 2) * sizeof(float), 64);
-}
-
-struct Plan {
-  const AttentionParams* params;
-  const AttentionKernelTable* kernels;
-  size_t group;            // query heads per kv head
-  size_t query_block;      // prefill: query positions per task
-  size_t query_blocks;
-  size_t chunks;           // decode: key chunks per (batch, kv head)
-  float* partials;         // null when not split
-  uint8_t* scratch;        // per worker, scratch_stride bytes each
-  size_t scratch_stride;
-};
-
-size_t task_count(const Plan& plan) {
-  const AttentionParams& p = *plan.params;
-  if (decode_all_heads(p)) return p.batch * plan.chunks;
-  return p.batch * p.kv_heads * (is_decode(p) ? plan.chunks : plan.query_blocks);
-}
-
-// Task index -> which rows and keys. Decode: (batch, chunk) over all heads, or
-// (batch, chunk, kv head) with the kv head fastest so consecutive tasks read
-// neighbouring bytes of a [seq, heads, dim] cache. Prefill: (batch, kv head, query block).
-AttentionTask make_task(const Plan& plan, size_t index) {
-  const AttentionParams& p = *plan.params;
-  AttentionTask t;
-  t.partial = nullptr;
-  if (is_decode(p)) {
-    const size_t kv_tasks = decode_all_heads(p) ? 1 : p.kv_heads;
-    t.kv_head = index % kv_tasks;
-    const size_t chunk = (index / kv_tasks) % plan.chunks;
-    t.batch = index / kv_tasks / plan.chunks;
-    t.head_begin = decode_all_heads(p) ? 0 : t.kv_head * plan.group;
-    t.head_end = decode_all_heads(p) ? p.heads : t.head_begin + plan.group;
-    t.query_begin = 0;
-    t.query_end = p.q_len;
-    t.key_begin = chunk * kDecodeChunk;
-    t.key_end = t.key_begin + kDecodeChunk < p.kv_len ? t.key_begin + kDecodeChunk : p.kv_len;
-    if (plan.partials != nullptr) {
-      // Partials are [batch][chunk][head][query][head_dim + 2]; a task's rows are contiguous.
-      t.partial = plan.partials +
-                  ((t.batch * plan.chunks + chunk) * p.heads + t.head_begin) * p.q_len * (p.head_dim + 2);
-    }
-    return t;
-  }
-  const size_t block = index % plan.query_blocks;
-  t.kv_head = (index / plan.query_blocks) % p.kv_heads;
-  t.batch = index / plan.query_blocks / p.kv_heads;
-  t.head_begin = t.kv_head * plan.group;
-  t.head_end = t.head_begin + plan.group;
-  t.query_begin = block * plan.query_block;
-  t.query_end = t.query_begin + plan.query_block < p.q_len ? t.query_begin + plan.query_block : p.q_len;
-  t.key_begin = 0;
-  t.key_end = p.kv_len;
-  return t;
-}
-
-void run_one_task(void* context, size_t index, int worker) {
-  const Plan& plan = *static_cast<const Plan*>(context);
-  const AttentionTask task = make_task(plan, index);
-  float* scratch = reinterpret_cast<float*>(plan.scratch + static_cast<size_t>(worker) * plan.scratch_stride);
-  plan.kernels->run_task(*plan.params, task, scratch);
-}
-
-// Combines the chunks of every decode row: m = max m_c, l = sum l_c 2^(m_c - m),
-// o = sum o_c 2^(m_c - m) / l, in chunk order.
-void merge_partials(const Plan& plan) {
-  const AttentionParams& p = *plan.params;
-  const size_t stride = p.head_dim + 2;
-  for (size_t b = 0; b < p.batch; ++b) {
-    for (size_t h = 0; h < p.heads; ++h) {
-      for (size_t i = 0; i < p.q_len; ++i) {
-        const auto chunk_row = [&](size_t c) {
-          return plan.partials + (((b * plan.chunks + c) * p.heads + h) * p.q_len + i) * stride;
-        };
-        float m = -INFINITY;
-        for (size_t c = 0; c < plan.chunks; ++c) m = std::fmax(m, chunk_row(c)[0]);
-        float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
-        for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0f;
-        float l = 0.0f;
-        if (m != -INFINITY) {
-          for (size_t c = 0; c < plan.chunks; ++c) {
-            const float* part = chunk_row(c);
-            const float w = simd::exp2_scalar(part[0] - m);
-            l += part[1] * w;
-            for (size_t d = 0; d < p.head_dim; ++d) out[d] += part[2 + d] * w;
-          }
-        }
-        const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-        for (size_t d = 0; d < p.head_dim; ++d) out[d] *= inv;
-      }
-    }
-  }
-}
-
-// Inspection: softmax weights of the requested heads, recomputed row by row with the
-// same mask rules (a debugging aid, not a fast path).
-void write_weights(const AttentionParams& p) {
-  const float scale = kernels::effective_scale(p);
-  const size_t group = p.heads / p.kv_heads;
-  for (size_t b = 0; b < p.batch; ++b) {
-    for (size_t h = 0; h < p.heads && h < 64; ++h) {
-      if (!((p.weights_heads >> h) & 1u)) continue;
-      for (size_t i = 0; i < p.q_len; ++i) {
-        float* w = p.weights + ((b * p.heads + h) * p.q_len + i) * p.kv_len;
-        const kernels::KeyRange visible = kernels::visible_keys(p, b, i);
-        const float* q = p.q + b * p.q_strides.batch + i * p.q_strides.seq + h * p.q_strides.head;
-        float max_score = -INFINITY;
-        bool nan = false;  // a NaN score makes the row's weights NaN, as in PyTorch
-        for (size_t j = 0; j < p.kv_len; ++j) {
-          w[j] = -INFINITY;
-          if (j < visible.begin || j >= visible.end) continue;
-          const size_t at = b * p.k_strides.batch + j * p.k_strides.seq + (h / group) * p.k_strides.head;
-          float dot = 0.0f;
-          for (size_t d = 0; d < p.head_dim; ++d) {
-            const float k = p.kv_type == KvType::kF16
-                                ? simd::half_to_float(static_cast<const uint16_t*>(p.k)[at + d])
-                                : static_cast<const float*>(p.k)[at + d];
-            dot += q[d] * k;
-          }
-          w[j] = dot * scale + kernels::bias_at(p.mask, b, h, i, j);
-          nan = nan || w[j] != w[j];
-          max_score = std::fmax(max_score, w[j]);
-        }
-        nan = nan || max_score == INFINITY;
-        float sum = 0.0f;
-        for (size_t j = 0; j < p.kv_len; ++j) {
-          w[j] = nan ? NAN : max_score == -INFINITY ? 0.0f : std::exp(w[j] - max_score);
-          sum += w[j];
-        }
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;  // NaN rows stay NaN: NaN * 0
-        for (size_t j = 0; j < p.kv_len; ++j) w[j] *= inv;
-      }
-    }
-  }
 }
 
 }  // namespace
 
-size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
-  if (!check_shape(params).ok()) return 0;
-  const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
-  size_t bytes = 0;
-  if (!checked_mul(count, scratch_bytes_per_worker(params), &bytes) || !checked_add(bytes, partial_bytes(params), &bytes) ||
-      !checked_add(bytes, 64, &bytes)) {
-    return 0;  // too many workers for this problem's scratch
-  }
-  return bytes;
-}
-
-Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
-                 ParallelFor* parallel) {
-  return attention_with_kernels(params, kernels::best_kernels<kernels::AttentionKernelTable>(), workspace, workspace_bytes, parallel);
-}
-
-Status attention_with_kernels(const AttentionParams& params, const AttentionKernelTable* kernels,
-                              void* workspace, size_t workspace_bytes, ParallelFor* parallel) {
+Status check_attention_params(const AttentionParams& params, const void* workspace,
+                              size_t workspace_bytes, ParallelFor* parallel) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
   const int workers = parallel != nullptr ? parallel->workers() : 1;
   const size_t needed = attention_workspace_bytes(params, workers);
@@ -292,30 +77,23 @@ Status attention_with_kernels(const AttentionParams& params, const AttentionKern
     return Status::error(StatusCode::kResourceExhausted,
                          "attention: workspace of %zu bytes, %zu needed", workspace_bytes, needed);
   }
-  // Align the caller's workspace to 64 bytes (the +64 in the size allows for it).
-  uint8_t* base = static_cast<uint8_t*>(workspace);
-  base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
-
-  Plan plan;
-  plan.params = &params;
-  plan.kernels = kernels;
-  plan.group = params.heads / params.kv_heads;
-  plan.query_block = prefill_query_block(params);
-  plan.query_blocks = (params.q_len + plan.query_block - 1) / plan.query_block;
-  plan.chunks = chunks_per_row(params);
-  plan.partials = partial_bytes(params) > 0 ? reinterpret_cast<float*>(base) : nullptr;
-  plan.scratch = base + partial_bytes(params);
-  plan.scratch_stride = scratch_bytes_per_worker(params);
-
-  const size_t tasks = task_count(plan);
-  if (parallel != nullptr && workers > 1) {
-    parallel->run(tasks, run_one_task, &plan);
-  } else {
-    for (size_t t = 0; t < tasks; ++t) run_one_task(&plan, t, 0);
-  }
-  if (plan.partials != nullptr) merge_partials(plan);
-  if (params.weights != nullptr) write_weights(params);
   return Status();
+}
+
+size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
+  if (!check_shape(params).ok()) return 0;
+  return attention_run_workspace_bytes(params, workers);
+}
+
+Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
+                 ParallelFor* parallel) {
+  return attention_with_kernels(params, kernels::kBestKernels, workspace, workspace_bytes, parallel);
+}
+
+Status attention_with_kernels(const AttentionParams& params, const kernels::KernelSet& set,
+                              void* workspace, size_t workspace_bytes, ParallelFor* parallel) {
+  FOCAL_RETURN_IF_ERROR(check_attention_params(params, workspace, workspace_bytes, parallel));
+  return run_attention(params, workspace, workspace_bytes, parallel, set);
 }
 
 Status attention_reference(const AttentionParams& params) {

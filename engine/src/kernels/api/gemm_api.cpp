@@ -1,6 +1,5 @@
-// The public GEMM entry points: check the problem, cut it into tasks (blocks of rows x
-// blocks of panels, fixed sizes, so the split never depends on the workers), run them
-// on the best kernel for this CPU over the caller's workers. Also the weight packing.
+// The public GEMM entry points: check the problem once, then run it through the engine's
+// own door (dispatch/gemm_dispatch.h) on the best kernel set. Also the weight packing.
 #include <cstdint>
 
 #include "focal/gemm.h"
@@ -11,37 +10,9 @@
 namespace focal {
 namespace {
 
-using kernels::GemmKernelTable;
 using kernels::GemmProblem;
-using kernels::GemmTask;
 using kernels::GemmWeights;
 using kernels::kGemmPanel;
-
-// Tiled path: a task is tile_rows * kTilesPerTask rows by kPanelsPerTask panels (on
-// AVX-512 64 rows x 128 outputs; its x block, 64 x 768 floats, and a panel's k block,
-// 768 x 32 floats, stay in L2 while every row tile uses them). GEMV: all rows by
-// kPanelsPerTask panels. The split only decides who computes an output, never how.
-constexpr size_t kTilesPerTask = 8;
-constexpr size_t kPanelsPerTask = 4;
-
-bool weight_type(DType type, GemmWeights* out) {
-  switch (type) {
-    case DType::kF32:
-      *out = GemmWeights::kF32;
-      return true;
-    case DType::kF16:
-      *out = GemmWeights::kF16;
-      return true;
-    case DType::kBF16:
-      *out = GemmWeights::kBF16;
-      return true;
-    case DType::kI8:
-      *out = GemmWeights::kI8;
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool valid_dim(size_t dim) { return dim >= 1 && dim <= kMaxGemmDim; }
 
@@ -62,12 +33,14 @@ size_t span_bytes(size_t rows, size_t cols, size_t stride) {
   return ((rows - 1) * stride + cols) * 4;
 }
 
-Status check_params(const GemmParams& p, GemmProblem* problem) {
+}  // namespace
+
+Status check_gemm_params(const GemmParams& p) {
   if (!valid_dim(p.m) || !valid_dim(p.n) || !valid_dim(p.k)) {
     return invalid("m, n and k must be 1 to 2^24");
   }
   GemmWeights type;
-  if (!weight_type(p.weight_type, &type))
+  if (!gemm_weight_type(p.weight_type, &type))
     return invalid("weight_type must be f32, f16, bf16 or i8");
   if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kSigmoid)) {
     return invalid("unknown activation");
@@ -95,55 +68,16 @@ Status check_params(const GemmParams& p, GemmProblem* problem) {
       (p.bias != nullptr && overlap(p.y, y_bytes, p.bias, p.n * 4))) {
     return invalid("y must not overlap x, the weights or the bias");
   }
-  problem->m = p.m;
-  problem->n = p.n;
-  problem->k = p.k;
-  problem->panels = (p.n + kGemmPanel - 1) / kGemmPanel;
-  problem->type = type;
-  problem->activation = static_cast<kernels::Activation>(p.activation);
-  problem->x = p.x;
-  problem->x_stride = x_stride;
-  problem->weights = p.packed_weights;
-  problem->scales =
-      type == GemmWeights::kI8
-          ? reinterpret_cast<const float*>(static_cast<const uint8_t*>(p.packed_weights) +
-                                           kernels::gemm_scales_offset(problem->panels, p.k))
-          : nullptr;
-  problem->bias = p.bias;
-  problem->y = p.y;
-  problem->y_stride = y_stride;
   return Status();
 }
 
-struct Plan {
-  const GemmProblem* problem;
-  kernels::GemmTaskFn run_task;
-  size_t row_block;  // rows per task
-  size_t panel_blocks;
-};
-
-GemmTask make_task(const Plan& plan, size_t index) {
-  const GemmProblem& p = *plan.problem;
-  const size_t row_index = index / plan.panel_blocks, panel_index = index % plan.panel_blocks;
-  GemmTask t;
-  t.row_begin = row_index * plan.row_block;
-  t.row_end = t.row_begin + plan.row_block < p.m ? t.row_begin + plan.row_block : p.m;
-  t.panel_begin = panel_index * kPanelsPerTask;
-  t.panel_end =
-      t.panel_begin + kPanelsPerTask < p.panels ? t.panel_begin + kPanelsPerTask : p.panels;
-  return t;
-}
-
-void run_one_task(void* context, size_t index, int /*worker*/) {
-  const Plan& plan = *static_cast<const Plan*>(context);
-  plan.run_task(*plan.problem, make_task(plan, index));
-}
+namespace {
 
 }  // namespace
 
 size_t packed_dense_weights_bytes(DType type, size_t out, size_t in) {
   GemmWeights internal;
-  if (!weight_type(type, &internal) || !valid_dim(out) || !valid_dim(in)) return 0;
+  if (!gemm_weight_type(type, &internal) || !valid_dim(out) || !valid_dim(in)) return 0;
   const size_t panels = (out + kGemmPanel - 1) / kGemmPanel;
   if (panels * kGemmPanel > SIZE_MAX / 4 / in) return 0;  // 32-bit targets
   return kernels::gemm_packed_bytes(internal, out, in);
@@ -152,7 +86,7 @@ size_t packed_dense_weights_bytes(DType type, size_t out, size_t in) {
 Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t in, void* packed,
                                   size_t packed_bytes, const float* scales) {
   GemmWeights internal;
-  if (!weight_type(type, &internal)) {
+  if (!gemm_weight_type(type, &internal)) {
     return Status::error(StatusCode::kInvalidArgument,
                          "pack_dense_weights: weights can be f32, f16, bf16 or i8, not %s",
                          dtype_name(type));
@@ -188,36 +122,12 @@ Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t
 }
 
 Status gemm(const GemmParams& params, ParallelFor* parallel) {
-  return gemm_with_kernels(params, kernels::best_kernels<kernels::GemmKernelTable>(), parallel);
-}
-
-Status gemm_with_kernels(const GemmParams& params, const GemmKernelTable* table,
-                         ParallelFor* parallel) {
-  GemmProblem problem;
-  FOCAL_RETURN_IF_ERROR(check_params(params, &problem));
-  Plan plan;
-  plan.problem = &problem;
-  // check_params sets problem.type whenever it returns ok; the analyzer cannot see that
-  // Status::error (status.cpp) never returns ok.
-  // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript)
-  plan.run_task = table->run_task[static_cast<int>(problem.type)];
-  plan.row_block =
-      problem.m <= kernels::kGemvMaxRows ? problem.m : table->tile_rows * kTilesPerTask;
-  plan.panel_blocks = (problem.panels + kPanelsPerTask - 1) / kPanelsPerTask;
-  const size_t row_blocks = (problem.m + plan.row_block - 1) / plan.row_block;
-  const size_t tasks = row_blocks * plan.panel_blocks;
-  if (parallel != nullptr && parallel->workers() > 1 && tasks > 1) {
-    parallel->run(tasks, run_one_task, &plan);
-  } else {
-    for (size_t t = 0; t < tasks; ++t) run_one_task(&plan, t, 0);
-  }
-  return Status();
+  return gemm_with_kernels(params, kernels::kBestKernels, parallel);
 }
 
 Status gemm_reference(const GemmParams& params) {
-  GemmProblem problem;
-  FOCAL_RETURN_IF_ERROR(check_params(params, &problem));
-  kernels::gemm_reference_packed(problem);
+  FOCAL_RETURN_IF_ERROR(check_gemm_params(params));
+  kernels::gemm_reference_packed(describe_gemm(params));
   return Status();
 }
 

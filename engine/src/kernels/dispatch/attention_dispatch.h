@@ -1,15 +1,35 @@
-// Internal: run the attention family on a chosen kernel table, and list the tables this
-// binary has and this CPU can run (tests sweep every one; benchmarks compare them).
+// The engine's one door to the tiled attention kernels. Ops call run_attention with
+// parameters their load-time checks validated and a workspace the session sized; the
+// public focal::attention (api/attention_api.cpp) checks the same parameters once
+// (check_attention_params), then runs them here. Both run on a kernel set: the best one
+// unless a test or benchmark names another.
 #pragma once
 
 #include "attention/attention.h"
+#include "dispatch/kernel_set.h"
 #include "focal/attention.h"
 
 namespace focal {
 
+// Decode (few queries per kv head) splits keys into chunks of this many, each a task,
+// merged by log-sum-exp. Fixed, so results do not depend on the worker count.
+constexpr size_t kAttentionDecodeChunk = 512;
 
-Status attention_with_kernels(const AttentionParams& params,
-                              const kernels::AttentionKernelTable* kernels, void* workspace,
+// Everything focal::attention refuses before it looks at the data, as its Status.
+Status check_attention_params(const AttentionParams& params, const void* workspace,
                               size_t workspace_bytes, ParallelFor* parallel);
+
+// The workspace run_attention needs with `workers` threads, for parameters whose shape
+// check_attention_params accepts; 0 when that exceeds size_t.
+size_t attention_run_workspace_bytes(const AttentionParams& params, int workers);
+
+// Runs attention whose parameters and workspace check_attention_params accepts (trusted:
+// not checked again). Fails only on the data: key lengths outside 0..kv_len.
+Status run_attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
+                     ParallelFor* parallel, const kernels::KernelSet& set = kernels::kBestKernels);
+
+// check_attention_params, then run_attention on `set` (tests sweep every usable set).
+Status attention_with_kernels(const AttentionParams& params, const kernels::KernelSet& set,
+                              void* workspace, size_t workspace_bytes, ParallelFor* parallel);
 
 }  // namespace focal

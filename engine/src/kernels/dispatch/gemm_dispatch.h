@@ -1,14 +1,31 @@
-// Internal: run the GEMM family on a chosen kernel table, and list the tables this binary
-// has and this CPU can run (tests sweep every one; benchmarks compare them).
+// The engine's one door to the GEMM kernels. Ops call run_gemm with parameters their
+// load-time checks and the verifier validated; the public focal::gemm
+// (api/gemm_api.cpp) checks the same parameters once (check_gemm_params), then runs them
+// here. Both run on a kernel set: the best one unless a test or benchmark names another.
 #pragma once
 
+#include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
 #include "gemm/gemm.h"
 
 namespace focal {
 
+// The kernels' weight format for a tensor type; false for types the GEMM has none for.
+bool gemm_weight_type(DType type, kernels::GemmWeights* out);
 
-Status gemm_with_kernels(const GemmParams& params, const kernels::GemmKernelTable* kernels,
+// The kernels' view of parameters check_gemm_params accepts (default strides resolved,
+// the i8 scales located in the packed weights).
+kernels::GemmProblem describe_gemm(const GemmParams& params);
+
+// Everything focal::gemm refuses, as its Status (api/gemm_api.cpp).
+Status check_gemm_params(const GemmParams& params);
+
+// Runs a GEMM whose parameters check_gemm_params accepts (trusted: not checked again).
+void run_gemm(const GemmParams& params, ParallelFor* parallel,
+              const kernels::KernelSet& set = kernels::kBestKernels);
+
+// check_gemm_params, then run_gemm on `set` (tests sweep every usable set).
+Status gemm_with_kernels(const GemmParams& params, const kernels::KernelSet& set,
                          ParallelFor* parallel);
 
 }  // namespace focal
