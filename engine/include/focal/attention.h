@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "focal/limits.h"
 #include "focal/parallel.h"
 #include "focal/status.h"
 
@@ -70,8 +71,6 @@ struct AttentionParams {
   float* weights = nullptr;
   uint64_t weights_heads = ~uint64_t(0);
 };
-
-constexpr size_t kMaxAttentionHeadDim = 256;
 
 // Scratch the kernel needs for these params with this many workers (data pointers are
 // not needed yet); 0 when the sizes or options are invalid.

@@ -31,22 +31,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "focal/activation.h"
 #include "focal/parallel.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
 
 namespace focal {
-
-// Same values as the model schema's Activation enum.
-enum class Activation : uint8_t {
-  kNone = 0,
-  kRelu = 1,      // max(x, 0)
-  kGeluErf = 2,   // 0.5 x (1 + erf(x / sqrt 2))
-  kGeluTanh = 3,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))   (GPT-2's gelu_new)
-  kSilu = 4,      // x / (1 + exp(-x))
-  kTanh = 5,
-  kSigmoid = 6,   // 1 / (1 + exp(-x))   (binary classifier heads)
-};
 
 // Sizes accepted by every entry point: M, N, K from 1 to kMaxGemmDim.
 constexpr size_t kMaxGemmDim = size_t(1) << 24;

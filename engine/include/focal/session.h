@@ -27,9 +27,9 @@ struct SessionOptions {
 
 class Session {
  public:
-  static constexpr int kMaxSymbols = 8;
-  static constexpr int kMaxInputs = 64;
-  static constexpr int kMaxStages = 4;
+  static constexpr int kMaxSymbols = focal::kMaxSymbols;  // focal/limits.h
+  static constexpr int kMaxInputs = kMaxModelInputs;
+  static constexpr int kMaxStages = focal::kMaxStages;
 
   // Bytes of arena that create() needs for this model and these options: the model's
   // planned activations, then the largest scratch any op's kernel needs.

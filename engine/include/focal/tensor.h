@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "focal/limits.h"
+
 namespace focal {
 
 enum class DType : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI8 = 3, kI32 = 4 };
@@ -20,8 +22,6 @@ enum class TensorRole : uint8_t {
 };
 
 const char* tensor_role_name(TensorRole role);
-
-constexpr int kMaxRank = 6;
 
 struct Shape {
   int rank = 0;

@@ -6,7 +6,6 @@
 
 #include "focal/gemm.h"
 #include "focal/model.h"
-#include "focal/session.h"
 #include "focal/internal/graph.h"
 #include "ops/op.h"
 #include "support/format_message.h"
@@ -58,9 +57,9 @@ Status check_buffer(const FileLayout& file, const fb::BufferRef* ref, uint64_t e
 Status check_symbols(const fb::Model& model) {
   const auto* symbols = model.symbols();
   if (symbols == nullptr) return Status();
-  if (symbols->size() > static_cast<uint32_t>(Session::kMaxSymbols)) {
+  if (symbols->size() > static_cast<uint32_t>(kMaxSymbols)) {
     return invalid("%u symbols, at most %d supported", static_cast<unsigned>(symbols->size()),
-                   Session::kMaxSymbols);
+                   kMaxSymbols);
   }
   for (const fb::Symbol* s : *symbols) {
     if (s->max() < 1 || s->max() > (int64_t(1) << 31)) {
@@ -360,9 +359,9 @@ Status check_stages(const fb::Model& model, uint8_t* producer_stage) {
   if (model.stages() == nullptr) return Status();
   const auto& stages = *model.stages();
   const uint32_t op_count = model.ops()->size();
-  if (stages.size() < 1 || stages.size() > static_cast<uint32_t>(Session::kMaxStages)) {
+  if (stages.size() < 1 || stages.size() > static_cast<uint32_t>(kMaxStages)) {
     return invalid("%u stages, expected 1 to %d", static_cast<unsigned>(stages.size()),
-                   Session::kMaxStages);
+                   kMaxStages);
   }
   int64_t next = 0;
   for (const fb::Stage* stage : stages) {
@@ -545,7 +544,7 @@ Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t
   FOCAL_RETURN_IF_ERROR(check_arena_limit(model));
   FOCAL_RETURN_IF_ERROR(check_constants_disjoint(model));
   FOCAL_RETURN_IF_ERROR(
-      check_io_list(model, *model.inputs(), fb::TensorRole_Input, Session::kMaxInputs));
+      check_io_list(model, *model.inputs(), fb::TensorRole_Input, kMaxModelInputs));
   FOCAL_RETURN_IF_ERROR(check_io_list(model, *model.outputs(), fb::TensorRole_Output, kMaxTensors));
 
   GraphScratch scratch;

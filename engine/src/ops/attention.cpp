@@ -9,7 +9,6 @@
 namespace focal {
 namespace {
 
-constexpr int kMaxHeadDim = 256;
 
 Status check_head_layout(const OpCheck& c, const fb::Tensor& t, int heads, int head_dim) {
   FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
@@ -28,8 +27,8 @@ Status check_attention(const OpCheck& c) {
     return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d",
                   static_cast<int>(o.num_heads()), static_cast<int>(o.num_kv_heads()));
   }
-  if (o.head_dim() < 1 || o.head_dim() > kMaxHeadDim) {
-    return c.fail("head_dim %d outside 1..%d", static_cast<int>(o.head_dim()), kMaxHeadDim);
+  if (o.head_dim() < 1 || static_cast<size_t>(o.head_dim()) > kMaxAttentionHeadDim) {
+    return c.fail("head_dim %d outside 1..%d", static_cast<int>(o.head_dim()), static_cast<int>(kMaxAttentionHeadDim));
   }
   if (!(o.scale() >= 0.0f) || !std::isfinite(o.scale())) {
     return c.fail("scale must be finite and >= 0 (0: 1/sqrt(head_dim))");

@@ -10,8 +10,6 @@
 
 namespace focal {
 
-constexpr int kMaxOperands = 16;
-
 // Load-time view of one op, for checks and their error messages.
 struct OpCheck {
   const fb::Model& model;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "focal/activation.h"
 #include "focal/tensor.h"
 #include "focal_generated.h"
 
@@ -18,8 +19,34 @@ constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
 // FlatBuffer. `prefixed_size` is 4 + the size stored in the prefix.
 inline uint64_t data_segment_offset(uint64_t prefixed_size) { return align_up(prefixed_size, 64); }
 
+// The engine's enums mirror the schema's value for value, so converting is a cast; these
+// checks keep the two in step when either gains a value.
+static_assert(int(DType::kF32) == fb::DType_F32 && int(DType::kF16) == fb::DType_F16 &&
+                  int(DType::kBF16) == fb::DType_BF16 && int(DType::kI8) == fb::DType_I8 &&
+                  int(DType::kI32) == fb::DType_I32 && fb::DType_MAX == fb::DType_I32,
+              "focal::DType (focal/tensor.h) must mirror the schema's DType");
+static_assert(int(TensorRole::kConstant) == fb::TensorRole_Constant &&
+                  int(TensorRole::kInput) == fb::TensorRole_Input &&
+                  int(TensorRole::kOutput) == fb::TensorRole_Output &&
+                  int(TensorRole::kActivation) == fb::TensorRole_Activation &&
+                  int(TensorRole::kState) == fb::TensorRole_State &&
+                  fb::TensorRole_MAX == fb::TensorRole_State,
+              "focal::TensorRole (focal/tensor.h) must mirror the schema's TensorRole");
+static_assert(int(Activation::kNone) == fb::Activation_None &&
+                  int(Activation::kRelu) == fb::Activation_Relu &&
+                  int(Activation::kGeluErf) == fb::Activation_GeluErf &&
+                  int(Activation::kGeluTanh) == fb::Activation_GeluTanh &&
+                  int(Activation::kSilu) == fb::Activation_Silu &&
+                  int(Activation::kTanh) == fb::Activation_Tanh &&
+                  int(Activation::kSigmoid) == fb::Activation_Sigmoid &&
+                  fb::Activation_MAX == fb::Activation_Sigmoid,
+              "focal::Activation (focal/activation.h) must mirror the schema's Activation");
+
 inline DType to_dtype(fb::DType dtype) { return static_cast<DType>(dtype); }
 inline TensorRole to_role(fb::TensorRole role) { return static_cast<TensorRole>(role); }
+inline Activation to_activation(fb::Activation activation) {
+  return static_cast<Activation>(activation);
+}
 
 // The tensor's planned maximum shape. Only for verified tensors (rank <= kMaxRank).
 Shape max_shape(const fb::Tensor& tensor);

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 
+#include "focal/activation.h"
+
 namespace focal {
 namespace kernels {
 
-enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh, kSigmoid };
+using Activation = focal::Activation;  // focal/activation.h
 
 struct DenseParams {
   size_t rows;

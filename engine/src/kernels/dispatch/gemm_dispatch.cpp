@@ -53,7 +53,7 @@ GemmProblem describe_gemm(const GemmParams& p) {
   problem.n = p.n;
   problem.k = p.k;
   problem.panels = (p.n + kGemmPanel - 1) / kGemmPanel;
-  problem.activation = static_cast<kernels::Activation>(p.activation);
+  problem.activation = p.activation;
   problem.x = p.x;
   problem.x_stride = p.x_stride == 0 ? p.k : p.x_stride;
   problem.weights = p.packed_weights;

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "dense/dense.h"
+#include "focal/tensor.h"
 
 namespace focal {
 namespace kernels {
@@ -24,6 +25,10 @@ constexpr size_t kGemmPanel = 32;  // outputs per packed panel (include/focal/ge
 constexpr size_t kGemvMaxRows = 4;
 
 enum class GemmWeights : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI8 = 3 };
+// The weight types are the tensor types of the same name (focal/tensor.h): one index.
+static_assert(int(GemmWeights::kF32) == int(DType::kF32) && int(GemmWeights::kF16) == int(DType::kF16) &&
+                  int(GemmWeights::kBF16) == int(DType::kBF16) && int(GemmWeights::kI8) == int(DType::kI8),
+              "GemmWeights must number the weight types as DType does");
 constexpr int kGemmWeightTypes = 4;
 
 inline size_t gemm_round_up(size_t value, size_t multiple) {
