@@ -208,7 +208,7 @@ void run_seq2seq(benchmark::State& state, const Seq2SeqCase& c) {
   focal::TranslateOptions options;
   options.max_steps = kSeq2SeqSteps;
   options.eos_id = -1;  // always the full 20 steps
-  std::vector<uint64_t> scratch(focal::translate_scratch_bytes(options, 1000, kSeq2SeqSource) / 8 + 1);
+  std::vector<uint64_t> scratch(focal::translate_scratch_bytes(options, kSeq2SeqSource) / 8 + 1);
   std::vector<int32_t> source(kSeq2SeqSource), tokens(kSeq2SeqSteps);
   for (size_t i = 0; i < source.size(); ++i) source[i] = int32_t(3 + (i * 37) % 997);
   for (auto _ : state) {

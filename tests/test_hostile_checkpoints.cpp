@@ -1,5 +1,5 @@
 // Hand-forged hostile checkpoints (tests/data/make_hostile_checkpoints.py, run by ctest
-// before this test), one per hole of issue 14 in the readers: each is refused with a
+// before this test), one per hole found in the readers: each is refused with a
 // message naming the file and the problem, without reading out of bounds or allocating
 // what the file only claims.
 #include <doctest/doctest.h>

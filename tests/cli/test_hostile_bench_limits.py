@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`focal bench` refuses lengths beyond the model's plan instead of clamping them and
-reporting tokens/s for tokens that never ran (issue hole 9).
+reporting tokens/s for tokens that never ran.
 Usage: test_hostile_bench_limits.py FOCAL SOURCE_DIR"""
 import json
 import sys

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Every file the CLI and the converter read must be a regular file (issue hole 11): a
+"""Every file the CLI and the converter read must be a regular file: a
 FIFO is refused instead of blocking in open() forever, a directory with a message
 instead of std::bad_alloc.
 Usage: test_hostile_file_kinds.py FOCAL FOCAL_TEST_MODEL WORK_DIR"""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Names from a model file are data (issue holes 2 and 4): `focal plan` writes them into
+"""Names from a model file are data: `focal plan` writes them into
 the firmware header only escaped, terminals get no control characters, and `focal run`
 refuses output names that are not a safe file name, writing nothing.
 Usage: test_hostile_names.py FOCAL FOCAL_TEST_MODEL WORK_DIR"""

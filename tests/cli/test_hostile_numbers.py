@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Numbers on the command line are parsed strictly, in one helper (issue hole 10): the
+"""Numbers on the command line are parsed strictly, in one helper: the
 whole text is the number, within the option's range, and the error names the option and
 the range; an unknown option is named. Each refusal exits 2 before anything runs.
 Usage: test_hostile_numbers.py FOCAL SOURCE_DIR WORK_DIR"""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Integer inputs reach i32 tensors exactly, never through float (issue hole 13): ids
+"""Integer inputs reach i32 tensors exactly, never through float: ids
 above 2^24 keep their value, ids beyond int32 are refused naming the input and the value,
 for `focal run` and for `focal convert --self-test DIR`.
 Usage: test_hostile_token_ids.py FOCAL SOURCE_DIR WORK_DIR"""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Files the CLI writes are replaced whole or not at all (issue hole 5): `focal convert -o`
+"""Files the CLI writes are replaced whole or not at all: `focal convert -o`
 naming an input is refused and the input is unchanged; a write that fails (the file size
 limit, RLIMIT_FSIZE, stands in for a full disk, as it works for root too) leaves the old
 model and header intact and no temporary behind; a process that has the old model mapped

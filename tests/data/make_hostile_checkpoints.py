@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes hand-forged hostile checkpoints into OUT_DIR (run with Debian's python3-torch),
-one per hole of issue 14 in the readers; tests/test_hostile_checkpoints.cpp expects each
+one per hole found in the readers; tests/test_hostile_checkpoints.cpp expects each
 refused with a message naming the problem. All are small (< 100 KB):
 
   torch_stride_overflow.pt    (3) (shape - 1) * stride overflows int64: the old bounds

@@ -94,7 +94,7 @@ void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
   options.max_steps = size_t(steps);
   options.eos_id = -1;  // the reference always decodes every step
   options.bos_id = c.spec.value("bos_id", 1);
-  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, size_t(src)) / 8 + 1);
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, size_t(src)) / 8 + 1);
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t length = std::count(masks.begin() + b * src, masks.begin() + (b + 1) * src, 1);
     std::vector<int32_t> tokens(static_cast<size_t>(steps));
@@ -123,7 +123,7 @@ void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
   beam_options.eos_id = beam.at("eos_id").get<int32_t>();
   beam_options.bos_id = c.spec.value("bos_id", 1);
   const int64_t length = std::count(masks.begin(), masks.begin() + src, 1);
-  std::vector<uint64_t> beam_scratch(translate_scratch_bytes(beam_options, 0, size_t(length)) / 8 + 1);
+  std::vector<uint64_t> beam_scratch(translate_scratch_bytes(beam_options, size_t(length)) / 8 + 1);
   std::vector<int32_t> tokens(beam_options.max_steps);
   auto result = translate(s, sources.data(), size_t(length), beam_options, beam_scratch.data(),
                           beam_scratch.size() * 8, tokens.data(), nullptr);

@@ -127,8 +127,6 @@ class Session {
 
   // `needed`: bit i when the ops read model input i (all_inputs_ or stage_inputs_).
   Status run_ops(int first_op, int op_count, uint64_t needed);
-
-  friend struct SessionAccess;
 };
 
 }  // namespace focal

@@ -35,9 +35,9 @@ struct Translation {
   double score = 0;   // greedy: summed log-probabilities; beam: the normalized score
 };
 
-// Scratch bytes for these options and the longest source (`vocab` is not needed today:
-// candidates are kept 2 x beam_width at a time, whatever the vocabulary).
-size_t translate_scratch_bytes(const TranslateOptions& options, size_t vocab, size_t max_source_length);
+// Scratch bytes for these options and the longest source (whatever the vocabulary:
+// candidates are kept 2 x beam_width at a time).
+size_t translate_scratch_bytes(const TranslateOptions& options, size_t max_source_length);
 
 // Translates one source. `tokens` holds max_steps ids; `alignment`, when not null,
 // receives the attention of each produced token over the source, [length][source_length].

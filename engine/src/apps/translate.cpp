@@ -242,8 +242,7 @@ Result<Translation> beam(Session& s, const Io& io, const TranslateOptions& o, co
 
 }  // namespace
 
-size_t translate_scratch_bytes(const TranslateOptions& options, size_t vocab, size_t max_source_length) {
-  (void)vocab;
+size_t translate_scratch_bytes(const TranslateOptions& options, size_t max_source_length) {
   return layout(options, max_source_length).end;
 }
 

@@ -534,9 +534,7 @@ Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
 
 }  // namespace
 
-Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
-                            uint64_t data_offset) {
-  (void)bytes;
+Status verify_model_meaning(const fb::Model& model, size_t size, uint64_t data_offset) {
   const FileLayout file{size, data_offset};
   FOCAL_RETURN_IF_ERROR(check_symbols(model));
   FOCAL_RETURN_IF_ERROR(check_plan_header(model));

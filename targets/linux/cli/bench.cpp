@@ -259,7 +259,7 @@ Status bench_seq2seq(Session& s, const Options& o, Report* r) {
   TranslateOptions options;
   options.max_steps = size_t(o.gen);
   options.eos_id = -1;
-  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, size_t(source)) / 8 + 1);
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, size_t(source)) / 8 + 1);
   std::vector<int32_t> ids(static_cast<size_t>(source)), tokens(static_cast<size_t>(o.gen));
   for (int64_t i = 0; i < source; ++i) ids[size_t(i)] = int32_t(3 + i % 20);
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {

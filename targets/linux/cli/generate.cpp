@@ -238,7 +238,7 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
     options.eos_id = target->eos_id();
   }
   if (o.end_id != -2) options.eos_id = o.end_id;
-  std::vector<uint64_t> scratch(translate_scratch_bytes(options, 0, source.size()) / 8 + 1);
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
   std::vector<int32_t> tokens(o.max_new);
   std::vector<float> align(o.max_new * source.size());
   auto result = translate(session, source.data(), source.size(), options, scratch.data(), scratch.size() * 8,
