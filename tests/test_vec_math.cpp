@@ -11,7 +11,10 @@
 #include <limits>
 #include <string>
 
+#include "attention/attention.h"
+#include "dispatch/kernel_set.h"
 #include "simd/vec_scalar.hpp"
+#include "support/random_values.h"
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 #include "simd/vec_mve.hpp"
 #endif
@@ -112,3 +115,39 @@ TEST_CASE("vec math: exp within 2 ulp, tanh within 3 ulp, special values kept") 
 }
 
 }  // namespace
+
+// The attention kernels' exp2 (softmax-grade, every kernel set).
+TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -inf") {
+  std::vector<float> x;
+  for (float v = -125.9f; v < 127.9f; v += 0.001953125f) x.push_back(v);  // 2^-9 steps
+  const std::vector<float> r = focal::testing::random_values(100000, 77, -125.0f, 127.0f);
+  x.insert(x.end(), r.begin(), r.end());
+  const size_t finite = x.size();
+  for (float v : {-INFINITY, -126.0f, -127.0f, -1e30f, -150.0f, 0.0f, -0.0f, 1.0f, 129.0f, INFINITY})
+    x.push_back(v);
+  std::vector<float> y(x.size());
+  const focal::kernels::KernelSets& sets = focal::kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const focal::kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    set.attention->exp2(x.data(), y.data(), x.size());
+    double worst_ulp = 0;
+    for (size_t i = 0; i < finite; ++i) {
+      const double want = std::exp2(double(x[i]));
+      const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);  // spacing of floats near want
+      worst_ulp = std::max(worst_ulp, std::fabs(double(y[i]) - want) / ulp);
+    }
+    CHECK(worst_ulp <= 2.0);
+    MESSAGE(std::string(set.isa) << " exp2 worst error " << worst_ulp << " ulp");
+    CHECK(y[finite + 0] == 0.0f);  // -inf
+    CHECK(y[finite + 1] == 0.0f);  // -126 and below: 0 (subnormals are not produced)
+    CHECK(y[finite + 2] == 0.0f);
+    CHECK(y[finite + 3] == 0.0f);
+    CHECK(y[finite + 4] == 0.0f);
+    CHECK(y[finite + 5] == 1.0f);
+    CHECK(y[finite + 6] == 1.0f);
+    CHECK(y[finite + 7] == 2.0f);
+    CHECK(std::isinf(y[finite + 8]));
+    CHECK(std::isinf(y[finite + 9]));
+  }
+}
