@@ -1,4 +1,7 @@
+// Rebuilding a FlatBuffer through its schema's reflection data, copying what it reads and
+// mutating some of it on the way (the choices: flatbuffer_mutator_choices.cpp).
 #include "flatbuffer_mutator.h"
+#include "flatbuffer_bits.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,58 +9,6 @@
 
 namespace focal {
 namespace fuzz {
-namespace {
-
-using reflection::BaseType;
-
-bool is_scalar(BaseType type) { return type >= reflection::UType && type <= reflection::Double; }
-bool is_float(BaseType type) { return type == reflection::Float || type == reflection::Double; }
-
-// Bytes a value of `type` takes inline: scalars, and 4 for anything stored by offset.
-size_t inline_bytes(BaseType type) {
-  switch (type) {
-    case reflection::UType:
-    case reflection::Bool:
-    case reflection::Byte:
-    case reflection::UByte:
-      return 1;
-    case reflection::Short:
-    case reflection::UShort:
-      return 2;
-    case reflection::Int:
-    case reflection::UInt:
-    case reflection::Float:
-      return 4;
-    case reflection::Long:
-    case reflection::ULong:
-    case reflection::Double:
-      return 8;
-    default:
-      return sizeof(flatbuffers::uoffset_t);
-  }
-}
-
-// FlatBuffers are little-endian, as every host this fuzzes on.
-uint64_t load_bits(const uint8_t* p, size_t bytes) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, p, bytes);
-  return bits;
-}
-void store_bits(uint8_t* p, uint64_t bits, size_t bytes) { std::memcpy(p, &bits, bytes); }
-
-const uint8_t* follow(const uint8_t* offset_at) {
-  return offset_at + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(offset_at);
-}
-
-uint64_t double_bits(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof(bits));
-  return bits;
-}
-
-constexpr size_t kRemembered = 32;  // values kept per site for "copy a sibling's value"
-
-}  // namespace
 
 FlatBufferMutator::FlatBufferMutator(const reflection::Schema& schema) : schema_(schema) {
   for (uint32_t i = 0; i < schema.objects()->size(); ++i)
@@ -410,134 +361,6 @@ void FlatBufferMutator::add_scalar(const Scalar& scalar) {
     default:
       builder_.AddElement<uint64_t>(at, scalar.bits);
       break;
-  }
-}
-
-bool FlatBufferMutator::visit(SiteKey key) {
-  const uint32_t instance = visits_[key]++;
-  return !counting_ && targets_.count(Target{key, instance}) > 0;
-}
-
-FlatBufferMutator::SiteKey FlatBufferMutator::key_of(const reflection::Object& object,
-                                                     const reflection::Field& field,
-                                                     bool elements) const {
-  const auto it = object_index_.find(&object);
-  const uint32_t index = it != object_index_.end() ? it->second : 0xFFu;
-  return (index << 10) | (static_cast<uint32_t>(field.id()) << 1) | (elements ? 1u : 0u);
-}
-
-uint64_t FlatBufferMutator::mutate_scalar_bits(BaseType type, int32_t enum_index, uint64_t bits,
-                                               SiteKey key) {
-  const size_t bytes = inline_bytes(type);
-  // Another instance's value of the same field: an operand naming another tensor, two
-  // tensors at one arena offset, a shape copied from a neighbour.
-  const auto seen = seen_values_.find(key);
-  if (seen != seen_values_.end() && !seen->second.empty() && random_->one_in(4)) {
-    return seen->second[random_->below(seen->second.size())];
-  }
-  if (type == reflection::Bool) return random_->below(3);  // 2: a bool byte that is neither
-  if (enum_index >= 0 && !random_->one_in(4)) return random_enum_value(enum_index);
-  if (type == reflection::Float) {
-    const float f = bits_float(static_cast<uint32_t>(bits));
-    switch (random_->below(4)) {
-      case 0:
-        return float_bits(f * 2.0f);
-      case 1:
-        return float_bits(-f);
-      case 2:
-        return mutate_integer_bits(bits, bytes, *random_);
-      default:
-        return float_bits(interesting_float(*random_));
-    }
-  }
-  if (type == reflection::Double)
-    return double_bits(static_cast<double>(interesting_float(*random_)));
-  return mutate_integer_bits(bits, bytes, *random_);
-}
-
-// One of the enum's values, or one past the largest (the first unknown value).
-uint64_t FlatBufferMutator::random_enum_value(int32_t enum_index) {
-  const reflection::Enum& e = *schema_.enums()->Get(static_cast<uint32_t>(enum_index));
-  const auto& values = *e.values();
-  if (values.size() == 0 || random_->one_in(5)) {
-    int64_t largest = 0;
-    for (const reflection::EnumVal* v : values) largest = std::max(largest, v->value());
-    return static_cast<uint64_t>(largest + 1);
-  }
-  return static_cast<uint64_t>(
-      values.Get(static_cast<uint32_t>(random_->below(values.size())))->value());
-}
-
-// Struct fields share the struct's site; each field gets its own remembered values.
-void FlatBufferMutator::mutate_struct_bytes(const reflection::Object& object, uint8_t* bytes,
-                                            SiteKey key) {
-  const auto& fields = *object.fields();
-  if (fields.size() == 0) return;
-  const uint32_t which = static_cast<uint32_t>(random_->below(fields.size()));
-  const reflection::Field& field = *fields.Get(which);
-  const BaseType type = field.type()->base_type();
-  if (!is_scalar(type)) return;
-  const size_t size = inline_bytes(type);
-  const uint64_t bits = load_bits(bytes + field.offset(), size);
-  store_bits(bytes + field.offset(),
-             mutate_scalar_bits(type, field.type()->index(), bits, key | ((which + 1) << 24)),
-             size);
-}
-
-void FlatBufferMutator::remember_struct(const reflection::Object& object, const uint8_t* bytes,
-                                        SiteKey key) {
-  const auto& fields = *object.fields();
-  for (uint32_t i = 0; i < fields.size(); ++i) {
-    const reflection::Field& field = *fields.Get(i);
-    const BaseType type = field.type()->base_type();
-    if (is_scalar(type))
-      remember(key | ((i + 1) << 24), load_bits(bytes + field.offset(), inline_bytes(type)));
-  }
-}
-
-void FlatBufferMutator::mutate_text(std::string& text, SiteKey key) {
-  const auto seen = seen_texts_.find(key);
-  const size_t n = text.size();
-  switch (random_->below(6)) {
-    case 0:  // a sibling's string: duplicate names, repeated vocabulary entries
-      if (seen != seen_texts_.end() && !seen->second.empty())
-        text = seen->second[random_->below(seen->second.size())];
-      break;
-    case 1:
-      text = interesting_text(*random_);
-      break;
-    case 2:
-      text.insert(random_->below(n + 1), interesting_text(*random_));
-      break;
-    case 3:
-      if (n > 0) text[random_->below(n)] = static_cast<char>(random_->next());
-      break;
-    case 4:
-      text.resize(random_->below(n + 1));
-      break;
-    default:
-      if (n < 4096) text += text;
-      break;
-  }
-}
-
-void FlatBufferMutator::remember(SiteKey key, uint64_t bits) {
-  if (!counting_) return;
-  std::vector<uint64_t>& values = seen_values_[key];
-  if (values.size() < kRemembered) {
-    values.push_back(bits);
-  } else {
-    values[random_->below(kRemembered)] = bits;
-  }
-}
-
-void FlatBufferMutator::remember(SiteKey key, const std::string& text) {
-  if (!counting_) return;
-  std::vector<std::string>& texts = seen_texts_[key];
-  if (texts.size() < kRemembered) {
-    texts.push_back(text);
-  } else {
-    texts[random_->below(kRemembered)] = text;
   }
 }
 
