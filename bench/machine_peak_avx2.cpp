@@ -2,19 +2,10 @@
 // xsimd::available_architectures() reports FMA3 with AVX2.
 #include "peak_kernels_impl.h"
 
-namespace focal_bench {
-namespace detail {
-
-const PeakKernels* peak_kernels_avx2() {
+const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_avx2() {
 #if XSIMD_WITH_FMA3_AVX2
-  using Arch = xsimd::fma3<xsimd::avx2>;
-  static const PeakKernels kernels = {"avx2", flop_per_iteration<Arch>(12), &fma_loop_12<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return make_peak_kernels<xsimd::fma3<xsimd::avx2>, 12>("avx2");
 #else
   return nullptr;
 #endif
 }
-
-}  // namespace detail
-}  // namespace focal_bench

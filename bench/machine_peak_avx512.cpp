@@ -2,19 +2,10 @@
 // Called only when xsimd::available_architectures() reports AVX-512BW.
 #include "peak_kernels_impl.h"
 
-namespace focal_bench {
-namespace detail {
-
-const PeakKernels* peak_kernels_avx512() {
+const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_avx512() {
 #if XSIMD_WITH_AVX512BW
-  using Arch = xsimd::avx512bw;
-  static const PeakKernels kernels = {"avx512", flop_per_iteration<Arch>(16), &fma_loop_16<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return make_peak_kernels<xsimd::avx512bw, 16>("avx512");
 #else
   return nullptr;
 #endif
 }
-
-}  // namespace detail
-}  // namespace focal_bench

@@ -2,19 +2,10 @@
 // a multiply and an add, still 2 FLOP per lane.
 #include "peak_kernels_impl.h"
 
-namespace focal_bench {
-namespace detail {
-
-const PeakKernels* peak_kernels_sse2() {
+const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_sse2() {
 #if XSIMD_WITH_SSE2
-  using Arch = xsimd::sse2;
-  static const PeakKernels kernels = {"sse2", flop_per_iteration<Arch>(12), &fma_loop_12<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return make_peak_kernels<xsimd::sse2, 12>("sse2");
 #else
   return nullptr;
 #endif
 }
-
-}  // namespace detail
-}  // namespace focal_bench

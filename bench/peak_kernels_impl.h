@@ -98,6 +98,25 @@ constexpr size_t flop_per_iteration(size_t accumulators) {
   return accumulators * xsimd::batch<float, Arch>::size * 2;
 }
 
+// The peak kernels of one instruction set: `accumulators` independent FMA chains of Arch
+// batches (fma_loop_12 or fma_loop_16, chains as addends when kAddendChains).
+template <class Arch, size_t kAccumulators, bool kAddendChains>
+constexpr auto fma_loop() {
+  if constexpr (kAccumulators == 16) {
+    return &fma_loop_16<Arch, kAddendChains>;
+  } else {
+    return &fma_loop_12<Arch, kAddendChains>;
+  }
+}
+
+template <class Arch, size_t kAccumulators, bool kAddendChains = false>
+const focal_bench::detail::PeakKernels* make_peak_kernels(const char* name) {
+  static const focal_bench::detail::PeakKernels kernels = {name, flop_per_iteration<Arch>(kAccumulators),
+                                      fma_loop<Arch, kAccumulators, kAddendChains>(),
+                                      &sum_floats<Arch>};
+  return &kernels;
+}
+
 }  // namespace
 
 #undef FOCAL_BENCH_FMA_LOOP
