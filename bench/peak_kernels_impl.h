@@ -111,9 +111,9 @@ constexpr auto fma_loop() {
 
 template <class Arch, size_t kAccumulators, bool kAddendChains = false>
 const focal_bench::detail::PeakKernels* make_peak_kernels(const char* name) {
-  static const focal_bench::detail::PeakKernels kernels = {name, flop_per_iteration<Arch>(kAccumulators),
-                                      fma_loop<Arch, kAccumulators, kAddendChains>(),
-                                      &sum_floats<Arch>};
+  static const focal_bench::detail::PeakKernels kernels = {
+      name, flop_per_iteration<Arch>(kAccumulators), fma_loop<Arch, kAccumulators, kAddendChains>(),
+      &sum_floats<Arch>};
   return &kernels;
 }
 
