@@ -1,4 +1,4 @@
-// The Vec interface's own e^x and tanh (engine/kernels/simd), in ulp of the exact result,
+// The Vec interface's own e^x and tanh (engine/src/kernels/simd), in ulp of the exact result,
 // over the whole float range: the scalar twin (libm) everywhere, and Helium's vectorized
 // versions (vec_mve.hpp) when this is built for a core with MVE (the Cortex-M55 firmware
 // tests). Special values: NaN stays NaN, exp(-inf) = 0, exp(+inf) = +inf, tanh(+-inf) = +-1.

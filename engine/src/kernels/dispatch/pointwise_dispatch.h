@@ -1,6 +1,6 @@
 // Internal: the kernel families around attention and GEMM that transformers and RNNs
 // spend the rest of their time in (normalization, softmax, elementwise, embedding,
-// position, pooling, recurrent; engine/kernels/<family>/), behind one entry point per op
+// position, pooling, recurrent; engine/src/kernels/<family>/), behind one entry point per op
 // that runs the best kernels for this CPU (chosen once), or a given set (tests sweep
 // every usable one; benchmarks compare them).
 //
