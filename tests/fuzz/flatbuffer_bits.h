@@ -13,9 +13,12 @@ namespace fuzz {
 
 using reflection::BaseType;
 
-
-inline bool is_scalar(BaseType type) { return type >= reflection::UType && type <= reflection::Double; }
-inline bool is_float(BaseType type) { return type == reflection::Float || type == reflection::Double; }
+inline bool is_scalar(BaseType type) {
+  return type >= reflection::UType && type <= reflection::Double;
+}
+inline bool is_float(BaseType type) {
+  return type == reflection::Float || type == reflection::Double;
+}
 
 // Bytes a value of `type` takes inline: scalars, and 4 for anything stored by offset.
 inline size_t inline_bytes(BaseType type) {

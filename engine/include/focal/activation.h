@@ -14,7 +14,7 @@ enum class Activation : uint8_t {
   kGeluTanh = 3,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))   (GPT-2's gelu_new)
   kSilu = 4,      // x / (1 + exp(-x))
   kTanh = 5,
-  kSigmoid = 6,   // 1 / (1 + exp(-x))   (binary classifier heads)
+  kSigmoid = 6,  // 1 / (1 + exp(-x))   (binary classifier heads)
 };
 
 }  // namespace focal

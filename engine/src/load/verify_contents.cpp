@@ -1,8 +1,8 @@
 // Contents the engine later trusts: self-test cases it replays and tokenizer tables it
 // searches.
-#include "load/verify_checks.h"
-
 #include <cstring>
+
+#include "load/verify_checks.h"
 
 namespace focal {
 namespace verify {
@@ -17,7 +17,8 @@ Status check_tensor_value(const fb::Model& model, const FileLayout& file,
   }
   const fb::Tensor& t = *tensors.Get(value.tensor());
   if (!aligned_longs(value.shape())) {
-    return invalid("self-test %d: the value of '%s' has a misaligned shape vector", case_index, name_of(t));
+    return invalid("self-test %d: the value of '%s' has a misaligned shape vector", case_index,
+                   name_of(t));
   }
   if (value.shape()->size() != t.shape()->size()) {
     return invalid("self-test %d: value of '%s' has rank %u, the tensor %u", case_index, name_of(t),
@@ -71,24 +72,28 @@ Status check_self_tests(const fb::Model& model, const FileLayout& file) {
 // rules in range and strictly ordered by (left, right), special ids in range.
 Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
   if (t == nullptr) return Status();
-  if (t->vocab() == nullptr || t->sorted_vocab() == nullptr || t->sorted_vocab()->size() != t->vocab()->size()) {
+  if (t->vocab() == nullptr || t->sorted_vocab() == nullptr ||
+      t->sorted_vocab()->size() != t->vocab()->size()) {
     return invalid("%s: vocab and sorted_vocab must be present and the same size", which);
   }
   const int64_t size = t->vocab()->size();
   for (int32_t id : {t->unk_id(), t->bos_id(), t->eos_id(), t->pad_id()}) {
-    if (id < -1 || id >= size) return invalid("%s: special token id %d outside the vocabulary", which, static_cast<int>(id));
+    if (id < -1 || id >= size)
+      return invalid("%s: special token id %d outside the vocabulary", which, static_cast<int>(id));
   }
   const flatbuffers::String* previous = nullptr;
   for (int32_t id : *t->sorted_vocab()) {
-    if (id < 0 || id >= size) return invalid("%s: sorted_vocab names id %d of %lld", which, static_cast<int>(id),
-                                              static_cast<long long>(size));
+    if (id < 0 || id >= size)
+      return invalid("%s: sorted_vocab names id %d of %lld", which, static_cast<int>(id),
+                     static_cast<long long>(size));
     const flatbuffers::String* s = t->vocab()->Get(static_cast<uint32_t>(id));
     if (s == nullptr) return invalid("%s: vocab entry %d is missing", which, static_cast<int>(id));
     if (previous != nullptr) {
       const size_t n = previous->size() < s->size() ? previous->size() : s->size();
       const int c = std::memcmp(previous->data(), s->data(), n);
       if (c > 0 || (c == 0 && previous->size() >= s->size())) {
-        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which, static_cast<int>(id));
+        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which,
+                       static_cast<int>(id));
       }
     }
     previous = s;  // strictly increasing strings also rule out repeated ids
@@ -96,8 +101,8 @@ Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
   if (t->merge_rules() != nullptr) {
     int64_t last_left = -1, last_right = -1;
     for (const fb::MergeRule* r : *t->merge_rules()) {
-      if (r->left() < 0 || r->left() >= size || r->right() < 0 || r->right() >= size || r->merged() < 0 ||
-          r->merged() >= size) {
+      if (r->left() < 0 || r->left() >= size || r->right() < 0 || r->right() >= size ||
+          r->merged() < 0 || r->merged() >= size) {
         return invalid("%s: a merge rule names a token outside the vocabulary", which);
       }
       if (r->left() < last_left || (r->left() == last_left && r->right() <= last_right)) {

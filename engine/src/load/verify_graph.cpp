@@ -1,7 +1,6 @@
 // The graph: every op known to this build with operands it accepts, stages in order, and
 // a memory plan in which no two tensors alive together share bytes.
 #include "load/verify_checks.h"
-
 #include "ops/op.h"
 
 namespace focal {
@@ -53,11 +52,13 @@ Status unsupported_op(uint32_t index, const fb::Op& op) {
   if (type > fb::OpOptions_NONE && type <= fb::OpOptions_MAX && op.options() != nullptr) {
     const char* options = fb::EnumNameOpOptions(type);  // "<Kind>Options"
     const int kind_length = static_cast<int>(std::strlen(options)) - 7;
-    return Status::error(StatusCode::kUnsupported,
-                         "op %u '%s' is a %.*s op, which this build leaves out (add it to focal_select_ops)",
-                         static_cast<unsigned>(index), name, kind_length, options);
+    return Status::error(
+        StatusCode::kUnsupported,
+        "op %u '%s' is a %.*s op, which this build leaves out (add it to focal_select_ops)",
+        static_cast<unsigned>(index), name, kind_length, options);
   }
-  return Status::error(StatusCode::kUnsupported, "op %u '%s' has op type %d, unknown to this engine",
+  return Status::error(StatusCode::kUnsupported,
+                       "op %u '%s' has op type %d, unknown to this engine",
                        static_cast<unsigned>(index), name, static_cast<int>(type));
 }
 
@@ -96,8 +97,7 @@ Status check_stages(const fb::Model& model, uint8_t* producer_stage) {
   const auto& stages = *model.stages();
   const uint32_t op_count = model.ops()->size();
   if (stages.size() < 1 || stages.size() > static_cast<uint32_t>(kMaxStages)) {
-    return invalid("%u stages, expected 1 to %d", static_cast<unsigned>(stages.size()),
-                   kMaxStages);
+    return invalid("%u stages, expected 1 to %d", static_cast<unsigned>(stages.size()), kMaxStages);
   }
   int64_t next = 0;
   for (const fb::Stage* stage : stages) {
@@ -127,8 +127,8 @@ Status check_stages(const fb::Model& model, uint8_t* producer_stage) {
       for (int32_t t : *model.ops()->Get(static_cast<uint32_t>(i))->inputs()) {
         if (t < 0) continue;
         const fb::Tensor& tensor = *model.tensors()->Get(t);
-        const bool carried = tensor.role() == fb::TensorRole_Activation ||
-                             tensor.role() == fb::TensorRole_Output;
+        const bool carried =
+            tensor.role() == fb::TensorRole_Activation || tensor.role() == fb::TensorRole_Output;
         if (carried && producer_stage[t] != s) {
           return invalid("stage '%s' reads '%s' from another stage; only states cross stages",
                          stage.name()->c_str(), name_of(tensor));

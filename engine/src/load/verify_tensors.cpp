@@ -1,18 +1,18 @@
 // Tensors: symbols, shapes, quantization, where each lives (file or arena), the inputs
 // and outputs listed, and the plan's arena within kMaxArenaBytes.
-#include "load/verify_checks.h"
-
 #include <cstring>
 
 #include "focal/gemm.h"
 #include "focal/model.h"
+#include "load/verify_checks.h"
 
 namespace focal {
 namespace verify {
 namespace {
 
 Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t* bytes) {
-  if (!aligned_longs(t.shape())) return invalid("tensor '%s' has a misaligned shape vector", name_of(t));
+  if (!aligned_longs(t.shape()))
+    return invalid("tensor '%s' has a misaligned shape vector", name_of(t));
   const uint32_t rank = t.shape()->size();
   if (rank < 1 || rank > static_cast<uint32_t>(kMaxRank)) {
     return invalid("tensor '%s' has rank %u, expected 1 to %d", name_of(t),
@@ -124,11 +124,13 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
                      static_cast<int>(t->layout()));
     }
     if (t->layout() == fb::TensorLayout_DensePacked) {
-      bytes = rank_of(*t) == 2 ? packed_dense_weights_bytes(to_dtype(t->dtype()), static_cast<size_t>(t->shape()->Get(0)),
-                                                             static_cast<size_t>(t->shape()->Get(1)))
+      bytes = rank_of(*t) == 2 ? packed_dense_weights_bytes(to_dtype(t->dtype()),
+                                                            static_cast<size_t>(t->shape()->Get(0)),
+                                                            static_cast<size_t>(t->shape()->Get(1)))
                                : 0;
       if (bytes == 0) {
-        return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8", name_of(*t));
+        return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8",
+                       name_of(*t));
       }
     }
     if (t->role() == fb::TensorRole_Constant) {

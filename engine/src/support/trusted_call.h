@@ -7,14 +7,14 @@
 #pragma once
 
 #if defined(FOCAL_CHECK_TRUSTED_CALLS)
-#define FOCAL_EXPECT_VALID(status_expression)           \
-  do {                                                  \
-    if (!(status_expression).ok()) __builtin_trap();    \
+#define FOCAL_EXPECT_VALID(status_expression)        \
+  do {                                               \
+    if (!(status_expression).ok()) __builtin_trap(); \
   } while (0)
 #else
 // Unevaluated (sizeof), so the checked names still count as used.
-#define FOCAL_EXPECT_VALID(status_expression)      \
-  do {                                             \
-    (void)sizeof((status_expression).ok());        \
+#define FOCAL_EXPECT_VALID(status_expression) \
+  do {                                        \
+    (void)sizeof((status_expression).ok());   \
   } while (0)
 #endif

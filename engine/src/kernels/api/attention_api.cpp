@@ -8,8 +8,8 @@
 #include "dispatch/attention_dispatch.h"
 #include "dispatch/kernel_set.h"
 #include "focal/attention.h"
-#include "support/saturating_size.h"
 #include "simd/vec_scalar.hpp"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {
@@ -30,12 +30,16 @@ bool sizes_fit(const AttentionParams& p) {
   size_t rows_total = 0, partials = 0, scratch = 0, total = 0;
   const size_t chunks = p.kv_len / kAttentionDecodeChunk + 1;
   const size_t rows = kernels::kMaxTaskRows + 3, keys = p.kv_len + kernels::kKeyBlock;
-  const size_t row_floats = 2 * kernels::round_up(p.head_dim, kernels::kDimAlign) + kernels::kKeyBlock + 2;
-  return checked_mul(p.batch, p.heads, &rows_total) && checked_mul(rows_total, p.q_len, &rows_total) &&
-         checked_mul(rows_total, chunks, &partials) && checked_mul(partials, p.head_dim + 2, &partials) &&
+  const size_t row_floats =
+      2 * kernels::round_up(p.head_dim, kernels::kDimAlign) + kernels::kKeyBlock + 2;
+  return checked_mul(p.batch, p.heads, &rows_total) &&
+         checked_mul(rows_total, p.q_len, &rows_total) &&
+         checked_mul(rows_total, chunks, &partials) &&
+         checked_mul(partials, p.head_dim + 2, &partials) &&
          checked_mul(partials, sizeof(float), &partials) && checked_add(rows, keys, &scratch) &&
-         checked_mul(scratch, row_floats, &scratch) && checked_mul(scratch, sizeof(float), &scratch) &&
-         checked_add(partials, scratch, &total) && checked_add(total, size_t(3) * 64, &total);  // 64-byte round-ups
+         checked_mul(scratch, row_floats, &scratch) &&
+         checked_mul(scratch, sizeof(float), &scratch) && checked_add(partials, scratch, &total) &&
+         checked_add(total, size_t(3) * 64, &total);  // 64-byte round-ups
 }
 
 // Sizes, options and mask; not the data pointers (workspace sizing has none yet).
@@ -47,13 +51,16 @@ Status check_shape(const AttentionParams& p) {
   if (p.heads > 65535 || p.q_len > (size_t(1) << 31) || p.kv_len > (size_t(1) << 31)) {
     return invalid("more than 65535 heads or 2^31 positions");
   }
-  if (p.head_dim < 1 || p.head_dim > kMaxAttentionHeadDim) return invalid("head_dim must be 1 to 256");
-  if (!(p.scale >= 0.0f) || !std::isfinite(p.scale)) return invalid("scale must be finite and >= 0");
+  if (p.head_dim < 1 || p.head_dim > kMaxAttentionHeadDim)
+    return invalid("head_dim must be 1 to 256");
+  if (!(p.scale >= 0.0f) || !std::isfinite(p.scale))
+    return invalid("scale must be finite and >= 0");
   if (p.mask.window < 0 || (p.mask.window > 0 && !p.mask.causal)) {
     return invalid("a sliding window must be positive and needs causal");
   }
   if (p.kv_type != KvType::kF32 && p.kv_type != KvType::kF16) return invalid("unknown kv_type");
-  if (!sizes_fit(p)) return invalid("batch, heads, lengths and head_dim need a workspace beyond size_t");
+  if (!sizes_fit(p))
+    return invalid("batch, heads, lengths and head_dim need a workspace beyond size_t");
   return Status();
 }
 
@@ -87,7 +94,8 @@ size_t attention_workspace_bytes(const AttentionParams& params, int workers) {
 
 Status attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
                  ParallelFor* parallel) {
-  return attention_with_kernels(params, kernels::kBestKernels, workspace, workspace_bytes, parallel);
+  return attention_with_kernels(params, kernels::kBestKernels, workspace, workspace_bytes,
+                                parallel);
 }
 
 Status attention_with_kernels(const AttentionParams& params, const kernels::KernelSet& set,

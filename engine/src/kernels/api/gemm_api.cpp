@@ -2,10 +2,10 @@
 // own door (dispatch/gemm_dispatch.h) on the best kernel set. Also the weight packing.
 #include <cstdint>
 
-#include "focal/gemm.h"
-#include "gemm/gemm.h"
 #include "dispatch/gemm_dispatch.h"
 #include "dispatch/kernel_set.h"
+#include "focal/gemm.h"
+#include "gemm/gemm.h"
 
 namespace focal {
 namespace {
@@ -71,9 +71,7 @@ Status check_gemm_params(const GemmParams& p) {
   return Status();
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 size_t packed_dense_weights_bytes(DType type, size_t out, size_t in) {
   GemmWeights internal;

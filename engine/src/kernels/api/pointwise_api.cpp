@@ -137,7 +137,9 @@ Status mean_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) {
   return Status();
 }
 
-void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) { kernels::kernels_of(k, &kernels::KernelSet::pooling)->cls_pool(p); }
+void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k) {
+  kernels::kernels_of(k, &kernels::KernelSet::pooling)->cls_pool(p);
+}
 
 void lstm_cell(const kernels::LstmCellParams& p, const kernels::KernelSet& k) {
   kernels::kernels_of(k, &kernels::KernelSet::recurrent)->lstm_cell(p);

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include "dispatch/kernel_set.h"
+#include "dispatch/scoring_dispatch.h"
 #include "focal/attention_scoring.h"
 #include "scoring/scoring.h"
-#include "dispatch/scoring_dispatch.h"
-#include "dispatch/kernel_set.h"
 
 namespace focal {
 namespace {
@@ -45,8 +45,10 @@ Status check_shape(const AdditiveAttentionParams& p) {
   FOCAL_RETURN_IF_ERROR(check_size(kAdditiveAttention, "src_len", p.src_len, kMaxScoringSrcLen));
   FOCAL_RETURN_IF_ERROR(check_size(kAdditiveAttention, "units", p.units, kMaxScoringDim));
   FOCAL_RETURN_IF_ERROR(check_size(kAdditiveAttention, "value_dim", p.value_dim, kMaxScoringDim));
-  FOCAL_RETURN_IF_ERROR(check_rows(kAdditiveAttention, "keys_proj", p.src_len, p.units, p.keys_proj_stride));
-  FOCAL_RETURN_IF_ERROR(check_rows(kAdditiveAttention, "values", p.src_len, p.value_dim, p.values_stride));
+  FOCAL_RETURN_IF_ERROR(
+      check_rows(kAdditiveAttention, "keys_proj", p.src_len, p.units, p.keys_proj_stride));
+  FOCAL_RETURN_IF_ERROR(
+      check_rows(kAdditiveAttention, "values", p.src_len, p.value_dim, p.values_stride));
   return check_scoring_key_length(kAdditiveAttention, p.key_length, p.src_len);
 }
 
@@ -54,7 +56,8 @@ Status check_params(const AdditiveAttentionParams& p) {
   FOCAL_RETURN_IF_ERROR(check_shape(p));
   if (p.query_proj == nullptr || p.keys_proj == nullptr || p.v == nullptr || p.values == nullptr ||
       p.context == nullptr) {
-    return invalid(kAdditiveAttention, "query_proj, keys_proj, v, values and context must not be null");
+    return invalid(kAdditiveAttention,
+                   "query_proj, keys_proj, v, values and context must not be null");
   }
   return Status();
 }
@@ -72,7 +75,8 @@ Status check_shape(const LuongAttentionParams& p) {
   }
   if (!std::isfinite(p.scale)) return invalid(kLuongAttention, "scale must be finite");
   FOCAL_RETURN_IF_ERROR(check_rows(kLuongAttention, "keys", p.src_len, p.key_dim, p.keys_stride));
-  FOCAL_RETURN_IF_ERROR(check_rows(kLuongAttention, "values", p.src_len, p.value_dim, p.values_stride));
+  FOCAL_RETURN_IF_ERROR(
+      check_rows(kLuongAttention, "values", p.src_len, p.value_dim, p.values_stride));
   return check_scoring_key_length(kLuongAttention, p.key_length, p.src_len);
 }
 
@@ -99,8 +103,8 @@ Status check_workspace(const char* op, const void* workspace, size_t bytes, size
 
 }  // namespace
 
-Status check_additive_attention_params(const AdditiveAttentionParams& params,
-                                       const void* workspace, size_t workspace_bytes) {
+Status check_additive_attention_params(const AdditiveAttentionParams& params, const void* workspace,
+                                       size_t workspace_bytes) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
   return check_workspace(kAdditiveAttention, workspace, workspace_bytes,
                          additive_attention_workspace_bytes(params));
@@ -135,7 +139,8 @@ size_t additive_attention_workspace_bytes(const AdditiveAttentionParams& params)
 size_t luong_attention_workspace_bytes(const LuongAttentionParams& params) {
   if (!check_shape(params).ok()) return 0;
   const size_t projected = params.score == LuongScore::kGeneral ? params.key_dim : 0;
-  return scoring_workspace_floats(params.src_len, projected) * sizeof(float) + kScoringWorkspaceAlign;
+  return scoring_workspace_floats(params.src_len, projected) * sizeof(float) +
+         kScoringWorkspaceAlign;
 }
 
 Status additive_attention(const AdditiveAttentionParams& params, void* workspace,
@@ -160,6 +165,8 @@ Status luong_attention_reference(const LuongAttentionParams& params) {
   return Status();
 }
 
-const char* attention_scoring_isa() { return kernels::best_kernels<kernels::ScoringKernelTable>()->isa; }
+const char* attention_scoring_isa() {
+  return kernels::best_kernels<kernels::ScoringKernelTable>()->isa;
+}
 
 }  // namespace focal

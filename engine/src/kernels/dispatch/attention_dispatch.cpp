@@ -73,12 +73,12 @@ size_t partial_bytes(const AttentionParams& p) {
 struct Plan {
   const AttentionParams* params;
   const AttentionKernelTable* kernels;
-  size_t group;            // query heads per kv head
-  size_t query_block;      // prefill: query positions per task
+  size_t group;        // query heads per kv head
+  size_t query_block;  // prefill: query positions per task
   size_t query_blocks;
-  size_t chunks;           // decode: key chunks per (batch, kv head)
-  float* partials;         // null when not split
-  uint8_t* scratch;        // per worker, scratch_stride bytes each
+  size_t chunks;     // decode: key chunks per (batch, kv head)
+  float* partials;   // null when not split
+  uint8_t* scratch;  // per worker, scratch_stride bytes each
   size_t scratch_stride;
 };
 
@@ -105,11 +105,12 @@ AttentionTask make_task(const Plan& plan, size_t index) {
     t.query_begin = 0;
     t.query_end = p.q_len;
     t.key_begin = chunk * kAttentionDecodeChunk;
-    t.key_end = t.key_begin + kAttentionDecodeChunk < p.kv_len ? t.key_begin + kAttentionDecodeChunk : p.kv_len;
+    t.key_end = t.key_begin + kAttentionDecodeChunk < p.kv_len ? t.key_begin + kAttentionDecodeChunk
+                                                               : p.kv_len;
     if (plan.partials != nullptr) {
       // Partials are [batch][chunk][head][query][head_dim + 2]; a task's rows are contiguous.
-      t.partial = plan.partials +
-                  ((t.batch * plan.chunks + chunk) * p.heads + t.head_begin) * p.q_len * (p.head_dim + 2);
+      t.partial = plan.partials + ((t.batch * plan.chunks + chunk) * p.heads + t.head_begin) *
+                                      p.q_len * (p.head_dim + 2);
     }
     return t;
   }
@@ -119,7 +120,8 @@ AttentionTask make_task(const Plan& plan, size_t index) {
   t.head_begin = t.kv_head * plan.group;
   t.head_end = t.head_begin + plan.group;
   t.query_begin = block * plan.query_block;
-  t.query_end = t.query_begin + plan.query_block < p.q_len ? t.query_begin + plan.query_block : p.q_len;
+  t.query_end =
+      t.query_begin + plan.query_block < p.q_len ? t.query_begin + plan.query_block : p.q_len;
   t.key_begin = 0;
   t.key_end = p.kv_len;
   return t;
@@ -128,7 +130,8 @@ AttentionTask make_task(const Plan& plan, size_t index) {
 void run_one_task(void* context, size_t index, int worker) {
   const Plan& plan = *static_cast<const Plan*>(context);
   const AttentionTask task = make_task(plan, index);
-  float* scratch = reinterpret_cast<float*>(plan.scratch + static_cast<size_t>(worker) * plan.scratch_stride);
+  float* scratch =
+      reinterpret_cast<float*>(plan.scratch + static_cast<size_t>(worker) * plan.scratch_stride);
   plan.kernels->run_task(*plan.params, task, scratch);
 }
 
@@ -145,7 +148,8 @@ void merge_partials(const Plan& plan) {
         };
         float m = -INFINITY;
         for (size_t c = 0; c < plan.chunks; ++c) m = std::fmax(m, chunk_row(c)[0]);
-        float* out = p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
+        float* out =
+            p.out + b * p.out_strides.batch + i * p.out_strides.seq + h * p.out_strides.head;
         for (size_t d = 0; d < p.head_dim; ++d) out[d] = 0.0f;
         float l = 0.0f;
         if (m != -INFINITY) {
@@ -180,7 +184,8 @@ void write_weights(const AttentionParams& p) {
         for (size_t j = 0; j < p.kv_len; ++j) {
           w[j] = -INFINITY;
           if (j < visible.begin || j >= visible.end) continue;
-          const size_t at = b * p.k_strides.batch + j * p.k_strides.seq + (h / group) * p.k_strides.head;
+          const size_t at =
+              b * p.k_strides.batch + j * p.k_strides.seq + (h / group) * p.k_strides.head;
           float dot = 0.0f;
           for (size_t d = 0; d < p.head_dim; ++d) {
             const float k = p.kv_type == KvType::kF16
@@ -211,7 +216,8 @@ Status check_key_lengths(const AttentionParams& p) {
   for (size_t b = 0; b < p.batch; ++b) {
     const int32_t length = p.mask.key_lengths[b];
     if (length < 0 || static_cast<size_t>(length) > p.kv_len) {
-      return Status::error(StatusCode::kOutOfRange, "attention: key_lengths[%u] = %d outside 0..kv_len",
+      return Status::error(StatusCode::kOutOfRange,
+                           "attention: key_lengths[%u] = %d outside 0..kv_len",
                            static_cast<unsigned>(b), static_cast<int>(length));
     }
   }
@@ -223,8 +229,8 @@ Status check_key_lengths(const AttentionParams& p) {
 size_t attention_run_workspace_bytes(const AttentionParams& params, int workers) {
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
   size_t bytes = 0;
-  if (!checked_mul(count, scratch_bytes_per_worker(params), &bytes) || !checked_add(bytes, partial_bytes(params), &bytes) ||
-      !checked_add(bytes, 64, &bytes)) {
+  if (!checked_mul(count, scratch_bytes_per_worker(params), &bytes) ||
+      !checked_add(bytes, partial_bytes(params), &bytes) || !checked_add(bytes, 64, &bytes)) {
     return 0;  // too many workers for this problem's scratch
   }
   return bytes;

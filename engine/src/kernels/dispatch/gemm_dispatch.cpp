@@ -57,10 +57,11 @@ GemmProblem describe_gemm(const GemmParams& p) {
   problem.x = p.x;
   problem.x_stride = p.x_stride == 0 ? p.k : p.x_stride;
   problem.weights = p.packed_weights;
-  problem.scales = problem.type == GemmWeights::kI8
-                       ? reinterpret_cast<const float*>(static_cast<const uint8_t*>(p.packed_weights) +
-                                                        kernels::gemm_scales_offset(problem.panels, p.k))
-                       : nullptr;
+  problem.scales =
+      problem.type == GemmWeights::kI8
+          ? reinterpret_cast<const float*>(static_cast<const uint8_t*>(p.packed_weights) +
+                                           kernels::gemm_scales_offset(problem.panels, p.k))
+          : nullptr;
   problem.bias = p.bias;
   problem.y = p.y;
   problem.y_stride = p.y_stride == 0 ? p.n : p.y_stride;

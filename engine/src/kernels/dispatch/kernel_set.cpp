@@ -9,17 +9,13 @@ namespace {
 
 template <Isa kIsa>
 const KernelSet& whole_set() {
-  static const KernelSet set = {isa_kernels<kIsa, AttentionKernelTable>()->isa,
-                                isa_kernels<kIsa, AttentionKernelTable>(),
-                                isa_kernels<kIsa, ScoringKernelTable>(),
-                                isa_kernels<kIsa, GemmKernelTable>(),
-                                isa_kernels<kIsa, NormalizationKernelTable>(),
-                                isa_kernels<kIsa, SoftmaxKernelTable>(),
-                                isa_kernels<kIsa, ElementwiseKernelTable>(),
-                                isa_kernels<kIsa, EmbeddingKernelTable>(),
-                                isa_kernels<kIsa, PositionKernelTable>(),
-                                isa_kernels<kIsa, PoolingKernelTable>(),
-                                isa_kernels<kIsa, RecurrentKernelTable>()};
+  static const KernelSet set = {
+      isa_kernels<kIsa, AttentionKernelTable>()->isa, isa_kernels<kIsa, AttentionKernelTable>(),
+      isa_kernels<kIsa, ScoringKernelTable>(),        isa_kernels<kIsa, GemmKernelTable>(),
+      isa_kernels<kIsa, NormalizationKernelTable>(),  isa_kernels<kIsa, SoftmaxKernelTable>(),
+      isa_kernels<kIsa, ElementwiseKernelTable>(),    isa_kernels<kIsa, EmbeddingKernelTable>(),
+      isa_kernels<kIsa, PositionKernelTable>(),       isa_kernels<kIsa, PoolingKernelTable>(),
+      isa_kernels<kIsa, RecurrentKernelTable>()};
   return set;
 }
 
@@ -42,11 +38,11 @@ KernelSets list_usable() {
 
 const KernelSet& best_kernel_set() {
   static const KernelSet best = {
-      best_kernels<AttentionKernelTable>()->isa,  best_kernels<AttentionKernelTable>(),
-      best_kernels<ScoringKernelTable>(),         best_kernels<GemmKernelTable>(),
-      best_kernels<NormalizationKernelTable>(),   best_kernels<SoftmaxKernelTable>(),
-      best_kernels<ElementwiseKernelTable>(),     best_kernels<EmbeddingKernelTable>(),
-      best_kernels<PositionKernelTable>(),        best_kernels<PoolingKernelTable>(),
+      best_kernels<AttentionKernelTable>()->isa, best_kernels<AttentionKernelTable>(),
+      best_kernels<ScoringKernelTable>(),        best_kernels<GemmKernelTable>(),
+      best_kernels<NormalizationKernelTable>(),  best_kernels<SoftmaxKernelTable>(),
+      best_kernels<ElementwiseKernelTable>(),    best_kernels<EmbeddingKernelTable>(),
+      best_kernels<PositionKernelTable>(),       best_kernels<PoolingKernelTable>(),
       best_kernels<RecurrentKernelTable>()};
   return best;
 }

@@ -54,26 +54,26 @@ enum class Isa : uint8_t { scalar, FOCAL_FOR_EACH_BUILT_ISA(FOCAL_ISA_ENUMERATOR
 template <Isa kIsa, class Table>
 const Table* isa_kernels();
 
-#define FOCAL_DECLARE_ISA_KERNELS(isa)                                                     \
-  template <>                                                                              \
-  const AttentionKernelTable* isa_kernels<Isa::isa, AttentionKernelTable>();               \
-  template <>                                                                              \
-  const ScoringKernelTable* isa_kernels<Isa::isa, ScoringKernelTable>();                   \
-  template <>                                                                              \
-  const GemmKernelTable* isa_kernels<Isa::isa, GemmKernelTable>();                         \
-  template <>                                                                              \
-  const NormalizationKernelTable* isa_kernels<Isa::isa, NormalizationKernelTable>();       \
-  template <>                                                                              \
-  const SoftmaxKernelTable* isa_kernels<Isa::isa, SoftmaxKernelTable>();                   \
-  template <>                                                                              \
-  const ElementwiseKernelTable* isa_kernels<Isa::isa, ElementwiseKernelTable>();           \
-  template <>                                                                              \
-  const EmbeddingKernelTable* isa_kernels<Isa::isa, EmbeddingKernelTable>();               \
-  template <>                                                                              \
-  const PositionKernelTable* isa_kernels<Isa::isa, PositionKernelTable>();                 \
-  template <>                                                                              \
-  const PoolingKernelTable* isa_kernels<Isa::isa, PoolingKernelTable>();                   \
-  template <>                                                                              \
+#define FOCAL_DECLARE_ISA_KERNELS(isa)                                               \
+  template <>                                                                        \
+  const AttentionKernelTable* isa_kernels<Isa::isa, AttentionKernelTable>();         \
+  template <>                                                                        \
+  const ScoringKernelTable* isa_kernels<Isa::isa, ScoringKernelTable>();             \
+  template <>                                                                        \
+  const GemmKernelTable* isa_kernels<Isa::isa, GemmKernelTable>();                   \
+  template <>                                                                        \
+  const NormalizationKernelTable* isa_kernels<Isa::isa, NormalizationKernelTable>(); \
+  template <>                                                                        \
+  const SoftmaxKernelTable* isa_kernels<Isa::isa, SoftmaxKernelTable>();             \
+  template <>                                                                        \
+  const ElementwiseKernelTable* isa_kernels<Isa::isa, ElementwiseKernelTable>();     \
+  template <>                                                                        \
+  const EmbeddingKernelTable* isa_kernels<Isa::isa, EmbeddingKernelTable>();         \
+  template <>                                                                        \
+  const PositionKernelTable* isa_kernels<Isa::isa, PositionKernelTable>();           \
+  template <>                                                                        \
+  const PoolingKernelTable* isa_kernels<Isa::isa, PoolingKernelTable>();             \
+  template <>                                                                        \
   const RecurrentKernelTable* isa_kernels<Isa::isa, RecurrentKernelTable>();
 FOCAL_DECLARE_ISA_KERNELS(scalar)
 FOCAL_FOR_EACH_BUILT_ISA(FOCAL_DECLARE_ISA_KERNELS)

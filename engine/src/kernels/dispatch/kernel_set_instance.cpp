@@ -1,23 +1,21 @@
 // One instruction set's kernel set: every family's kernels instantiated for IsaArch with
 // the tuning of isa_traits.hpp. engine/CMakeLists.txt compiles this file once per
 // instruction set, with only that instruction set's flags and its isa/<isa>/ folder on
-// the include path, and specializes isa_kernels<Isa::<isa>, Table> (FOCAL_KERNEL_SET_ISA) for every family.
-// Everything else is in an unnamed namespace: code compiled with
-// AVX-512 flags must never be the copy the linker keeps for the baseline path.
-#include "isa_traits.hpp"  // first: it picks the Vec<Arch> implementation
-
+// the include path, and specializes isa_kernels<Isa::<isa>, Table> (FOCAL_KERNEL_SET_ISA) for every
+// family. Everything else is in an unnamed namespace: code compiled with AVX-512 flags must never
+// be the copy the linker keeps for the baseline path.
 #include "attention/attention_simd.hpp"
 #include "dispatch/kernel_set.h"
 #include "elementwise/elementwise_simd.hpp"
 #include "embedding/embedding_simd.hpp"
 #include "gemm/gemm_simd.hpp"
+#include "isa_traits.hpp"  // first: it picks the Vec<Arch> implementation
 #include "normalization/normalization_simd.hpp"
 #include "pooling/pooling_simd.hpp"
 #include "position/position_simd.hpp"
 #include "recurrent/recurrent_simd.hpp"
 #include "scoring/scoring_simd.hpp"
 #include "softmax/softmax_simd.hpp"
-
 
 namespace focal {
 namespace kernels {
@@ -52,10 +50,10 @@ constexpr RecurrentKernelTable kRecurrent = Recurrent<IsaArch>::table(kIsaName);
 // Each family's table as this instruction set's, one function (and so one section) per
 // family: a firmware's --gc-sections keeps only the families its ops use.
 #define FOCAL_THIS_ISA Isa::FOCAL_KERNEL_SET_ISA
-#define FOCAL_DEFINE_ISA_KERNELS(Table, table)                   \
-  template <>                                                    \
-  const Table* isa_kernels<FOCAL_THIS_ISA, Table>() {            \
-    return &table;                                               \
+#define FOCAL_DEFINE_ISA_KERNELS(Table, table)        \
+  template <>                                         \
+  const Table* isa_kernels<FOCAL_THIS_ISA, Table>() { \
+    return &table;                                    \
   }
 FOCAL_DEFINE_ISA_KERNELS(AttentionKernelTable, kAttention)
 FOCAL_DEFINE_ISA_KERNELS(ScoringKernelTable, kScoring)

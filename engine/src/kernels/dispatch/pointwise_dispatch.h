@@ -74,7 +74,8 @@ void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k = kernel
 
 // The fused pointwise step of an LSTM / GRU cell after its two GEMMs
 // (recurrent/recurrent.h states the exact inputs).
-void lstm_cell(const kernels::LstmCellParams& p, const kernels::KernelSet& k = kernels::kBestKernels);
+void lstm_cell(const kernels::LstmCellParams& p,
+               const kernels::KernelSet& k = kernels::kBestKernels);
 void gru_cell(const kernels::GruCellParams& p, const kernels::KernelSet& k = kernels::kBestKernels);
 
 }  // namespace focal

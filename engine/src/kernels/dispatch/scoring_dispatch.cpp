@@ -19,7 +19,8 @@ size_t round_up(size_t value, size_t multiple) {
 
 float* aligned_floats(void* workspace) {
   uint8_t* base = static_cast<uint8_t*>(workspace);
-  base += (kScoringWorkspaceAlign - reinterpret_cast<uintptr_t>(base) % kScoringWorkspaceAlign) % kScoringWorkspaceAlign;
+  base += (kScoringWorkspaceAlign - reinterpret_cast<uintptr_t>(base) % kScoringWorkspaceAlign) %
+          kScoringWorkspaceAlign;
   return reinterpret_cast<float*>(base);
 }
 
@@ -49,7 +50,6 @@ Status check_scoring_key_length(const char* op, int32_t key_length, size_t src_l
 size_t scoring_workspace_floats(size_t src_len, size_t projected) {
   return round_up(src_len, kPadFloats) + round_up(projected, kPadFloats);
 }
-
 
 Status run_additive_attention(const AdditiveAttentionParams& p, void* workspace,
                               size_t workspace_bytes, const kernels::KernelSet& set) {

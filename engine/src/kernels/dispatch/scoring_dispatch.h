@@ -17,8 +17,8 @@ constexpr const char* kLuongAttention = "luong_attention";
 constexpr size_t kScoringWorkspaceAlign = 64;  // the workspace is used from a 64-byte boundary
 
 // Everything the public entry points refuse, as their Status (api/scoring_api.cpp).
-Status check_additive_attention_params(const AdditiveAttentionParams& params,
-                                       const void* workspace, size_t workspace_bytes);
+Status check_additive_attention_params(const AdditiveAttentionParams& params, const void* workspace,
+                                       size_t workspace_bytes);
 Status check_luong_attention_params(const LuongAttentionParams& params, const void* workspace,
                                     size_t workspace_bytes);
 

@@ -16,17 +16,17 @@
 #include <cstddef>
 
 // In an unnamed namespace: nothing here may be merged across instruction sets.
-#define FOCAL_ISA_TUNING(arch, name, gemm_rows, gemm_vectors, gemv_sums, gemm_k_block,     \
-                         attention_key_vectors, scoring_sum_vectors)                       \
-  namespace focal {                                                                        \
-  namespace kernels {                                                                      \
-  namespace {                                                                              \
-  using IsaArch = arch;                                                                    \
-  constexpr const char* kIsaName = name;                                                   \
-  constexpr size_t kGemmTileRows = gemm_rows, kGemmTileVectors = gemm_vectors;             \
-  constexpr size_t kGemvAccumulators = gemv_sums, kGemmKBlock = gemm_k_block;              \
-  constexpr size_t kAttentionKeyVectors = attention_key_vectors;                           \
-  constexpr size_t kScoringSumVectors = scoring_sum_vectors;                               \
-  }                                                                                        \
-  }                                                                                        \
+#define FOCAL_ISA_TUNING(arch, name, gemm_rows, gemm_vectors, gemv_sums, gemm_k_block, \
+                         attention_key_vectors, scoring_sum_vectors)                   \
+  namespace focal {                                                                    \
+  namespace kernels {                                                                  \
+  namespace {                                                                          \
+  using IsaArch = arch;                                                                \
+  constexpr const char* kIsaName = name;                                               \
+  constexpr size_t kGemmTileRows = gemm_rows, kGemmTileVectors = gemm_vectors;         \
+  constexpr size_t kGemvAccumulators = gemv_sums, kGemmKBlock = gemm_k_block;          \
+  constexpr size_t kAttentionKeyVectors = attention_key_vectors;                       \
+  constexpr size_t kScoringSumVectors = scoring_sum_vectors;                           \
+  }                                                                                    \
+  }                                                                                    \
   }
