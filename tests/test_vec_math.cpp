@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 #include "dispatch/kernel_set.h"
 #include "simd/vec_scalar.hpp"
 #include "support/random_values.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "json/json_integer.h"
-#include "position/position.h"
+#include "position/position_kernels.h"
 
 namespace focal {
 namespace convert {

@@ -1,5 +1,5 @@
 // Dense op: y[..., out] = act(x[..., in] . W[out, in]^T + b[out]).
-#include "dense/dense.h"
+#include "dense/dense_kernels.h"
 #include "dispatch/gemm_dispatch.h"
 
 #include "ops/op_checks.h"

@@ -2,7 +2,7 @@
 // length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D] f32, f16 or
 // int8 with one scale per row (quantization axis 0),
 // 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
-#include "embedding/embedding.h"
+#include "embedding/embedding_kernels.h"
 #include "ops/op_checks.h"
 #include "dispatch/pointwise_dispatch.h"
 

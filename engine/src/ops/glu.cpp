@@ -1,7 +1,7 @@
 // Gated linear unit op: x [..., 2F] (gate, then value) -> y [..., F] = act(gate) * value.
 // The converter stacks a gated MLP's gate and up projections into one Dense weight, so
 // x is read once by one GEMM and this op combines the halves.
-#include "elementwise/elementwise.h"
+#include "elementwise/elementwise_kernels.h"
 #include "ops/op_checks.h"
 #include "dispatch/pointwise_dispatch.h"
 

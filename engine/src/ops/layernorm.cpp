@@ -1,7 +1,7 @@
 // LayerNorm op over the last axis: inputs x, gamma [d], beta [d].
 #include <cmath>
 
-#include "normalization/normalization.h"
+#include "normalization/normalization_kernels.h"
 #include "dispatch/pointwise_dispatch.h"
 #include "ops/op_checks.h"
 

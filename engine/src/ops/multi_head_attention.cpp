@@ -15,7 +15,7 @@
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
 #include "dispatch/pointwise_dispatch.h"
-#include "position/position.h"
+#include "position/position_kernels.h"
 #include "support/saturating_size.h"
 
 namespace focal {

@@ -5,7 +5,7 @@
 #include "ops/op_checks.h"
 #include "ops/sequence_mask.h"
 #include "dispatch/pointwise_dispatch.h"
-#include "pooling/pooling.h"
+#include "pooling/pooling_kernels.h"
 
 namespace focal {
 namespace {

@@ -13,7 +13,7 @@
 #include "ops/sequence_mask.h"
 #include "support/saturating_size.h"
 #include "dispatch/pointwise_dispatch.h"
-#include "recurrent/recurrent.h"
+#include "recurrent/recurrent_kernels.h"
 
 namespace focal {
 namespace {

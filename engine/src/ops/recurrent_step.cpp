@@ -7,7 +7,7 @@
 #include "ops/op_checks.h"
 #include "dispatch/pointwise_dispatch.h"
 #include "support/saturating_size.h"
-#include "recurrent/recurrent.h"
+#include "recurrent/recurrent_kernels.h"
 
 namespace focal {
 namespace {

@@ -1,7 +1,7 @@
 // RmsNorm op over the last axis: inputs x, gamma [d] (Llama, T5).
 #include <cmath>
 
-#include "normalization/normalization.h"
+#include "normalization/normalization_kernels.h"
 #include "ops/op_checks.h"
 #include "dispatch/pointwise_dispatch.h"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 #include "attention/attention_mask.h"
 #include "dispatch/attention_dispatch.h"
 #include "dispatch/kernel_set.h"

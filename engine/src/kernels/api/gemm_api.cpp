@@ -5,7 +5,7 @@
 #include "dispatch/gemm_dispatch.h"
 #include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
-#include "gemm/gemm.h"
+#include "gemm/gemm_kernels.h"
 
 namespace focal {
 namespace {

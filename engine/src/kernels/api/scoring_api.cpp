@@ -6,7 +6,7 @@
 #include "dispatch/kernel_set.h"
 #include "dispatch/scoring_dispatch.h"
 #include "focal/attention_scoring.h"
-#include "scoring/scoring.h"
+#include "scoring/scoring_kernels.h"
 
 namespace focal {
 namespace {

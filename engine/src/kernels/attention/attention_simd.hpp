@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 #include "attention/attention_mask.h"
 #include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 #include "attention/attention_mask.h"
 #include "simd/vec_scalar.hpp"
 

@@ -1,7 +1,7 @@
 // Scalar reference twin of the dense kernels: plain loops, f32 accumulation in order.
 #include <cmath>
 
-#include "dense/dense.h"
+#include "dense/dense_kernels.h"
 
 namespace focal {
 namespace kernels {

@@ -5,7 +5,7 @@
 // unless a test or benchmark names another.
 #pragma once
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 #include "dispatch/kernel_set.h"
 #include "focal/attention.h"
 

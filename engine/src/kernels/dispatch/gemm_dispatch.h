@@ -6,7 +6,7 @@
 
 #include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
-#include "gemm/gemm.h"
+#include "gemm/gemm_kernels.h"
 
 namespace focal {
 

@@ -1,7 +1,7 @@
 // Whole kernel sets, for the tests that sweep every instruction set (dispatch/kernel_set.h).
 #include "dispatch/kernel_set.h"
 
-#include "attention/attention.h"
+#include "attention/attention_kernels.h"
 
 namespace focal {
 namespace kernels {

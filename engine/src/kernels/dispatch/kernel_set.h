@@ -1,5 +1,5 @@
 // The kernel sets: one per instruction set of the build, each holding every kernel
-// family's table (engine/src/kernels/<family>/<family>.h), all compiled in one
+// family's table (engine/src/kernels/<family>/<family>_kernels.h), all compiled in one
 // translation unit with that instruction set's flags (dispatch/kernel_set_instance.cpp,
 // tuned by isa/<isa>/isa_traits.hpp). Which sets exist comes from one list, FOCAL_ISAS
 // in engine/CMakeLists.txt, which generates focal_kernel_isas.h.

@@ -15,19 +15,19 @@
 #include <cstdint>
 
 #include "dispatch/kernel_set.h"
-#include "elementwise/elementwise.h"
-#include "embedding/embedding.h"
+#include "elementwise/elementwise_kernels.h"
+#include "embedding/embedding_kernels.h"
 #include "focal/status.h"
-#include "normalization/normalization.h"
-#include "pooling/pooling.h"
-#include "position/position.h"
-#include "recurrent/recurrent.h"
-#include "softmax/softmax.h"
+#include "normalization/normalization_kernels.h"
+#include "pooling/pooling_kernels.h"
+#include "position/position_kernels.h"
+#include "recurrent/recurrent_kernels.h"
+#include "softmax/softmax_kernels.h"
 
 namespace focal {
 
 // Normalization over the last axis of dense [rows, width] rows; y may alias x.
-// See normalization/normalization.h for the exact formulas.
+// See normalization/normalization_kernels.h for the exact formulas.
 void layernorm(const kernels::LayerNormParams& p, const float* x, const float* gamma,
                const float* beta, float* y, const kernels::KernelSet& k = kernels::kBestKernels);
 void rmsnorm(const kernels::LayerNormParams& p, const float* x, const float* gamma, float* y,
@@ -45,7 +45,7 @@ void residual_add(size_t count, const float* a, const float* b, float* y,
                   const kernels::KernelSet& k = kernels::kBestKernels);
 
 // y = silu(a) * b and y = gelu(a) * b over [rows, width] (two inputs, or the halves of
-// one [rows, 2 * width] GEMM output: see elementwise/elementwise.h).
+// one [rows, 2 * width] GEMM output: see elementwise/elementwise_kernels.h).
 void swiglu(const kernels::GatedParams& p, const float* a, const float* b, float* y,
             const kernels::KernelSet& k = kernels::kBestKernels);
 void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a, const float* b,
@@ -57,11 +57,11 @@ void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a
 Status embedding_gather(const kernels::EmbeddingParams& p,
                         const kernels::KernelSet& k = kernels::kBestKernels);
 
-// Rotary position embedding (position/position.h). kInvalidArgument for an odd or too
+// Rotary position embedding (position/position_kernels.h). kInvalidArgument for an odd or too
 // large rotary_dim, a head_dim of 0, theta not finite and > 0, or null x / y.
 Status rope(const kernels::RopeParams& p, const kernels::KernelSet& k = kernels::kBestKernels);
 
-// Sinusoidal position encoding (position/position.h). kInvalidArgument for timescales
+// Sinusoidal position encoding (position/position_kernels.h). kInvalidArgument for timescales
 // not finite and > 0, a dim of 0, or a null out.
 Status sinusoidal_encoding(const kernels::SinusoidParams& p,
                            const kernels::KernelSet& k = kernels::kBestKernels);
@@ -73,7 +73,7 @@ Status mean_pool(const kernels::PoolParams& p, const kernels::KernelSet& k = ker
 void cls_pool(const kernels::PoolParams& p, const kernels::KernelSet& k = kernels::kBestKernels);
 
 // The fused pointwise step of an LSTM / GRU cell after its two GEMMs
-// (recurrent/recurrent.h states the exact inputs).
+// (recurrent/recurrent_kernels.h states the exact inputs).
 void lstm_cell(const kernels::LstmCellParams& p,
                const kernels::KernelSet& k = kernels::kBestKernels);
 void gru_cell(const kernels::GruCellParams& p, const kernels::KernelSet& k = kernels::kBestKernels);

@@ -8,7 +8,7 @@
 
 #include "dispatch/kernel_set.h"
 #include "focal/attention_scoring.h"
-#include "scoring/scoring.h"
+#include "scoring/scoring_kernels.h"
 
 namespace focal {
 

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "elementwise/elementwise.h"
+#include "elementwise/elementwise_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

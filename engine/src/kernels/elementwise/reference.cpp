@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "elementwise/elementwise.h"
+#include "elementwise/elementwise_kernels.h"
 
 namespace focal {
 namespace kernels {

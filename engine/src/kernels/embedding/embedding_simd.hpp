@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "embedding/embedding.h"
+#include "embedding/embedding_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

@@ -1,4 +1,4 @@
-#include "embedding/embedding.h"
+#include "embedding/embedding_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

@@ -22,8 +22,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "dense/dense.h"
-#include "gemm/gemm.h"
+#include "dense/dense_kernels.h"
+#include "gemm/gemm_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

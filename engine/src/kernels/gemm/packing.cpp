@@ -5,7 +5,7 @@
 
 #include "simd/vec_scalar.hpp"
 
-#include "gemm/gemm.h"
+#include "gemm/gemm_kernels.h"
 
 namespace focal {
 namespace kernels {

@@ -2,8 +2,8 @@
 // f32 sum per output in increasing k, then scale (int8), bias and the activation.
 #include <cstring>
 
-#include "dense/dense.h"
-#include "gemm/gemm.h"
+#include "dense/dense_kernels.h"
+#include "gemm/gemm_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

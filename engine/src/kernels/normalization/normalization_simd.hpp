@@ -14,7 +14,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "normalization/normalization.h"
+#include "normalization/normalization_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "normalization/normalization.h"
+#include "normalization/normalization_kernels.h"
 
 namespace focal {
 namespace kernels {

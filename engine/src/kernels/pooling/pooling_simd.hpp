@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "pooling/pooling.h"
+#include "pooling/pooling_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include "pooling/pooling.h"
+#include "pooling/pooling_kernels.h"
 
 namespace focal {
 namespace kernels {

@@ -16,7 +16,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "position/position.h"
+#include "position/position_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

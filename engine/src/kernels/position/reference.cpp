@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "position/position.h"
+#include "position/position_kernels.h"
 
 namespace focal {
 namespace kernels {

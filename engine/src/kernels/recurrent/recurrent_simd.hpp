@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-#include "recurrent/recurrent.h"
+#include "recurrent/recurrent_kernels.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {

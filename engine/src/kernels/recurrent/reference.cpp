@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "recurrent/recurrent.h"
+#include "recurrent/recurrent_kernels.h"
 
 namespace focal {
 namespace kernels {

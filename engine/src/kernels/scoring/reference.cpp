@@ -3,7 +3,7 @@
 // weighted values), recomputing each score every time so no scratch memory is needed.
 #include <cmath>
 
-#include "scoring/scoring.h"
+#include "scoring/scoring_kernels.h"
 
 namespace focal {
 namespace kernels {

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "scoring/scoring.h"
+#include "scoring/scoring_kernels.h"
 #include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"
 

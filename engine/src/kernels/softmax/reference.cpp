@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "softmax/softmax.h"
+#include "softmax/softmax_kernels.h"
 
 namespace focal {
 namespace kernels {

@@ -13,7 +13,7 @@
 
 #include "simd/math_constants.hpp"
 #include "simd/vec_scalar.hpp"
-#include "softmax/softmax.h"
+#include "softmax/softmax_kernels.h"
 
 namespace focal {
 namespace kernels {

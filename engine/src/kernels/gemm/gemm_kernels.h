@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "dense/dense.h"
+#include "dense/dense_kernels.h"
 #include "focal/tensor.h"
 
 namespace focal {
