@@ -43,7 +43,6 @@ namespace {
 using focal_bench::AlignedBuffer;
 using focal_bench::fill_uniform;
 using focal_bench::format_double;
-using focal_bench::only_listing;
 
 // ---------------------------------------------------------------------------------------
 // Workers: the engine's own Linux pool (targets/linux/thread_pool.h), created once.
@@ -231,19 +230,12 @@ void register_cases() {
   }
 }
 
-
-
 }  // namespace
 
 int main(int argc, char** argv) {
   register_cases();
-  const bool listing = only_listing(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (listing) {
-    benchmark::RunSpecifiedBenchmarks();
-    return 0;
-  }
+  int exit_code = 0;
+  if (focal_bench::started_only_to_list(&argc, argv, &exit_code)) return exit_code;
 
   const focal_bench::MachinePeak& peak = focal_bench::machine_peak();
   benchmark::AddCustomContext("attention_isa", focal::attention_isa());

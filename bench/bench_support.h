@@ -2,6 +2,8 @@
 // inputs, number formatting, and the --benchmark_list_tests shortcut.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +60,21 @@ inline bool only_listing(int argc, char** argv) {
     }
   }
   return false;
+}
+
+// Google Benchmark's start, for a main() that registered its cases: parses the
+// arguments; when they only ask for the list of cases (printed here, nothing measured) or
+// are not understood, returns true with the exit code in *exit_code, and main returns it.
+inline bool started_only_to_list(int* argc, char** argv, int* exit_code) {
+  const bool listing = only_listing(*argc, argv);
+  benchmark::Initialize(argc, argv);
+  *exit_code = 0;
+  if (benchmark::ReportUnrecognizedArguments(*argc, argv)) {
+    *exit_code = 1;
+    return true;
+  }
+  if (listing) benchmark::RunSpecifiedBenchmarks();
+  return listing;
 }
 
 // Google Benchmark calls a case's function several times (growing the iteration count):

@@ -49,7 +49,6 @@ namespace {
 using focal_bench::AlignedBuffer;
 using focal_bench::fill_uniform;
 using focal_bench::format_double;
-using focal_bench::only_listing;
 
 // 64-byte aligned, every page touched at allocation (never inside a timed loop).
 
@@ -273,19 +272,12 @@ void print_summary() {
       " from memory; f32 vs ob: how many times faster focal's f32 is than OpenBLAS's sgemv)\n");
 }
 
-
-
 }  // namespace
 
 int main(int argc, char** argv) {
   register_cases();
-  const bool listing = only_listing(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (listing) {
-    benchmark::RunSpecifiedBenchmarks();
-    return 0;
-  }
+  int exit_code = 0;
+  if (focal_bench::started_only_to_list(&argc, argv, &exit_code)) return exit_code;
 #if defined(FOCAL_BENCH_OPENBLAS)
   openblas_set_num_threads(1);
   benchmark::AddCustomContext("openblas_corename", openblas_get_corename());
