@@ -1,21 +1,15 @@
-// The public attention entry points: check the problem, cut it into tasks, run them on
-// the best kernel for this CPU (over the caller's workers), merge split-KV partials.
+// The public attention entry points: check the problem once, then run it through the
+// engine's own door (dispatch/attention_dispatch.h) on the best kernel set.
 #include <cmath>
-#include <cstring>
 
 #include "attention/attention_kernels.h"
-#include "attention/attention_mask.h"
 #include "dispatch/attention_dispatch.h"
 #include "dispatch/kernel_set.h"
 #include "focal/attention.h"
-#include "simd/vec_scalar.hpp"
 #include "support/saturating_size.h"
 
 namespace focal {
 namespace {
-
-using kernels::AttentionKernelTable;
-using kernels::AttentionTask;
 
 Status invalid(const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "attention: %s", what);
@@ -106,6 +100,7 @@ Status attention_with_kernels(const AttentionParams& params, const kernels::Kern
 
 Status attention_reference(const AttentionParams& params) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
+  FOCAL_RETURN_IF_ERROR(check_attention_key_lengths(params));
   kernels::attention_reference_f32(params);
   return Status();
 }

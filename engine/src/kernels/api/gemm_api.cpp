@@ -10,7 +10,6 @@
 namespace focal {
 namespace {
 
-using kernels::GemmProblem;
 using kernels::GemmWeights;
 using kernels::kGemmPanel;
 
@@ -70,8 +69,6 @@ Status check_gemm_params(const GemmParams& p) {
   }
   return Status();
 }
-
-namespace {}  // namespace
 
 size_t packed_dense_weights_bytes(DType type, size_t out, size_t in) {
   GemmWeights internal;

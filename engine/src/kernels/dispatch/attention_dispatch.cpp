@@ -210,8 +210,9 @@ void write_weights(const AttentionParams& p) {
   }
 }
 
-// Key lengths are data (from a mask at run time), so even trusted calls check them.
-Status check_key_lengths(const AttentionParams& p) {
+}  // namespace
+
+Status check_attention_key_lengths(const AttentionParams& p) {
   if (p.mask.key_lengths == nullptr) return Status();
   for (size_t b = 0; b < p.batch; ++b) {
     const int32_t length = p.mask.key_lengths[b];
@@ -223,8 +224,6 @@ Status check_key_lengths(const AttentionParams& p) {
   }
   return Status();
 }
-
-}  // namespace
 
 size_t attention_run_workspace_bytes(const AttentionParams& params, int workers) {
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
@@ -239,7 +238,7 @@ size_t attention_run_workspace_bytes(const AttentionParams& params, int workers)
 Status run_attention(const AttentionParams& params, void* workspace, size_t workspace_bytes,
                      ParallelFor* parallel, const kernels::KernelSet& set) {
   FOCAL_EXPECT_VALID(check_attention_params(params, workspace, workspace_bytes, parallel));
-  FOCAL_RETURN_IF_ERROR(check_key_lengths(params));
+  FOCAL_RETURN_IF_ERROR(check_attention_key_lengths(params));
   const int workers = parallel != nullptr ? parallel->workers() : 1;
   // Align the caller's workspace to 64 bytes (the +64 in the size allows for it).
   uint8_t* base = static_cast<uint8_t*>(workspace);

@@ -19,6 +19,10 @@ constexpr size_t kAttentionDecodeChunk = 512;
 Status check_attention_params(const AttentionParams& params, const void* workspace,
                               size_t workspace_bytes, ParallelFor* parallel);
 
+// Key lengths are data (from a mask at run time), so even trusted calls check them:
+// kOutOfRange for one outside 0..kv_len.
+Status check_attention_key_lengths(const AttentionParams& params);
+
 // The workspace run_attention needs with `workers` threads, for parameters whose shape
 // check_attention_params accepts; 0 when that exceeds size_t.
 size_t attention_run_workspace_bytes(const AttentionParams& params, int workers);
