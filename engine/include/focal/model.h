@@ -30,7 +30,11 @@ struct OpInfo {
   const char* kind = "";  // "Dense", "Attention", ...
   int input_count = 0;
   int output_count = 0;
-  int attention_heads = 0;  // query heads of a MultiHeadAttention op; 0 for other ops
+  // Query heads whose attention weights Session::capture_attention records (a
+  // MultiHeadAttention op's); 0 for ops that record none.
+  int attention_heads = 0;
+  // Positions the op's KV cache holds (the planned context); 0 for ops without one.
+  int64_t kv_cache_capacity = 0;
 };
 
 struct StageInfo {

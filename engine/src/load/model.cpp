@@ -172,12 +172,12 @@ OpInfo Model::op(int index) const {
   const fb::Op& op = *root_->ops()->Get(index);
   OpInfo info;
   info.name = op.name() ? op.name()->c_str() : "";
-  info.kind = find_op_def(op.options_type())->kind;
+  const OpDef& def = *find_op_def(op.options_type());
+  info.kind = def.kind;
   info.input_count = static_cast<int>(op.inputs()->size());
   info.output_count = static_cast<int>(op.outputs()->size());
-  if (const fb::MultiHeadAttentionOptions* mha = op.options_as_MultiHeadAttentionOptions()) {
-    info.attention_heads = mha->num_heads();
-  }
+  if (def.captured_heads != nullptr) info.attention_heads = def.captured_heads(op);
+  if (def.kv_cache_capacity != nullptr) info.kv_cache_capacity = def.kv_cache_capacity(*root_, op);
   return info;
 }
 
