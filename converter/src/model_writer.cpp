@@ -254,23 +254,22 @@ bool ModelWriter::operands_in_range() const {
   return true;
 }
 
-Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& options) const {
-  if (!error_.ok()) return error_;
+Status ModelWriter::check_tokenizers() const {
   for (const TokenizerSpec* spec : {&tokenizer_, &target_tokenizer_}) {
     if (spec->kind == fb::TokenizerKind_None) continue;
     flatbuffers::FlatBufferBuilder probe;
     const auto built = build_tokenizer(probe, *spec);
     if (!built.ok()) return built.status();
   }
-  Header header;
-  header.layout = lay_out_data(options);
-  const Layout& layout = header.layout;
-  std::vector<uint64_t> offsets(tensors_.size(), 0);
+  return Status();
+}
 
-  // Plan on a first serialization, so lifetimes come from the engine's own reading of
-  // the graph. A graph with dangling operands has no lifetimes: every tensor then gets
-  // bytes of its own, and the loader will name the dangling operand.
-  const std::vector<uint8_t> draft = serialize(layout, offsets, 0, options.version);
+// Plans on a first serialization, so lifetimes come from the engine's own reading of the
+// graph. A graph with dangling operands has no lifetimes: every tensor then gets bytes
+// of its own, and the loader will name the dangling operand. Returns the arena size.
+uint64_t ModelWriter::plan_offsets(const Layout& layout, uint32_t version, std::vector<uint64_t>* offsets) const {
+  offsets->assign(tensors_.size(), 0);
+  const std::vector<uint8_t> draft = serialize(layout, *offsets, 0, version);
   const fb::Model& model = *fb::GetSizePrefixedModel(draft.data());
   const int32_t op_count = static_cast<int32_t>(ops_.size());
   std::vector<Lifetime> lifetimes(tensors_.size(), Lifetime{-1, op_count});
@@ -283,10 +282,19 @@ Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& op
     items[t] = {planned ? bytes : 0, lifetimes[t]};
   }
   std::vector<int32_t> order(tensors_.size());
-  const uint64_t arena_bytes = plan_arena(items.data(), static_cast<int32_t>(items.size()),
-                                          kBufferAlignment, offsets.data(), order.data());
-  for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
+  return plan_arena(items.data(), static_cast<int32_t>(items.size()), kBufferAlignment, offsets->data(),
+                    order.data());
+}
 
+Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& options) const {
+  if (!error_.ok()) return error_;
+  FOCAL_RETURN_IF_ERROR(check_tokenizers());
+  Header header;
+  header.layout = lay_out_data(options);
+  const Layout& layout = header.layout;
+  std::vector<uint64_t> offsets;
+  const uint64_t arena_bytes = plan_offsets(layout, options.version, &offsets);
+  for (const auto& o : options.arena_offset_overrides) offsets[o.first] = o.second;
   header.bytes = serialize(layout, offsets, options.arena_bytes_override != 0 ? options.arena_bytes_override : arena_bytes,
                            options.version);
   header.checksum_at = static_cast<size_t>(
@@ -340,6 +348,25 @@ Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) co
   return file;
 }
 
+// Constant `t`'s bytes to `at`: from `previous` (releasing its pages), from where they
+// moved before, or from the writer's own copy, which is freed. Returns the bytes freed.
+size_t ModelWriter::move_constant(size_t t, uint8_t* at, FileBuffer* previous) {
+  TensorSpec& spec = tensors_[t];
+  size_t freed = 0;
+  if (spec.moved != nullptr && previous != nullptr && previous->contains(spec.moved)) {
+    copy_releasing(*previous, static_cast<size_t>(spec.moved - previous->data()), spec.moved_size, at);
+  } else if (spec.moved != nullptr) {
+    std::memcpy(at, spec.moved, spec.moved_size);
+  } else {
+    if (!spec.bytes.empty()) std::memcpy(at, spec.bytes.data(), spec.bytes.size());
+    spec.moved_size = spec.bytes.size();
+    std::vector<uint8_t>().swap(spec.bytes);  // frees the writer's copy now
+    freed = spec.moved_size;
+  }
+  spec.moved = at;
+  return freed;
+}
+
 Result<FileBuffer> ModelWriter::finish_moving_constants(FileBuffer* previous) {
   Result<Header> header = serialize_header(WriteOptions());
   if (!header.ok()) return header.status();
@@ -350,24 +377,12 @@ Result<FileBuffer> ModelWriter::finish_moving_constants(FileBuffer* previous) {
   constexpr size_t kTrimEvery = size_t(32) << 20;  // bytes freed between handing memory back
   size_t freed = 0;
   for (size_t t = 0; t < tensors_.size(); ++t) {
-    TensorSpec& spec = tensors_[t];
-    if (spec.role != TensorRole::kConstant) continue;
-    uint8_t* const at = out + header->data_offset + header->layout.data_refs[t].offset();
-    if (spec.moved != nullptr && previous != nullptr && previous->contains(spec.moved)) {
-      copy_releasing(*previous, static_cast<size_t>(spec.moved - previous->data()), spec.moved_size, at);
-    } else if (spec.moved != nullptr) {
-      std::memcpy(at, spec.moved, spec.moved_size);
-    } else {
-      if (!spec.bytes.empty()) std::memcpy(at, spec.bytes.data(), spec.bytes.size());
-      spec.moved_size = spec.bytes.size();
-      std::vector<uint8_t>().swap(spec.bytes);  // frees the writer's copy now
-      freed += spec.moved_size;
-      if (freed >= kTrimEvery) {
-        return_freed_memory();
-        freed = 0;
-      }
+    if (tensors_[t].role != TensorRole::kConstant) continue;
+    freed += move_constant(t, out + header->data_offset + header->layout.data_refs[t].offset(), previous);
+    if (freed >= kTrimEvery) {
+      return_freed_memory();
+      freed = 0;
     }
-    spec.moved = at;
   }
   write_test_values(header.value(), out);
   stamp_checksum(out, file->size(), header->checksum_at);

@@ -188,7 +188,10 @@ class ModelWriter {
   void pack_dense_weight(int weight);
   void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
+  Status check_tokenizers() const;
+  uint64_t plan_offsets(const Layout& layout, uint32_t version, std::vector<uint64_t>* offsets) const;
   Result<Header> serialize_header(const WriteOptions& options) const;
+  size_t move_constant(size_t tensor, uint8_t* at, FileBuffer* previous);
   void write_test_values(const Header& header, uint8_t* file) const;
   std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
                                  uint64_t arena_bytes, uint32_t version) const;

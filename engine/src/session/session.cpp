@@ -48,6 +48,27 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
   return shape;
 }
 
+// The positions this run appends to the KV caches (a cache-keeping op's input 0 dim 1),
+// or an error when a cache has no room for them: checked before any op changes a cache.
+Status kv_cache_room(const Model& model, int first_op, int op_count, const int64_t* symbol_values, int64_t cached,
+                     int64_t* appended) {
+  for (int i = first_op; i < first_op + op_count; ++i) {
+    const int64_t capacity = model.op(i).kv_cache_capacity;
+    if (capacity == 0) continue;
+    const fb::Tensor& x = *model.schema().tensors()->Get(static_cast<uint32_t>(model.op_input(i, 0)));
+    *appended = actual_shape(x, symbol_values).dims[1];
+    if (cached + *appended > capacity) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "sequence longer than planned: %lld cached + %lld new positions "
+                           "exceed the KV cache's %lld; reset the session or convert with a "
+                           "larger --max-seq",
+                           static_cast<long long>(cached), static_cast<long long>(*appended),
+                           static_cast<long long>(capacity));
+    }
+  }
+  return Status();
+}
+
 // The largest scratch any op needs with `workers` threads, at the planned maximum
 // (kSaturatedSize when a size from the file overflows).
 size_t ops_workspace_bytes(const Model& model, int workers) {
@@ -341,24 +362,14 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
     bound.shape = actual_shape(t, values);
     return bound;
   };
-  // Room in the KV caches for this run's tokens, checked before any op changes them.
   int64_t appended = 0;
-  for (int i = first_op; i < first_op + op_count; ++i) {
-    const int64_t capacity = model_->op(i).kv_cache_capacity;
-    if (capacity == 0) continue;
-    appended = bind(schema.ops()->Get(static_cast<uint32_t>(i))->inputs()->Get(0)).shape.dims[1];
-    if (cached_length_ + appended > capacity) {
-      // Refused before anything ran: the inputs are spent, so a shorter retry can bind
-      // its own sizes.
-      for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
-      inputs_set_ &= ~needed;
-      return Status::error(StatusCode::kOutOfRange,
-                           "sequence longer than planned: %lld cached + %lld new positions "
-                           "exceed the KV cache's %lld; reset the session or convert with a "
-                           "larger --max-seq",
-                           static_cast<long long>(cached_length_),
-                           static_cast<long long>(appended), static_cast<long long>(capacity));
-    }
+  const Status room = kv_cache_room(*model_, first_op, op_count, values, cached_length_, &appended);
+  if (!room.ok()) {
+    // Refused before anything ran: the inputs are spent, so a shorter retry can bind
+    // its own sizes.
+    for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
+    inputs_set_ &= ~needed;
+    return room;
   }
   std::memcpy(symbol_value_, values, sizeof(values));
   for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
