@@ -65,6 +65,9 @@ class Model {
   // Tensor index; -1 out of range or for an absent optional operand, as below.
   int op_input(int op_index, int i) const;
   int op_output(int op_index, int i) const;  // tensor index
+  // Rows of the table that input `i` of op `op_index` indexes as ids (an Embedding's
+  // token or segment ids must be below it); 0 when that input is not ids.
+  int64_t op_id_limit(int op_index, int i) const;
   int input_count() const;
   int input_tensor(int i) const;  // tensor index of the i-th model input
   int output_count() const;

@@ -124,6 +124,12 @@ int Model::op_output(int op_index, int i) const {
   const auto* outputs = root_->ops()->Get(static_cast<uint32_t>(op_index))->outputs();
   return i >= 0 && static_cast<uint32_t>(i) < outputs->size() ? outputs->Get(static_cast<uint32_t>(i)) : -1;
 }
+int64_t Model::op_id_limit(int op_index, int i) const {
+  if (op_index < 0 || op_index >= op_count() || op_input(op_index, i) < 0) return 0;
+  const OpDef& def = *find_op_def(root_->ops()->Get(static_cast<uint32_t>(op_index))->options_type());
+  const int table = def.indexed_table != nullptr ? op_input(op_index, def.indexed_table(i)) : -1;
+  return table >= 0 ? root_->tensors()->Get(static_cast<uint32_t>(table))->shape()->Get(0) : 0;
+}
 uint64_t Model::arena_bytes() const { return root_->plan()->arena_bytes(); }
 int Model::self_test_count() const {
   return root_->self_tests() ? static_cast<int>(root_->self_tests()->size()) : 0;

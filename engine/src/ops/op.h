@@ -97,6 +97,10 @@ struct OpDef {
   // Matrix-product FLOPs of one run at the given shapes (the work that dominates);
   // null for ops whose work is not counted.
   double (*flops)(const OpShapes& shapes) = nullptr;
+  // The input slot of the table whose rows input `slot` indexes (token or segment ids,
+  // which must be below the table's rows), -1 when that input is not ids; null for ops
+  // that read no ids.
+  int (*indexed_table)(int slot) = nullptr;
 };
 
 // The definition for an op type; null for types this engine does not know or this

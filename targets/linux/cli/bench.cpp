@@ -118,7 +118,8 @@ Status set_inputs(Session& s, int64_t seq, int64_t batch) {
   const Model& m = s.model();
   int64_t vocab = 1 << 30;
   for (int o = 0; o < m.op_count(); ++o) {
-    if (std::strcmp(m.op(o).kind, "Embedding") == 0) vocab = std::min(vocab, m.tensor(m.op_input(o, 1)).shape.dims[0]);
+    const int64_t rows = m.op_id_limit(o, 0);
+    if (rows > 0) vocab = std::min(vocab, rows);
   }
   for (int i = 0; i < s.input_count(); ++i) {
     const TensorInfo t = m.tensor(m.input_tensor(i));
