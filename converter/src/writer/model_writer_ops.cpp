@@ -55,6 +55,18 @@ Status to_half(const std::string& name, const uint8_t* values, size_t count, std
   return Status();
 }
 
+// The options both attention ops share.
+template <class AttentionOptionsT>
+AttentionOptionsT head_options(int num_heads, int num_kv_heads, int head_dim, bool causal, float scale) {
+  AttentionOptionsT options;
+  options.num_heads = num_heads;
+  options.num_kv_heads = num_kv_heads;
+  options.head_dim = head_dim;
+  options.causal = causal;
+  options.scale = scale;
+  return options;
+}
+
 }  // namespace
 
 // Packs a row-major f32 [out, in] constant in place; anything else (already packed, a
@@ -137,13 +149,8 @@ void ModelWriter::add_softmax(const std::string& name, int x, int y) {
 
 void ModelWriter::add_attention(const std::string& name, int q, int k, int v, int out, int num_heads,
                                 int num_kv_heads, int head_dim, bool causal, float scale) {
-  fb::AttentionOptionsT options;
-  options.num_heads = num_heads;
-  options.num_kv_heads = num_kv_heads;
-  options.head_dim = head_dim;
-  options.causal = causal;
-  options.scale = scale;
-  add_op(name, options, {q, k, v}, {out});
+  add_op(name, head_options<fb::AttentionOptionsT>(num_heads, num_kv_heads, head_dim, causal, scale), {q, k, v},
+         {out});
 }
 
 void ModelWriter::add_embedding(const std::string& name, int ids, int table, int positions, int type_ids,
@@ -180,12 +187,8 @@ void ModelWriter::add_pool(const std::string& name, int x, int mask, int y, fb::
 
 void ModelWriter::add_multi_head_attention(const std::string& name, const MultiHeadAttentionSpec& s, int y) {
   for (int w : {s.wq, s.wk, s.wv, s.wo}) pack_dense_weight(w);
-  fb::MultiHeadAttentionOptionsT options;
-  options.num_heads = s.num_heads;
-  options.num_kv_heads = s.num_kv_heads;
-  options.head_dim = s.head_dim;
-  options.causal = s.causal;
-  options.scale = s.scale;
+  auto options =
+      head_options<fb::MultiHeadAttentionOptionsT>(s.num_heads, s.num_kv_heads, s.head_dim, s.causal, s.scale);
   options.rope = s.rope;
   options.rope_theta = s.rope_theta;
   options.rotary_dim = s.rotary_dim;
