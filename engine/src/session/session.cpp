@@ -52,10 +52,14 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
 // or an error when a cache has no room for them: checked before any op changes a cache.
 Status kv_cache_room(const Model& model, int first_op, int op_count, const int64_t* symbol_values, int64_t cached,
                      int64_t* appended) {
+  const fb::Model& schema = model.schema();
   for (int i = first_op; i < first_op + op_count; ++i) {
-    const int64_t capacity = model.op(i).kv_cache_capacity;
+    // The op's own callback, not Model::op(): this runs before every run.
+    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
+    const OpDef& def = *find_op_def(op.options_type());
+    const int64_t capacity = def.kv_cache_capacity != nullptr ? def.kv_cache_capacity(schema, op) : 0;
     if (capacity == 0) continue;
-    const fb::Tensor& x = *model.schema().tensors()->Get(static_cast<uint32_t>(model.op_input(i, 0)));
+    const fb::Tensor& x = *schema.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)));
     *appended = actual_shape(x, symbol_values).dims[1];
     if (cached + *appended > capacity) {
       return Status::error(StatusCode::kOutOfRange,
