@@ -20,7 +20,9 @@ namespace spec {
 
 using nlohmann::json;
 
-// `lhs = value of expr`, or return its Status from the enclosing function.
+// `lhs = value of expr`, or return its Status from the enclosing function. `lhs` may be
+// a declaration (`const int x`), which parentheses would break.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FOCAL_SPEC_JOIN(a, b) a##b
 #define FOCAL_SPEC_RESULT(line) FOCAL_SPEC_JOIN(spec_result_, line)
 #define FOCAL_SPEC_ASSIGN(lhs, expr) FOCAL_SPEC_ASSIGN_AT(FOCAL_SPEC_RESULT(__LINE__), lhs, expr)
@@ -28,6 +30,7 @@ using nlohmann::json;
   auto result = (expr);                         \
   if (!result.ok()) return result.status();     \
   lhs = std::move(result.value())
+// NOLINTEND(bugprone-macro-parentheses)
 
 struct Context {
   GraphBuilder& b;

@@ -364,7 +364,8 @@ int mha_captured_heads(const fb::Op& op) { return op.options_as_MultiHeadAttenti
 // Q.K^T and weights.V, over every cached key (or this run's keys without a cache).
 double mha_flops(const OpShapes& s) {
   const Shape& x = s.inputs[kX];
-  const double rows = double(x.element_count() / x.dims[x.rank - 1]);
+  const int64_t leading = x.element_count() / x.dims[x.rank - 1];  // exact: the rows of x
+  const double rows = double(leading);
   double flops = 0.0;
   for (int slot : {kWq, kWk, kWv, kWo}) {
     if (s.has_input(slot)) flops += 2.0 * rows * double(s.inputs[slot].dims[0] * s.inputs[slot].dims[1]);
