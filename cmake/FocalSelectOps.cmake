@@ -7,7 +7,7 @@
 # (focal::find_op_def) for these ops alone (engine/src/ops/op_selection.h), and adds it
 # to <firmware>. The library's full registry is then never linked, nor the code of the
 # other ops and the kernels only they use (--gc-sections). Names are the op kinds of
-# engine/src/ops/op_list.h (`focal plan` and `focal inspect` print a model's); a
+# engine/internal/focal/internal/op_kinds.h (`focal plan` and `focal inspect` print a model's); a
 # misspelled one fails to compile. A model that needs a left-out op is refused at load:
 # "op 3 'encoder.attn' is a MultiHeadAttention op, which this build leaves out".
 function(focal_select_ops)

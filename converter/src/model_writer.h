@@ -17,18 +17,9 @@
 #include "focal/status.h"
 #include "focal/tensor.h"
 #include "focal_generated.h"
+#include "writer/tokenizer_table.h"
 
 namespace focal {
-
-// A tokenizer to store: the writer derives the lookup tables (sorted_vocab, merge rules).
-struct TokenizerSpec {
-  fb::TokenizerKind kind = fb::TokenizerKind_None;
-  std::vector<std::string> vocab;                            // by id
-  std::vector<std::pair<std::string, std::string>> merges;   // BPE, in priority order
-  std::vector<float> scores;                                 // unigram, one per piece
-  int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
-  bool lowercase = false;
-};
 
 struct TensorValueSpec {
   int tensor;
@@ -83,8 +74,20 @@ class ModelWriter {
   // f32. Applies to later calls.
   void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
 
-  // Ops, in execution order. Tensor arguments are indices from the add_* calls; `bias`
-  // may be -1 for none.
+  // Ops, in execution order. Tensor arguments are indices from the add_* calls; an
+  // absent optional operand is -1. Any op kind: its options as the schema's object API
+  // value (fb::<Kind>OptionsT), recorded as given (weights are not packed).
+  void add_op(const std::string& name, fb::OpOptionsUnion options, std::vector<int32_t> inputs,
+              std::vector<int32_t> outputs);
+  template <class KindOptionsT>
+  void add_op(const std::string& name, KindOptionsT options, std::vector<int32_t> inputs,
+              std::vector<int32_t> outputs) {
+    fb::OpOptionsUnion any;
+    any.Set(std::move(options));
+    add_op(name, std::move(any), std::move(inputs), std::move(outputs));
+  }
+  // The kinds the presets build, with their weights packed (Dense weights) or converted
+  // (embedding tables) as set above; `bias` may be -1 for none.
   void add_dense(const std::string& name, int x, int weight, int bias, int y,
                  fb::Activation activation = fb::Activation_None);
   void add_add(const std::string& name, int a, int b, int y);
@@ -174,22 +177,9 @@ class ModelWriter {
   };
   struct OpSpec {
     std::string name;
-    fb::OpOptions type;
+    fb::OpOptionsUnion options;  // the kind and its options table
     std::vector<int32_t> inputs;
     std::vector<int32_t> outputs;
-    fb::Activation activation = fb::Activation_None;
-    float epsilon = 0.0f;
-    int num_heads = 0, num_kv_heads = 0, head_dim = 0;
-    bool causal = false;
-    float scale = 0.0f;
-    fb::PoolMode pool = fb::PoolMode_Cls;
-    fb::RopeLayout rope = fb::RopeLayout_None;
-    float rope_theta = 10000.0f;
-    int rotary_dim = 0;
-    fb::RecurrentCell cell = fb::RecurrentCell_Lstm;
-    int hidden = 0;
-    bool bidirectional = false;
-    fb::ScoreKind score = fb::ScoreKind_Additive;
   };
   struct Layout;
   struct Header;
@@ -198,10 +188,20 @@ class ModelWriter {
   void pack_dense_weight(int weight);
   void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
+  Status check_tokenizers() const;
+  uint64_t plan_offsets(const Layout& layout, uint32_t version, std::vector<uint64_t>* offsets) const;
   Result<Header> serialize_header(const WriteOptions& options) const;
+  size_t move_constant(size_t tensor, uint8_t* at, FileBuffer* previous);
   void write_test_values(const Header& header, uint8_t* file) const;
   std::vector<uint8_t> serialize(const Layout& layout, const std::vector<uint64_t>& arena_offsets,
                                  uint64_t arena_bytes, uint32_t version) const;
+  std::vector<flatbuffers::Offset<fb::Tensor>> serialize_tensors(flatbuffers::FlatBufferBuilder& fbb,
+                                                                 const Layout& layout,
+                                                                 const std::vector<uint64_t>& arena_offsets) const;
+  std::vector<flatbuffers::Offset<fb::Op>> serialize_ops(flatbuffers::FlatBufferBuilder& fbb) const;
+  std::vector<flatbuffers::Offset<fb::SelfTestCase>> serialize_self_tests(flatbuffers::FlatBufferBuilder& fbb,
+                                                                          const Layout& layout) const;
+  std::vector<flatbuffers::Offset<fb::Stage>> serialize_stages(flatbuffers::FlatBufferBuilder& fbb) const;
   bool operands_in_range() const;
 
   std::vector<std::pair<std::string, int64_t>> symbols_;

@@ -56,8 +56,8 @@ int GraphBuilder::output(const std::string& name, std::vector<Dim> dims) {
   return t;
 }
 
-int GraphBuilder::activation(const std::string& name, std::vector<Dim> dims) {
-  const int t = w_.add_activation(name, DType::kF32, sizes_of(dims), symbols_of(dims));
+int GraphBuilder::activation(const std::string& name, std::vector<Dim> dims, DType dtype) {
+  const int t = w_.add_activation(name, dtype, sizes_of(dims), symbols_of(dims));
   dims_[t] = std::move(dims);
   return t;
 }

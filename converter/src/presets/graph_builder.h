@@ -31,7 +31,7 @@ class GraphBuilder {
   };
   int input(const std::string& name, DType dtype, std::vector<Dim> dims);
   int output(const std::string& name, std::vector<Dim> dims);
-  int activation(const std::string& name, std::vector<Dim> dims);
+  int activation(const std::string& name, std::vector<Dim> dims, DType dtype = DType::kF32);
   int state(const std::string& name, DType dtype, std::vector<Dim> dims);
   std::vector<Dim> dims(int tensor) const;  // of a tensor made here
   // A tensor like `like` with the last dim replaced by `width`.

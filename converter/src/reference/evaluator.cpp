@@ -7,7 +7,6 @@
 
 #include "focal_generated.h"
 #include "focal/internal/graph.h"
-#include "ops/op.h"  // which ops keep a KV cache, and its capacity: model structure only
 #include "reference/reference_ops.h"
 
 namespace focal {
@@ -101,10 +100,10 @@ Shape Evaluator::actual_shape(int tensor) const {
 // Room in every KV cache for this run's tokens (the engine refuses before running).
 Status Evaluator::check_cache_room(int64_t* appended) const {
   *appended = 0;
-  for (const fb::Op* op : *model_->schema().ops()) {
-    if (!is_kv_cache_attention(*op)) continue;
-    *appended = actual_shape(op->inputs()->Get(0)).dims[1];
-    const int64_t capacity = kv_cache_capacity(model_->schema(), *op);
+  for (int op = 0; op < model_->op_count(); ++op) {
+    const int64_t capacity = model_->op(op).kv_cache_capacity;
+    if (capacity == 0) continue;
+    *appended = actual_shape(model_->op_input(op, 0)).dims[1];
     if (cached_length_ + *appended > capacity) {
       return Status::error(StatusCode::kOutOfRange, "%lld cached + %lld new positions exceed the KV cache's %lld",
                            static_cast<long long>(cached_length_), static_cast<long long>(*appended),

@@ -18,22 +18,19 @@ class Lcg {
   uint32_t state_;
 };
 
-// Rows of the table that `tensor` indexes as ids (Embedding slot 0 -> slot 1, slot 3 ->
-// slot 4), following Copy ops; 0 when it is not read as ids.
+// Rows of the table that `tensor` indexes as ids (Model::op_id_limit), following Copy
+// ops; 0 when it is not read as ids.
 int64_t id_rows(const Model& model, int tensor, int depth = 0) {
-  const fb::Model& m = model.schema();
   int64_t rows = 0;
-  for (const fb::Op* op : *m.ops()) {
-    const auto* in = op->inputs();
-    for (uint32_t slot = 0; slot < in->size(); ++slot) {
-      if (in->Get(slot) != tensor) continue;
-      if (op->options_type() == fb::OpOptions_EmbeddingOptions && (slot == 0 || slot == 3)) {
-        const int64_t table_rows = m.tensors()->Get(static_cast<uint32_t>(in->Get(slot + 1)))->shape()->Get(0);
-        rows = rows == 0 || table_rows < rows ? table_rows : rows;
-      } else if (op->options_type() == fb::OpOptions_CopyOptions && depth < 4) {
-        const int64_t copied = id_rows(model, op->outputs()->Get(0), depth + 1);
-        if (copied > 0) rows = rows == 0 || copied < rows ? copied : rows;
+  for (int op = 0; op < model.op_count(); ++op) {
+    for (int slot = 0; slot < model.op(op).input_count; ++slot) {
+      if (model.op_input(op, slot) != tensor) continue;
+      int64_t limit = model.op_id_limit(op, slot);
+      if (limit == 0 && depth < 4 && model.schema().ops()->Get(static_cast<uint32_t>(op))->options_type() ==
+                                         fb::OpOptions_CopyOptions) {
+        limit = id_rows(model, model.op_output(op, 0), depth + 1);
       }
+      if (limit > 0) rows = rows == 0 || limit < rows ? limit : rows;
     }
   }
   return rows;

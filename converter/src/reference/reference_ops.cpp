@@ -13,23 +13,13 @@ const Operand& OpContext::in(int slot) const {
 
 ReferenceOpFn find_reference_op(fb::OpOptions type) {
   switch (type) {
-    case fb::OpOptions_DenseOptions: return dense_op;
-    case fb::OpOptions_AddOptions: return add_op;
-    case fb::OpOptions_LayerNormOptions: return layernorm_op;
-    case fb::OpOptions_SoftmaxOptions: return softmax_op;
-    case fb::OpOptions_AttentionOptions: return attention_op;
-    case fb::OpOptions_EmbeddingOptions: return embedding_op;
-    case fb::OpOptions_RmsNormOptions: return rmsnorm_op;
-    case fb::OpOptions_GluOptions: return glu_op;
-    case fb::OpOptions_PoolOptions: return pool_op;
-    case fb::OpOptions_MultiHeadAttentionOptions: return multi_head_attention_op;
-    case fb::OpOptions_CopyOptions: return copy_op;
-    case fb::OpOptions_RecurrentOptions: return recurrent_op;
-    case fb::OpOptions_RecurrentStepOptions: return recurrent_step_op;
-    case fb::OpOptions_ScoreAttentionOptions: return score_attention_op;
-    case fb::OpOptions_ConcatOptions: return concat_op;
-    case fb::OpOptions_AttentionPoolOptions: return attention_pool_op;
-    default: return nullptr;
+#define FOCAL_REFERENCE_OP_CASE(Name, def, spec_kind) \
+  case fb::OpOptions_##Name##Options:                 \
+    return def##_op;
+    FOCAL_FOR_EACH_OP(FOCAL_REFERENCE_OP_CASE)
+#undef FOCAL_REFERENCE_OP_CASE
+    default:
+      return nullptr;
   }
 }
 

@@ -1,5 +1,5 @@
 // The reference evaluator's ops: one double-precision function per op kind of the
-// engine (engine/src/ops/op_registry.cpp), same semantics as the engine's op of that
+// engine (focal/internal/op_kinds.h lists them), same semantics as the engine's op of that
 // kind (schema/focal.fbs), written as plain scalar loops in double. They never call the
 // engine's kernels: they are what the engine's f32 arithmetic is checked against.
 // One file per op family; shared helpers (dense rows, activations, masks) here.
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "focal/internal/op_kinds.h"
 #include "focal/status.h"
 #include "focal_generated.h"
 #include "reference/operand.h"
@@ -56,23 +57,10 @@ Status mask_lengths(const Operand& mask, size_t batch, size_t seq, const char* w
 // all zeros). Entries of -inf get weight 0; a row without a finite entry gives zeros.
 void softmax_prefix(double* scores, size_t length, size_t count);
 
-// One op kind each.
-Status dense_op(const OpContext& c);
-Status add_op(const OpContext& c);
-Status layernorm_op(const OpContext& c);
-Status rmsnorm_op(const OpContext& c);
-Status softmax_op(const OpContext& c);
-Status glu_op(const OpContext& c);
-Status copy_op(const OpContext& c);
-Status concat_op(const OpContext& c);
-Status pool_op(const OpContext& c);
-Status embedding_op(const OpContext& c);
-Status attention_op(const OpContext& c);
-Status multi_head_attention_op(const OpContext& c);
-Status recurrent_op(const OpContext& c);
-Status recurrent_step_op(const OpContext& c);
-Status score_attention_op(const OpContext& c);
-Status attention_pool_op(const OpContext& c);
+// One op kind each, `<def>_op` for every entry of focal/internal/op_kinds.h.
+#define FOCAL_DECLARE_REFERENCE_OP(Name, def, spec_kind) Status def##_op(const OpContext& c);
+FOCAL_FOR_EACH_OP(FOCAL_DECLARE_REFERENCE_OP)
+#undef FOCAL_DECLARE_REFERENCE_OP
 
 }  // namespace reference
 }  // namespace focal

@@ -30,7 +30,11 @@ struct OpInfo {
   const char* kind = "";  // "Dense", "Attention", ...
   int input_count = 0;
   int output_count = 0;
-  int attention_heads = 0;  // query heads of a MultiHeadAttention op; 0 for other ops
+  // Query heads whose attention weights Session::capture_attention records (a
+  // MultiHeadAttention op's); 0 for ops that record none.
+  int attention_heads = 0;
+  // Positions the op's KV cache holds (the planned context); 0 for ops without one.
+  int64_t kv_cache_capacity = 0;
 };
 
 struct StageInfo {
@@ -61,6 +65,9 @@ class Model {
   // Tensor index; -1 out of range or for an absent optional operand, as below.
   int op_input(int op_index, int i) const;
   int op_output(int op_index, int i) const;  // tensor index
+  // Rows of the table that input `i` of op `op_index` indexes as ids (an Embedding's
+  // token or segment ids must be below it); 0 when that input is not ids.
+  int64_t op_id_limit(int op_index, int i) const;
   int input_count() const;
   int input_tensor(int i) const;  // tensor index of the i-th model input
   int output_count() const;

@@ -84,6 +84,10 @@ class Session {
   // `weights` (`capacity` floats, caller-owned; a run that needs more fails). A null
   // `weights` stops it.
   Status capture_attention(int op_index, float* weights, size_t capacity);
+  // Matrix-product FLOPs of op `op_index` in one run at the last run's shapes and the
+  // current cached length: Dense ops, and the projections and attention products of
+  // MultiHeadAttention ops (the work that dominates); 0 for other ops.
+  double op_flops(int op_index) const;
 
   // The output's value from the last run, at its actual shape; an empty view (null
   // data, rank 0) for an index out of range.

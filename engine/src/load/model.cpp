@@ -124,6 +124,12 @@ int Model::op_output(int op_index, int i) const {
   const auto* outputs = root_->ops()->Get(static_cast<uint32_t>(op_index))->outputs();
   return i >= 0 && static_cast<uint32_t>(i) < outputs->size() ? outputs->Get(static_cast<uint32_t>(i)) : -1;
 }
+int64_t Model::op_id_limit(int op_index, int i) const {
+  if (op_index < 0 || op_index >= op_count() || op_input(op_index, i) < 0) return 0;
+  const OpDef& def = *find_op_def(root_->ops()->Get(static_cast<uint32_t>(op_index))->options_type());
+  const int table = def.indexed_table != nullptr ? op_input(op_index, def.indexed_table(i)) : -1;
+  return table >= 0 ? root_->tensors()->Get(static_cast<uint32_t>(table))->shape()->Get(0) : 0;
+}
 uint64_t Model::arena_bytes() const { return root_->plan()->arena_bytes(); }
 int Model::self_test_count() const {
   return root_->self_tests() ? static_cast<int>(root_->self_tests()->size()) : 0;
@@ -172,12 +178,12 @@ OpInfo Model::op(int index) const {
   const fb::Op& op = *root_->ops()->Get(index);
   OpInfo info;
   info.name = op.name() ? op.name()->c_str() : "";
-  info.kind = find_op_def(op.options_type())->kind;
+  const OpDef& def = *find_op_def(op.options_type());
+  info.kind = def.kind;
   info.input_count = static_cast<int>(op.inputs()->size());
   info.output_count = static_cast<int>(op.outputs()->size());
-  if (const fb::MultiHeadAttentionOptions* mha = op.options_as_MultiHeadAttentionOptions()) {
-    info.attention_heads = mha->num_heads();
-  }
+  if (def.captured_heads != nullptr) info.attention_heads = def.captured_heads(op);
+  if (def.kv_cache_capacity != nullptr) info.kv_cache_capacity = def.kv_cache_capacity(*root_, op);
   return info;
 }
 

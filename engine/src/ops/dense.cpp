@@ -70,10 +70,16 @@ Status run_dense(const OpRun& r) {
   return Status();
 }
 
+// x [..., in] . W[out, in]^T: a multiply and an add per weight and row.
+double dense_flops(const OpShapes& s) {
+  return 2.0 * double(s.inputs[0].element_count()) * double(s.inputs[1].dims[0]);
+}
+
 }  // namespace
 
 const OpDef& dense_op_def() {
-  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense, nullptr};
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense, nullptr, 0, 0, nullptr, nullptr,
+                            dense_flops};
   return def;
 }
 

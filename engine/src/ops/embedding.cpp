@@ -123,11 +123,15 @@ Status run_embedding(const OpRun& r) {
   return Status();
 }
 
+// Token ids index the token table, segment ids the segment table.
+int embedding_indexed_table(int slot) { return slot == kIds ? kTable : slot == kTypeIds ? kSegments : -1; }
+
 }  // namespace
 
 const OpDef& embedding_op_def() {
   static const OpDef def = {"Embedding", 2, 5, 1, check_embedding, run_embedding, nullptr,
-                            (1u << kPositions) | (1u << kTypeIds) | (1u << kSegments)};
+                            (1u << kPositions) | (1u << kTypeIds) | (1u << kSegments), 0, nullptr, nullptr,
+                            nullptr, embedding_indexed_table};
   return def;
 }
 

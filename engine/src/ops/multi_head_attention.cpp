@@ -351,22 +351,37 @@ Status run_mha(const OpRun& r) {
                       r.outputs[0].mutable_f32(), 0, r.parallel);
 }
 
+// ---- Facts for the session and bench -------------------------------------------------
+
+// A KV cache (states plus its own K/V projections) holds the states' planned length.
+int64_t mha_cache_capacity(const fb::Model& model, const fb::Op& op) {
+  return mode_of(op) == Mode::kCache ? tensor_at(model, op, kKState).shape()->Get(1) : 0;
+}
+
+int mha_captured_heads(const fb::Op& op) { return op.options_as_MultiHeadAttentionOptions()->num_heads(); }
+
+// The four projections (2 FLOPs per weight and row) and the two attention products,
+// Q.K^T and weights.V, over every cached key (or this run's keys without a cache).
+double mha_flops(const OpShapes& s) {
+  const Shape& x = s.inputs[kX];
+  const int64_t leading = x.element_count() / x.dims[x.rank - 1];  // exact: the rows of x
+  const double rows = double(leading);
+  double flops = 0.0;
+  for (int slot : {kWq, kWk, kWv, kWo}) {
+    if (s.has_input(slot)) flops += 2.0 * rows * double(s.inputs[slot].dims[0] * s.inputs[slot].dims[1]);
+  }
+  const double kv = double(s.cached_length > 0 ? s.cached_length : x.dims[1]);
+  return flops + 4.0 * rows * kv * double(s.inputs[kWq].dims[0]);
+}
+
 }  // namespace
-
-bool is_kv_cache_attention(const fb::Op& op) {
-  return op.options_type() == fb::OpOptions_MultiHeadAttentionOptions && mode_of(op) == Mode::kCache;
-}
-
-int64_t kv_cache_capacity(const fb::Model& model, const fb::Op& op) {
-  return tensor_at(model, op, kKState).shape()->Get(1);
-}
 
 const OpDef& multi_head_attention_op_def() {
   constexpr uint32_t kOptional = (1u << kBq) | (1u << kWk) | (1u << kBk) | (1u << kWv) |
                                  (1u << kBv) | (1u << kBo) | (1u << kKeyMask) | (1u << kKState) |
                                  (1u << kVState) | (1u << kMemory);
   static const OpDef def = {"MultiHeadAttention", kSlots, kSlots, 1, check_mha, run_mha,
-                            mha_workspace, kOptional};
+                            mha_workspace, kOptional, 0, mha_cache_capacity, mha_captured_heads, mha_flops};
   return def;
 }
 

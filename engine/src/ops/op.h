@@ -6,7 +6,7 @@
 #include "focal/status.h"
 #include "focal/tensor.h"
 #include "focal_generated.h"
-#include "ops/op_list.h"
+#include "focal/internal/op_kinds.h"
 
 namespace focal {
 
@@ -55,6 +55,18 @@ struct OpRun {
   size_t attention_weights_floats;
 };
 
+// An op's operands at one run's actual shapes , for
+// the facts that depend on them (OpDef::flops).
+struct OpShapes {
+  const fb::Model& model;
+  const fb::Op& op;
+  const Shape* inputs;  // by slot
+  int input_count;
+  int64_t cached_length;  // positions in the session's KV caches after the run
+
+  bool has_input(int i) const { return i < input_count && op.inputs()->Get(i) >= 0; }
+};
+
 struct OpDef {
   const char* kind;
   int min_inputs;
@@ -71,19 +83,30 @@ struct OpDef {
   uint32_t optional_inputs = 0;
   // Fewer outputs allowed (trailing optional ones); 0: exactly `outputs`.
   int min_outputs = 0;
-};
 
-// A MultiHeadAttention op that keeps a KV cache (states plus its own K/V projections),
-// and the positions its cache holds (the states' planned length).
-bool is_kv_cache_attention(const fb::Op& op);
-int64_t kv_cache_capacity(const fb::Model& model, const fb::Op& op);
+  // Facts the session, the converter and `focal bench` ask the op for (null: none).
+  // Positions this op's KV cache holds (its states' planned length), 0 when this op
+  // keeps none. Each run of a cache-keeping op appends its input 0's dim 1 (the run's
+  // new tokens) at the session's cached length, so every cache advances together.
+  int64_t (*kv_cache_capacity)(const fb::Model& model, const fb::Op& op) = nullptr;
+  // Query heads whose attention weights a capture (Session::capture_attention) records,
+  // as [B, heads, Sq, Sk] floats; null for ops whose weights cannot be captured.
+  int (*captured_heads)(const fb::Op& op) = nullptr;
+  // Matrix-product FLOPs of one run at the given shapes (the work that dominates);
+  // null for ops whose work is not counted.
+  double (*flops)(const OpShapes& shapes) = nullptr;
+  // The input slot of the table whose rows input `slot` indexes (token or segment ids,
+  // which must be below the table's rows), -1 when that input is not ids; null for ops
+  // that read no ids.
+  int (*indexed_table)(int slot) = nullptr;
+};
 
 // The definition for an op type; null for types this engine does not know or this
 // build left out (ops/op_selection.h).
 const OpDef* find_op_def(fb::OpOptions type);
 
-// One definition per op family, each in its own file (ops/op_list.h lists them).
-#define FOCAL_DECLARE_OP_DEF(Name, def) const OpDef& def##_op_def();
+// One definition per op family, each in its own file (focal/internal/op_kinds.h lists them).
+#define FOCAL_DECLARE_OP_DEF(Name, def, spec_kind) const OpDef& def##_op_def();
 FOCAL_FOR_EACH_OP(FOCAL_DECLARE_OP_DEF)
 #undef FOCAL_DECLARE_OP_DEF
 

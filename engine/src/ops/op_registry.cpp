@@ -7,7 +7,7 @@ namespace focal {
 namespace {
 
 struct AllOps {
-#define FOCAL_OP_NAME(Name, def) #Name,
+#define FOCAL_OP_NAME(Name, def, spec_kind) #Name,
   static constexpr std::string_view names[] = {FOCAL_FOR_EACH_OP(FOCAL_OP_NAME)};
 #undef FOCAL_OP_NAME
 };

@@ -15,13 +15,13 @@
 #include <string_view>
 
 #include "ops/op.h"
-#include "ops/op_list.h"
+#include "focal/internal/op_kinds.h"
 
 namespace focal {
 
 // True if `name` is one of FOCAL_FOR_EACH_OP's schema names.
 constexpr bool is_op_name(std::string_view name) {
-#define FOCAL_OP_NAME_MATCHES(Name, def) name == #Name ||
+#define FOCAL_OP_NAME_MATCHES(Name, def, spec_kind) name == #Name ||
   return FOCAL_FOR_EACH_OP(FOCAL_OP_NAME_MATCHES) false;
 #undef FOCAL_OP_NAME_MATCHES
 }
@@ -47,9 +47,9 @@ constexpr bool all_op_names() {
 // instantiated, so nothing references its code and --gc-sections drops it.
 template <class Selection>
 const OpDef* find_selected_op_def(fb::OpOptions type) {
-  static_assert(all_op_names<Selection>(), "an op name in the selection is not an op (see ops/op_list.h)");
+  static_assert(all_op_names<Selection>(), "an op name in the selection is not an op (see focal/internal/op_kinds.h)");
   switch (type) {
-#define FOCAL_SELECTED_OP_CASE(Name, def)             \
+#define FOCAL_SELECTED_OP_CASE(Name, def, spec_kind)  \
   case fb::OpOptions_##Name##Options:                 \
     if constexpr (op_selected<Selection>(#Name)) {    \
       return &def##_op_def();                         \

@@ -48,6 +48,31 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
   return shape;
 }
 
+// The positions this run appends to the KV caches (a cache-keeping op's input 0 dim 1),
+// or an error when a cache has no room for them: checked before any op changes a cache.
+Status kv_cache_room(const Model& model, int first_op, int op_count, const int64_t* symbol_values, int64_t cached,
+                     int64_t* appended) {
+  const fb::Model& schema = model.schema();
+  for (int i = first_op; i < first_op + op_count; ++i) {
+    // The op's own callback, not Model::op(): this runs before every run.
+    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
+    const OpDef& def = *find_op_def(op.options_type());
+    const int64_t capacity = def.kv_cache_capacity != nullptr ? def.kv_cache_capacity(schema, op) : 0;
+    if (capacity == 0) continue;
+    const fb::Tensor& x = *schema.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)));
+    *appended = actual_shape(x, symbol_values).dims[1];
+    if (cached + *appended > capacity) {
+      return Status::error(StatusCode::kOutOfRange,
+                           "sequence longer than planned: %lld cached + %lld new positions "
+                           "exceed the KV cache's %lld; reset the session or convert with a "
+                           "larger --max-seq",
+                           static_cast<long long>(cached), static_cast<long long>(*appended),
+                           static_cast<long long>(capacity));
+    }
+  }
+  return Status();
+}
+
 // The largest scratch any op needs with `workers` threads, at the planned maximum
 // (kSaturatedSize when a size from the file overflows).
 size_t ops_workspace_bytes(const Model& model, int workers) {
@@ -221,10 +246,25 @@ int Session::find_stage(const char* name) const {
 }
 
 int64_t Session::cache_capacity() const {
-  for (const fb::Op* op : *model_->schema().ops()) {
-    if (is_kv_cache_attention(*op)) return kv_cache_capacity(model_->schema(), *op);
+  for (int i = 0; i < model_->op_count(); ++i) {
+    const int64_t capacity = model_->op(i).kv_cache_capacity;
+    if (capacity > 0) return capacity;
   }
   return 0;
+}
+
+double Session::op_flops(int op_index) const {
+  if (op_index < 0 || op_index >= model_->op_count()) return 0.0;
+  const fb::Op& op = *model_->schema().ops()->Get(static_cast<uint32_t>(op_index));
+  const OpDef* def = find_op_def(op.options_type());
+  if (def->flops == nullptr) return 0.0;
+  Shape shapes[kMaxOperands];
+  const int count = static_cast<int>(op.inputs()->size());
+  for (int k = 0; k < count; ++k) {
+    const int32_t t = op.inputs()->Get(static_cast<uint32_t>(k));
+    if (t >= 0) shapes[k] = actual_shape(*model_->schema().tensors()->Get(static_cast<uint32_t>(t)), symbol_value_);
+  }
+  return def->flops(OpShapes{model_->schema(), op, shapes, count, cached_length_});
 }
 
 Status Session::capture_attention(int op_index, float* weights, size_t capacity) {
@@ -232,11 +272,10 @@ Status Session::capture_attention(int op_index, float* weights, size_t capacity)
     capture_op_ = -1;
     return Status();
   }
-  if (op_index < 0 || op_index >= model_->op_count() ||
-      model_->schema().ops()->Get(static_cast<uint32_t>(op_index))->options_type() !=
-          fb::OpOptions_MultiHeadAttentionOptions) {
+  if (model_->op(op_index).attention_heads == 0) {  // also an index out of range
     return Status::error(StatusCode::kInvalidArgument,
-                         "op %d is not a MultiHeadAttention op; its weights cannot be captured",
+                         "op %d keeps no attention weights (a MultiHeadAttention op does); they "
+                         "cannot be captured",
                          op_index);
   }
   capture_op_ = op_index;
@@ -327,25 +366,14 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
     bound.shape = actual_shape(t, values);
     return bound;
   };
-  // Room in the KV caches for this run's tokens, checked before any op changes them.
   int64_t appended = 0;
-  for (int i = first_op; i < first_op + op_count; ++i) {
-    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
-    if (!is_kv_cache_attention(op)) continue;
-    appended = bind(op.inputs()->Get(0)).shape.dims[1];
-    const int64_t capacity = kv_cache_capacity(schema, op);
-    if (cached_length_ + appended > capacity) {
-      // Refused before anything ran: the inputs are spent, so a shorter retry can bind
-      // its own sizes.
-      for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
-      inputs_set_ &= ~needed;
-      return Status::error(StatusCode::kOutOfRange,
-                           "sequence longer than planned: %lld cached + %lld new positions "
-                           "exceed the KV cache's %lld; reset the session or convert with a "
-                           "larger --max-seq",
-                           static_cast<long long>(cached_length_),
-                           static_cast<long long>(appended), static_cast<long long>(capacity));
-    }
+  const Status room = kv_cache_room(*model_, first_op, op_count, values, cached_length_, &appended);
+  if (!room.ok()) {
+    // Refused before anything ran: the inputs are spent, so a shorter retry can bind
+    // its own sizes.
+    for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
+    inputs_set_ &= ~needed;
+    return room;
   }
   std::memcpy(symbol_value_, values, sizeof(values));
   for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;

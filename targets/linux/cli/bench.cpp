@@ -85,29 +85,11 @@ struct OpTimes {
   }
 };
 
-// Matrix-product FLOPs of one run at the session's current shapes: Dense ops and the
-// projections and attention of MultiHeadAttention ops (the work that dominates).
+// Matrix-product FLOPs of one run at the session's current shapes, as each op counts
+// its own (Session::op_flops).
 double run_flops(const Session& s) {
-  const Model& m = s.model();
   double flops = 0.0;
-  for (int o = 0; o < m.op_count(); ++o) {
-    const OpInfo op = m.op(o);
-    if (std::strcmp(op.kind, "Dense") == 0) {
-      const TensorView x = s.tensor_view(m.op_input(o, 0));
-      const TensorInfo w = m.tensor(m.op_input(o, 1));
-      flops += 2.0 * double(x.shape.element_count()) * double(w.shape.dims[0]);
-    } else if (op.attention_heads > 0) {
-      const TensorView x = s.tensor_view(m.op_input(o, 0));
-      const double rows = double(x.shape.element_count() / x.shape.dims[x.shape.rank - 1]);
-      for (int slot : {1, 3, 5, 7}) {  // wq, wk, wv, wo
-        const int w = m.op_input(o, slot);
-        if (w >= 0) flops += 2.0 * rows * double(m.tensor(w).shape.dims[0] * m.tensor(w).shape.dims[1]);
-      }
-      const double kv = double(s.cached_length() > 0 ? s.cached_length() : x.shape.dims[1]);
-      const double q_features = double(m.tensor(m.op_input(o, 1)).shape.dims[0]);
-      flops += 4.0 * rows * kv * q_features;
-    }
-  }
+  for (int o = 0; o < s.model().op_count(); ++o) flops += s.op_flops(o);
   return flops;
 }
 
@@ -136,7 +118,8 @@ Status set_inputs(Session& s, int64_t seq, int64_t batch) {
   const Model& m = s.model();
   int64_t vocab = 1 << 30;
   for (int o = 0; o < m.op_count(); ++o) {
-    if (std::strcmp(m.op(o).kind, "Embedding") == 0) vocab = std::min(vocab, m.tensor(m.op_input(o, 1)).shape.dims[0]);
+    const int64_t rows = m.op_id_limit(o, 0);
+    if (rows > 0) vocab = std::min(vocab, rows);
   }
   for (int i = 0; i < s.input_count(); ++i) {
     const TensorInfo t = m.tensor(m.input_tensor(i));

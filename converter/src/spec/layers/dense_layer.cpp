@@ -1,0 +1,22 @@
+// {"op": "dense"}: y = x W^T + b, then an activation (schema/focal.fbs DenseOptions).
+#include "spec/spec_layers.h"
+
+namespace focal {
+namespace convert {
+namespace spec {
+
+Result<int> dense_layer(const Layer& l) {
+  FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
+  FOCAL_SPEC_ASSIGN(const int64_t in, l.width(x));
+  const std::string weight = l.text("weight");
+  FOCAL_SPEC_ASSIGN(const Matrix w, l.dense_weight(weight, in));
+  FOCAL_SPEC_ASSIGN(const fb::Activation act, l.activation(l.text_or("activation", "none")));
+  // The weight's constant before the bias's: tensors are numbered (and laid out) in the
+  // order they are made.
+  const int weight_tensor = l.c.b.constant(weight, w);
+  return l.c.b.dense(l.name, x, weight_tensor, l.bias("bias", w.shape[0]), act);
+}
+
+}  // namespace spec
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,84 @@
+// What every spec layer builds with: the graph builder, the spec's named tensors and
+// symbols, and checked readers of a layer's fields. Errors are Status values naming the
+// layer ("layer 3 'attn': ..."); nlohmann's exceptions from reading the JSON are caught
+// once, where build_from_spec reads the spec (spec/spec_builder.cpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "presets/graph_builder.h"
+#include "presets/preset.h"
+
+namespace focal {
+namespace convert {
+namespace spec {
+
+using nlohmann::json;
+
+// `lhs = value of expr`, or return its Status from the enclosing function. `lhs` may be
+// a declaration (`const int x`), which parentheses would break.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define FOCAL_SPEC_JOIN(a, b) a##b
+#define FOCAL_SPEC_RESULT(line) FOCAL_SPEC_JOIN(spec_result_, line)
+#define FOCAL_SPEC_ASSIGN(lhs, expr) FOCAL_SPEC_ASSIGN_AT(FOCAL_SPEC_RESULT(__LINE__), lhs, expr)
+#define FOCAL_SPEC_ASSIGN_AT(result, lhs, expr) \
+  auto result = (expr);                         \
+  if (!result.ok()) return result.status();     \
+  lhs = std::move(result.value())
+// NOLINTEND(bugprone-macro-parentheses)
+
+struct Context {
+  GraphBuilder& b;
+  const PresetOptions& options;
+  std::map<std::string, int> tensors;  // spec name -> tensor index
+  std::set<int> int_tensors;           // i32 tensors (ids, masks), for ops that keep the dtype
+  std::map<std::string, GraphBuilder::Dim> symbols;
+  std::set<std::string> outputs;
+  std::string where;  // "layer 3 'attn'" for messages
+};
+
+// One layer being built: its JSON, the whole spec (for defaults such as
+// "weight_layout") and the name its output tensor and op take.
+struct Layer {
+  Context& c;
+  const json& spec;
+  const json& fields;
+  const std::string& name;
+
+  // An InvalidArgument status prefixed with the layer.
+  Status fail(const std::string& what) const;
+  bool has(const char* key) const { return fields.contains(key) && !fields.at(key).is_null(); }
+  std::string text(const char* key) const { return fields.at(key).get<std::string>(); }
+  std::string text_or(const char* key, const std::string& fallback) const {
+    return fields.value(key, fallback);
+  }
+
+  // The tensor a field names (an input or an earlier layer's output); -1 when an
+  // optional field is absent.
+  Result<int> tensor(const char* key) const;
+  Result<int> optional_tensor(const char* key) const;
+  Result<int> tensor_named(const std::string& tensor_name) const;
+  // The tensor's last dim (a feature width).
+  Result<int64_t> width(int tensor) const;
+  // A new tensor named `name` defined by this layer besides its output (a final state).
+  Status define(const std::string& tensor_name, int tensor) const;
+
+  // A dense weight from the checkpoint as [out, in] (from the layer's or the spec's
+  // "layout"), checked to take `in` inputs.
+  Result<Matrix> dense_weight(const std::string& weight, int64_t in) const;
+  std::string weight_layout() const;
+  // A checkpoint tensor of any shape.
+  Result<Matrix> checkpoint(const std::string& weight) const;
+  // The bias a field names, [out], as a constant; -1 when absent.
+  int bias(const char* key, int64_t out) const;
+  Result<fb::Activation> activation(const std::string& kind) const;
+};
+
+}  // namespace spec
+}  // namespace convert
+}  // namespace focal

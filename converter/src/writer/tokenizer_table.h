@@ -1,0 +1,30 @@
+// A tokenizer as the writer stores it: the Tokenizer table of schema/focal.fbs with the
+// lookup tables the engine searches without allocating (sorted_vocab, merge rules).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "focal/status.h"
+#include "focal_generated.h"
+
+namespace focal {
+
+// A tokenizer to store: the writer derives the lookup tables (sorted_vocab, merge rules).
+struct TokenizerSpec {
+  fb::TokenizerKind kind = fb::TokenizerKind_None;
+  std::vector<std::string> vocab;                            // by id
+  std::vector<std::pair<std::string, std::string>> merges;   // BPE, in priority order
+  std::vector<float> scores;                                 // unigram, one per piece
+  int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
+  bool lowercase = false;
+};
+
+// The tokenizer table with its lookup tables; an error for a vocabulary entry listed
+// twice or a merge outside the vocabulary.
+Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBufferBuilder& fbb,
+                                                           const TokenizerSpec& spec);
+
+}  // namespace focal

@@ -1,0 +1,28 @@
+// Every op kind, once: X(SchemaName, def, "spec kind") for the schema's
+// `<SchemaName>Options` table, the engine's `<def>_op_def()` (engine/src/ops/<def>.cpp),
+// the converter's reference function `reference::<def>_op` and its spec layer
+// `spec::<def>_layer`, built from a declarative spec's {"op": "<spec kind>"}.
+// Everything that dispatches on an op kind expands this list: the engine's op registry
+// (engine/src/ops/op_registry.cpp, a firmware's focal_select_ops()), the reference
+// evaluator and the spec builder. The writer serializes options through the schema's
+// generated object API, so it needs no entry. Adding an op: a table in schema/focal.fbs,
+// one line here, and the three functions, each in its own file.
+#pragma once
+
+#define FOCAL_FOR_EACH_OP(X)                                             \
+  X(Dense, dense, "dense")                                               \
+  X(Add, add, "add")                                                     \
+  X(LayerNorm, layernorm, "layernorm")                                   \
+  X(Softmax, softmax, "softmax")                                         \
+  X(Attention, attention, "dot_product_attention")                       \
+  X(Embedding, embedding, "embedding")                                   \
+  X(RmsNorm, rmsnorm, "rmsnorm")                                         \
+  X(Glu, glu, "glu")                                                     \
+  X(Pool, pool, "pool")                                                  \
+  X(MultiHeadAttention, multi_head_attention, "attention")               \
+  X(Copy, copy, "copy")                                                  \
+  X(Recurrent, recurrent, "recurrent")                                   \
+  X(RecurrentStep, recurrent_step, "recurrent_step")                     \
+  X(ScoreAttention, score_attention, "score_attention")                  \
+  X(Concat, concat, "concat")                                            \
+  X(AttentionPool, attention_pool, "attention_pool")

@@ -1,0 +1,178 @@
+// Spec layer kinds, one small spec each: written with seeded random weights (a
+// safetensors file), converted by the real converter, which stores a self-test whose
+// expected outputs the double-precision reference evaluator computes and runs it on the
+// engine. A kind passes when it converts with every checkpoint tensor used and the
+// engine's outputs match the reference evaluator's within the self-test's tolerance.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert.h"
+
+using nlohmann::json;
+using namespace focal;
+
+namespace {
+
+struct NamedShape {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+// A safetensors file of f32 tensors with normal random values (std 0.3, seeded).
+void write_safetensors(const std::string& path, const std::vector<NamedShape>& tensors) {
+  std::mt19937 random(1234);
+  std::normal_distribution<float> normal(0.0f, 0.3f);
+  json header = json::object();
+  std::vector<float> data;
+  for (const NamedShape& t : tensors) {
+    size_t count = 1;
+    for (int64_t d : t.shape) count *= static_cast<size_t>(d);
+    const size_t begin = data.size() * sizeof(float);
+    for (size_t i = 0; i < count; ++i) data.push_back(normal(random));
+    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size() * sizeof(float)}}};
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  const uint64_t length = text.size();
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(&length), sizeof(length));  // little-endian hosts only
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(float)));
+}
+
+// Converts `spec` with weights of `shapes`; checks the stored self-test ran and passed.
+void check_converts(const json& spec, const std::vector<NamedShape>& shapes) {
+  char dir_template[] = "/tmp/focal_spec_layers_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  write_safetensors(dir + "/weights.safetensors", shapes);
+  std::ofstream(dir + "/spec.json") << spec.dump(2);
+  convert::ConvertOptions options;
+  options.spec = dir + "/spec.json";
+  options.weights = {dir + "/weights.safetensors"};
+  options.max_batch = 2;
+  options.strict = true;
+  const auto converted = convert::convert_checkpoint(options);
+  std::remove((dir + "/weights.safetensors").c_str());
+  std::remove((dir + "/spec.json").c_str());
+  std::remove(dir.c_str());
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  CHECK(converted->self_tests == 1);
+  CHECK(converted->self_test_computed);
+  CHECK(converted->self_test_worst_ratio <= 1.0f);
+}
+
+json f32_input(const char* name, json shape) {
+  return {{"name", name}, {"dtype", "f32"}, {"shape", std::move(shape)}};
+}
+json i32_input(const char* name, json shape) {
+  return {{"name", name}, {"dtype", "i32"}, {"shape", std::move(shape)}};
+}
+
+}  // namespace
+
+TEST_CASE("spec layer dot_product_attention: causal grouped-query attention over projected q, k, v") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 16})}},
+      {"layers",
+       {{{"op", "dense"}, {"name", "q"}, {"input", "x"}, {"weight", "wq"}},
+        {{"op", "dense"}, {"name", "k"}, {"input", "x"}, {"weight", "wk"}},
+        {{"op", "dense"}, {"name", "v"}, {"input", "x"}, {"weight", "wv"}},
+        {{"op", "dot_product_attention"}, {"name", "y"}, {"q", "q"}, {"k", "k"}, {"v", "v"}, {"heads", 4},
+         {"kv_heads", 2}, {"causal", true}}}},
+      {"outputs", {"y"}}};
+  check_converts(spec, {{"wq", {16, 16}}, {"wk", {8, 16}}, {"wv", {8, 16}}});
+}
+
+TEST_CASE("spec layer copy: an f32 activation and an i32 mask keep their values and dtypes") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 6}), i32_input("mask", {"batch", "seq"})}},
+      {"layers",
+       {{{"op", "copy"}, {"name", "x_copy"}, {"input", "x"}},
+        {{"op", "copy"}, {"name", "mask_copy"}, {"input", "mask"}},
+        {{"op", "pool"}, {"name", "y"}, {"mode", "mean"}, {"input", "x_copy"}, {"mask", "mask_copy"}}}},
+      {"outputs", {"x_copy", "y"}}};
+  check_converts(spec, {});
+}
+
+TEST_CASE("spec layer concat: two and three inputs along the last axis") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 6})}},
+      {"layers",
+       {{{"op", "dense"}, {"name", "a"}, {"input", "x"}, {"weight", "w"}, {"activation", "tanh"}},
+        {{"op", "concat"}, {"name", "pair"}, {"inputs", {"x", "a"}}},
+        {{"op", "concat"}, {"name", "y"}, {"inputs", {"a", "pair", "x"}}}}},
+      {"outputs", {"pair", "y"}}};
+  check_converts(spec, {{"w", {4, 6}}});
+}
+
+TEST_CASE("spec layer recurrent: a masked bidirectional LSTM with final states, and a GRU from h0") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 5}), i32_input("mask", {"batch", "seq"}),
+                  f32_input("h0", {"batch", 3})}},
+      {"layers",
+       {{{"op", "recurrent"}, {"name", "lstm"}, {"input", "x"}, {"mask", "mask"}, {"cell", "lstm"},
+         {"w_ih", "l.w_ih"}, {"w_hh", "l.w_hh"}, {"b_ih", "l.b_ih"}, {"b_hh", "l.b_hh"},
+         {"reverse", {{"w_ih", "l.w_ih_r"}, {"w_hh", "l.w_hh_r"}, {"b_ih", "l.b_ih_r"}, {"b_hh", "l.b_hh_r"}}},
+         {"h_n", "lstm_h"}, {"c_n", "lstm_c"}},
+        {{"op", "recurrent"}, {"name", "gru"}, {"input", "lstm"}, {"cell", "gru"}, {"h0", "h0"},
+         {"w_ih", "g.w_ih"}, {"w_hh", "g.w_hh"}, {"b_hh", "g.b_hh"}}}},
+      {"outputs", {"lstm_h", "lstm_c", "gru"}}};
+  check_converts(spec, {{"l.w_ih", {16, 5}}, {"l.w_hh", {16, 4}}, {"l.b_ih", {16}}, {"l.b_hh", {16}},
+                        {"l.w_ih_r", {16, 5}}, {"l.w_hh_r", {16, 4}}, {"l.b_ih_r", {16}}, {"l.b_hh_r", {16}},
+                        {"g.w_ih", {9, 8}}, {"g.w_hh", {9, 3}}, {"g.b_hh", {9}}});
+}
+
+TEST_CASE("spec layer recurrent_step: one LSTM step and one GRU step from given states") {
+  const json spec = {
+      {"inputs", {f32_input("x", {"batch", 5}), f32_input("h0", {"batch", 4}), f32_input("c0", {"batch", 4})}},
+      {"layers",
+       {{{"op", "recurrent_step"}, {"name", "lstm"}, {"input", "x"}, {"cell", "lstm"}, {"h0", "h0"}, {"c0", "c0"},
+         {"w_ih", "l.w_ih"}, {"w_hh", "l.w_hh"}, {"b_ih", "l.b_ih"}},
+        {{"op", "recurrent_step"}, {"name", "gru"}, {"input", "lstm"}, {"cell", "gru"}, {"h0", "h0"},
+         {"w_ih", "g.w_ih"}, {"w_hh", "g.w_hh"}, {"b_ih", "g.b_ih"}, {"b_hh", "g.b_hh"}}}},
+      {"outputs", {"lstm", "gru"}}};
+  check_converts(spec, {{"l.w_ih", {16, 5}}, {"l.w_hh", {16, 4}}, {"l.b_ih", {16}},
+                        {"g.w_ih", {12, 4}}, {"g.w_hh", {12, 4}}, {"g.b_ih", {12}}, {"g.b_hh", {12}}});
+}
+
+TEST_CASE("spec layer score_attention: dot, general and additive scores over a masked source") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("query", {"batch", 6}), f32_input("memory", {"batch", "seq", 6}),
+                  i32_input("mask", {"batch", "seq"})}},
+      {"layers",
+       {{{"op", "score_attention"}, {"name", "dot"}, {"query", "query"}, {"keys", "memory"}, {"mask", "mask"},
+         {"score", "dot"}, {"scale", 0.5}, {"weights_output", "dot_weights"}},
+        {{"op", "score_attention"}, {"name", "general"}, {"query", "query"}, {"keys", "memory"}, {"score", "general"},
+         {"weight", "W"}},
+        {{"op", "dense"}, {"name", "keys"}, {"input", "memory"}, {"weight", "key"}},
+        {{"op", "score_attention"}, {"name", "additive"}, {"query", "query"}, {"keys", "keys"}, {"values", "memory"},
+         {"mask", "mask"}, {"score", "additive"}, {"weight", "query_w"}, {"bias", "query_b"}, {"v", "energy"}}}},
+      {"outputs", {"dot", "dot_weights", "general", "additive"}}};
+  check_converts(spec, {{"W", {6, 6}}, {"key", {7, 6}}, {"query_w", {7, 6}}, {"query_b", {7}}, {"energy", {7}}});
+}
+
+TEST_CASE("spec layer attention_pool: learned pooling over the valid positions, with its weights") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 6}), i32_input("mask", {"batch", "seq"})}},
+      {"layers",
+       {{{"op", "attention_pool"}, {"name", "pooled"}, {"input", "x"}, {"mask", "mask"}, {"weight", "W"},
+         {"bias", "b"}, {"v", "v"}, {"weights_output", "alignment"}},
+        {{"op", "attention_pool"}, {"name", "unmasked"}, {"input", "x"}, {"weight", "W2"}, {"v", "v2"}}}},
+      {"outputs", {"pooled", "alignment", "unmasked"}}};
+  check_converts(spec, {{"W", {5, 6}}, {"b", {5}}, {"v", {5}}, {"W2", {3, 6}}, {"v2", {3}}});
+}
