@@ -9,7 +9,7 @@
 #include "focal/gemm.h"
 #include "focal/internal/graph.h"
 #include "plan/planner.h"
-#include "simd/vec_scalar.hpp"
+#include "focal/internal/half.h"
 
 namespace focal {
 
@@ -273,7 +273,7 @@ void ModelWriter::store_embedding_table(int table) {
       }
       return;
     }
-    const uint16_t bits = simd::float_to_half(value);
+    const uint16_t bits = float_to_half(value);
     std::memcpy(half.data() + i * sizeof(uint16_t), &bits, sizeof(uint16_t));
   }
   t.bytes = std::move(half);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "json/json_integer.h"
-#include "position/position.h"
+#include "focal/internal/position_reference.h"
 
 namespace focal {
 namespace convert {
