@@ -15,6 +15,7 @@
 #include "focal/model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"
+#include "assign_or_return.h"
 #include "file_buffer.h"
 #include "model_writer.h"
 #include "presets/preset.h"
@@ -61,13 +62,14 @@ Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) 
   return checkpoints;
 }
 
-Status build(const Preset& preset, const nlohmann::json& config, const PresetOptions& options,
+// Builds the graph; config errors come back named "preset NAME: config: ...".
+Status build(const Preset& preset, const nlohmann::json& config, const ConvertOptions& options,
              GraphBuilder& builder) {
-  try {
-    return preset.build(config, options, builder);
-  } catch (const std::exception& e) {  // config keys missing or of the wrong type
-    return Status::error(StatusCode::kInvalidArgument, "preset %s: config: %s", preset.name, e.what());
-  }
+  PresetOptions preset_options;
+  preset_options.max_batch = options.max_batch;
+  preset_options.max_seq = options.max_seq;
+  preset_options.preset = preset.name;
+  return preset.build(config, preset_options, builder);
 }
 
 // An .npy array as a value of model tensor `tensor` (ids and masks exactly as int32, as
@@ -256,13 +258,13 @@ bool parse_weight_dtype(const std::string& text, DType* dtype) {
   return true;
 }
 
-Result<Converted> convert_checkpoint(const ConvertOptions& options) {
-  const Preset spec_preset{"spec", "a declarative model spec", build_from_spec};
-  const Preset* preset = options.spec.empty() ? find_preset(options.preset) : &spec_preset;
+namespace {
+
+Status check_options(const ConvertOptions& options) {
   if (!options.spec.empty() && !options.preset.empty()) {
     return Status::error(StatusCode::kInvalidArgument, "give --preset or --spec, not both");
   }
-  if (preset == nullptr) {
+  if (options.spec.empty() && find_preset(options.preset) == nullptr) {
     return Status::error(StatusCode::kInvalidArgument,
                          "unknown preset '%s' (focal convert --list-presets lists them)",
                          options.preset.c_str());
@@ -273,35 +275,31 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   if (options.max_batch < 1 || options.max_seq < 0) {
     return Status::error(StatusCode::kInvalidArgument, "--max-batch must be >= 1 and --max-seq >= 0");
   }
-  Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
-  if (!config.ok()) return config.status();
-  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
-  if (!checkpoints.ok()) return checkpoints.status();
+  return Status();
+}
 
-  WeightSource weights(std::move(checkpoints).value());
-  int reported_tenth = -1;
-  weights.set_progress([&](size_t taken, size_t total) {
+// Progress lines while the preset takes checkpoint tensors: one per tenth of them.
+void report_building(const ConvertOptions& options, const Preset& preset, WeightSource& weights) {
+  weights.set_progress([&options, &preset, reported_tenth = -1](size_t taken, size_t total) mutable {
     const int tenth = total > 0 ? static_cast<int>(10 * taken / total) : 10;
     if (tenth == reported_tenth) return;
     reported_tenth = tenth;
-    report(options, "building " + std::string(preset->name) + ": " + std::to_string(taken) + " of " +
+    report(options, "building " + std::string(preset.name) + ": " + std::to_string(taken) + " of " +
                         std::to_string(total) + " checkpoint tensors");
   });
-  ModelWriter writer;
+}
+
+Status configure_writer(const ConvertOptions& options, ModelWriter& writer) {
   writer.set_dense_weight_type(options.dtype);
   if (options.embedding_dtype != DType::kF32 && options.embedding_dtype != DType::kF16 &&
       options.embedding_dtype != DType::kI8) {
     return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32, f16 or int8");
   }
   writer.set_embedding_table_type(options.embedding_dtype);
-  GraphBuilder builder(writer, weights);
-  PresetOptions preset_options;
-  preset_options.max_batch = options.max_batch;
-  preset_options.max_seq = options.max_seq;
-  FOCAL_RETURN_IF_ERROR(build(*preset, config.value(), preset_options, builder));
+  return Status();
+}
 
-  Converted converted;
-  FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted.warnings));
+Status add_tokenizers(const ConvertOptions& options, ModelWriter& writer) {
   for (const auto& [spec, target] : {std::pair<const std::string*, bool>{&options.tokenizer, false},
                                      {&options.target_tokenizer, true}}) {
     if (spec->empty()) continue;
@@ -310,16 +308,38 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
     if (target) writer.set_target_tokenizer(std::move(tokenizer).value());
     else writer.set_tokenizer(std::move(tokenizer).value());
   }
-  const std::string architecture =
-      options.spec.empty() ? preset->name : config.value().value("name", std::string("spec"));
+  return Status();
+}
+
+// The graph, weights, tokenizers and metadata in `writer`, unused tensors warned about.
+Status build_model(const ConvertOptions& options, const Preset& preset, const nlohmann::json& config,
+                   ModelWriter& writer, Converted* converted) {
+  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
+  if (!checkpoints.ok()) return checkpoints.status();
+  WeightSource weights(std::move(checkpoints).value());
+  report_building(options, preset, weights);
+  FOCAL_RETURN_IF_ERROR(configure_writer(options, writer));
+  GraphBuilder builder(writer, weights);
+  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder));
+  FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted->warnings));
+  FOCAL_RETURN_IF_ERROR(add_tokenizers(options, writer));
+  std::string architecture = preset.name;
+  if (!options.spec.empty()) {
+    FOCAL_ASSIGN_OR_RETURN(architecture, config_string(config, "name", "spec"));
+  }
   writer.set_metadata(architecture, "focal convert", weights.describe_sources());
-  // One copy of the weights is resident at any time: the writer's constants move into
-  // the draft, the draft's pages are released as they are copied into the final file,
-  // and the final file's as they are copied into converted.bytes.
+  return Status();
+}
+
+// One copy of the weights is resident at any time: the writer's constants move into
+// the draft, the draft's pages are released as they are copied into the final file,
+// and the final file's as they are copied into converted.bytes. The draft names the
+// model's inputs and outputs as the engine sees them, and holds the stored weights the
+// expected outputs are computed from.
+Result<FileBuffer> write_with_self_test(const ConvertOptions& options, ModelWriter& writer,
+                                        Converted* converted) {
   std::optional<FileBuffer> draft;
   if (options.self_test) {
-    // The draft names the model's inputs and outputs as the engine sees them, and holds
-    // the stored weights the expected outputs are computed from.
     Result<FileBuffer> written = writer.finish_moving_constants();
     if (!written.ok()) return written.status();
     draft.emplace(std::move(written.value()));
@@ -327,22 +347,39 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
     draft_load.verify_checksum = false;  // just written here; the final file is checked in full
     Result<Model> model = Model::from_bytes(draft->data(), draft->size(), draft_load);
     if (!model.ok()) return model.status();
-    FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer, &converted));
+    FOCAL_RETURN_IF_ERROR(add_self_test(options, model.value(), writer, converted));
   }
   report(options, "planning memory and writing");
-  Result<FileBuffer> file = writer.finish_moving_constants(draft ? &*draft : nullptr);
+  return writer.finish_moving_constants(draft ? &*draft : nullptr);
+}
+
+void report_self_test(const ConvertOptions& options, const Converted& converted) {
+  if (converted.self_tests == 0) return;
+  char line[160];
+  (void)std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",
+                      static_cast<double>(converted.self_test_worst_ratio),
+                      converted.self_test_computed ? "expected outputs computed in double precision"
+                                                   : "the expected outputs given");
+  report(options, line);
+}
+
+}  // namespace
+
+Result<Converted> convert_checkpoint(const ConvertOptions& options) {
+  FOCAL_RETURN_IF_ERROR(check_options(options));
+  const Preset spec_preset{"spec", "a declarative model spec", build_from_spec};
+  const Preset& preset = options.spec.empty() ? *find_preset(options.preset) : spec_preset;
+  Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
+  if (!config.ok()) return config.status();
+  ModelWriter writer;
+  Converted converted;
+  FOCAL_RETURN_IF_ERROR(build_model(options, preset, config.value(), writer, &converted));
+  Result<FileBuffer> file = write_with_self_test(options, writer, &converted);
   if (!file.ok()) return file.status();
   report(options, "verifying the written model");
   FOCAL_RETURN_IF_ERROR(load_and_self_test(file.value(), &converted));
   converted.bytes = take_bytes(file.value());
-  if (converted.self_tests > 0) {
-    char line[160];
-    (void)std::snprintf(line, sizeof(line), "self-test passed: worst error %.3g of its tolerance, against %s",
-                  static_cast<double>(converted.self_test_worst_ratio),
-                  converted.self_test_computed ? "expected outputs computed in double precision"
-                                               : "the expected outputs given");
-    report(options, line);
-  }
+  report_self_test(options, converted);
   return converted;
 }
 

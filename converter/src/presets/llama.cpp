@@ -15,24 +15,24 @@ struct LlamaConfig {
   bool tied;
 };
 
-LlamaConfig read_config(const nlohmann::json& j) {
+Result<LlamaConfig> read_config(const nlohmann::json& j) {
   LlamaConfig c;
-  c.vocab = config_int(j, "vocab_size");
-  c.d = config_int(j, "hidden_size");
-  c.ffn = config_int(j, "intermediate_size");
-  c.layers = config_int(j, "num_hidden_layers");
-  c.heads = config_int(j, "num_attention_heads");
-  c.kv_heads = config_int(j, "num_key_value_heads", c.heads);
-  c.head_dim = config_int(j, "head_dim", c.heads > 0 ? c.d / c.heads : 0);
-  c.positions = config_int(j, "max_position_embeddings", 2048);
-  c.epsilon = static_cast<float>(config_number(j, "rms_norm_eps", 1e-6));
-  c.theta = static_cast<float>(config_number(j, "rope_theta", 10000.0));
-  c.tied = config_bool(j, "tie_word_embeddings", false);
+  FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(j, "vocab_size"));
+  FOCAL_ASSIGN_OR_RETURN(c.d, config_int(j, "hidden_size"));
+  FOCAL_ASSIGN_OR_RETURN(c.ffn, config_int(j, "intermediate_size"));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(j, "num_hidden_layers"));
+  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(j, "num_attention_heads"));
+  FOCAL_ASSIGN_OR_RETURN(c.kv_heads, config_int(j, "num_key_value_heads", c.heads));
+  FOCAL_ASSIGN_OR_RETURN(c.head_dim, config_int(j, "head_dim", c.heads > 0 ? c.d / c.heads : 0));
+  FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(j, "max_position_embeddings", 2048));
+  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(j, "rms_norm_eps", 1e-6));
+  FOCAL_ASSIGN_OR_RETURN(c.theta, config_float(j, "rope_theta", 10000.0));
+  FOCAL_ASSIGN_OR_RETURN(c.tied, config_bool(j, "tie_word_embeddings", false));
   if (j.contains("rope_scaling") && !j.at("rope_scaling").is_null()) {
-    throw std::runtime_error("rope_scaling is not supported");
+    return config_refused("rope_scaling is not supported");
   }
   if (c.heads < 1 || c.kv_heads < 1 || c.heads % c.kv_heads != 0) {
-    throw std::runtime_error("num_attention_heads must be a multiple of num_key_value_heads");
+    return config_refused("num_attention_heads must be a multiple of num_key_value_heads");
   }
   return c;
 }
@@ -74,7 +74,9 @@ int llama_layer(GraphBuilder& b, const DecoderGraph& g, const std::string& p, in
 }  // namespace
 
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const LlamaConfig c = read_config(config);
+  const Result<LlamaConfig> read = read_config(config);
+  if (!read.ok()) return config_error(options, read.status());
+  const LlamaConfig& c = read.value();
   const int64_t context = planned_seq(options, c.positions, 2048);
   if (context > c.positions) {
     return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds max_position_embeddings %lld",

@@ -168,18 +168,38 @@ Status check_head_shapes(const ClassifierWeights& w) {
   return Status();
 }
 
+struct ClassifierConfig {
+  int64_t hidden = 0, embedding = 0, units = 0, classes = 0, vocab = 0, max_seq = 0;
+};
+
+Result<ClassifierConfig> read_config(const nlohmann::json& config, const PresetOptions& options, bool keras) {
+  ClassifierConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.hidden, config_int(config, "hidden"));
+  if (!keras) {  // a Keras file's tensors give these
+    FOCAL_ASSIGN_OR_RETURN(c.embedding, config_int(config, "embedding"));
+    FOCAL_ASSIGN_OR_RETURN(c.units, config_int(config, "attention_units"));
+    FOCAL_ASSIGN_OR_RETURN(c.classes, config_int(config, "num_classes"));
+    FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(config, "vocab_size"));
+  }
+  c.max_seq = options.max_seq;
+  if (c.max_seq <= 0) {
+    FOCAL_ASSIGN_OR_RETURN(c.max_seq, config_int(config, "max_len", 256));
+  }
+  return c;
+}
+
 }  // namespace
 
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  const Result<ClassifierConfig> read = read_config(config, options, /*keras=*/false);
+  if (!read.ok()) return config_error(options, read.status());
+  const int64_t embedding = read->embedding, units = read->units, classes = read->classes;
   ClassifierWeights w;
-  w.hidden = config_int(config, "hidden");
-  const int64_t embedding = config_int(config, "embedding"), units = config_int(config, "attention_units");
-  const int64_t classes = config_int(config, "num_classes"), vocab = config_int(config, "vocab_size");
-  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  w.hidden = read->hidden;
   const std::string rnn = b.weights().has("gru.weight_ih_l0") ? "gru" : "lstm";
   w.cell = rnn == "gru" ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
   const int64_t g = (rnn == "gru" ? 3 : 4) * w.hidden;
-  w.embedding = b.fetch("embedding.weight", {vocab, embedding});
+  w.embedding = b.fetch("embedding.weight", {read->vocab, embedding});
   for (const std::string& suffix : {std::string(), std::string("_reverse")}) {
     if (!suffix.empty() && !b.weights().has(rnn + ".weight_ih_l0" + suffix)) break;
     Direction d;
@@ -195,14 +215,15 @@ Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& o
   w.att_v = as_vector(b.fetch("attention.v.weight", {1, units}));
   w.cls_w = b.fetch("classifier.weight", {classes, width});
   if (b.weights().has("classifier.bias")) w.cls_b = b.fetch("classifier.bias", {classes});
-  return build_graph(w, max_seq, options, b);
+  return build_graph(w, read->max_seq, options, b);
 }
 
 Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  const Result<ClassifierConfig> read = read_config(config, options, /*keras=*/true);
+  if (!read.ok()) return config_error(options, read.status());
   const std::vector<std::string> names = b.weights().names();
   ClassifierWeights w;
-  w.hidden = config_int(config, "hidden");
-  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  w.hidden = read->hidden;
   w.embedding = keras_tensor(b, names, {"embeddings:0"});
   for (const char* direction : {"forward", "backward"}) {
     Direction d;
@@ -226,7 +247,7 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
   w.cls_b = as_vector(keras_tensor(b, names, {"dense", "/bias:0"}, false));
   if (!b.status().ok()) return b.status();
   FOCAL_RETURN_IF_ERROR(check_head_shapes(w));
-  return build_graph(w, max_seq, options, b);
+  return build_graph(w, read->max_seq, options, b);
 }
 
 }  // namespace convert

@@ -22,27 +22,35 @@ struct Seq2SeqConfig {
   fb::RecurrentCell cell;
   std::string attention;
   int64_t hidden, decoder_hidden, embedding, layers, src_vocab, tgt_vocab, max_src, dirs, units = 0;
+  int64_t bos_id, eos_id;
 };
 
-Seq2SeqConfig read_config(const nlohmann::json& j) {
+Result<fb::RecurrentCell> read_cell(const nlohmann::json& j) {
+  FOCAL_ASSIGN_OR_RETURN(const std::string cell, config_string(j, "cell", "lstm"));
+  if (cell != "lstm" && cell != "gru") return config_refused("cell must be lstm or gru");
+  return cell == "lstm" ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
+}
+
+Result<Seq2SeqConfig> read_config(const nlohmann::json& j) {
   Seq2SeqConfig c;
-  const std::string cell = config_string(j, "cell", "lstm");
-  if (cell != "lstm" && cell != "gru") throw std::runtime_error("cell must be lstm or gru");
-  c.cell = cell == "lstm" ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
-  c.attention = config_string(j, "attention", "bahdanau");
+  FOCAL_ASSIGN_OR_RETURN(c.cell, read_cell(j));
+  FOCAL_ASSIGN_OR_RETURN(c.attention, config_string(j, "attention", "bahdanau"));
   if (c.attention != "bahdanau" && c.attention != "luong_general" && c.attention != "luong_dot" &&
       c.attention != "luong_concat") {
-    throw std::runtime_error("attention must be bahdanau, luong_general, luong_dot or luong_concat");
+    return config_refused("attention must be bahdanau, luong_general, luong_dot or luong_concat");
   }
-  c.hidden = config_int(j, "hidden");
-  c.decoder_hidden = config_int(j, "decoder_hidden", c.hidden);
-  c.embedding = config_int(j, "embedding");
-  c.layers = config_int(j, "encoder_layers", 1);
-  c.src_vocab = config_int(j, "src_vocab");
-  c.tgt_vocab = config_int(j, "tgt_vocab");
-  c.max_src = config_int(j, "max_src_len", 64);
-  c.dirs = config_bool(j, "bidirectional", true) ? 2 : 1;
-  c.units = config_int(j, "attention_units", 0);  // 0: from attention.key.weight
+  FOCAL_ASSIGN_OR_RETURN(c.hidden, config_int(j, "hidden"));
+  FOCAL_ASSIGN_OR_RETURN(c.decoder_hidden, config_int(j, "decoder_hidden", c.hidden));
+  FOCAL_ASSIGN_OR_RETURN(c.embedding, config_int(j, "embedding"));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(j, "encoder_layers", 1));
+  FOCAL_ASSIGN_OR_RETURN(c.src_vocab, config_int(j, "src_vocab"));
+  FOCAL_ASSIGN_OR_RETURN(c.tgt_vocab, config_int(j, "tgt_vocab"));
+  FOCAL_ASSIGN_OR_RETURN(c.max_src, config_int(j, "max_src_len", 64));
+  FOCAL_ASSIGN_OR_RETURN(const bool bidirectional, config_bool(j, "bidirectional", true));
+  c.dirs = bidirectional ? 2 : 1;
+  FOCAL_ASSIGN_OR_RETURN(c.units, config_int(j, "attention_units", 0));  // 0: from attention.key.weight
+  FOCAL_ASSIGN_OR_RETURN(c.bos_id, config_int(j, "bos_id", 1));
+  FOCAL_ASSIGN_OR_RETURN(c.eos_id, config_int(j, "eos_id", 2));
   return c;
 }
 
@@ -201,15 +209,17 @@ void decode_stage(GraphBuilder& b, const Seq2SeqConfig& c, const Graph& g) {
 }  // namespace
 
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  Seq2SeqConfig c = read_config(config);
+  Result<Seq2SeqConfig> read = read_config(config);
+  if (!read.ok()) return config_error(options, read.status());
+  Seq2SeqConfig& c = read.value();
   Graph g;
   g.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
   const int64_t max_src = options.max_seq > 0 ? options.max_seq : c.max_src;
   g.src = {max_src, b.symbol("src_seq", max_src)};
   encode_stage(b, c, g);
   decode_stage(b, c, g);
-  b.writer().add_hyperparameter("bos_id", std::to_string(config_int(config, "bos_id", 1)));
-  b.writer().add_hyperparameter("eos_id", std::to_string(config_int(config, "eos_id", 2)));
+  b.writer().add_hyperparameter("bos_id", std::to_string(c.bos_id));
+  b.writer().add_hyperparameter("eos_id", std::to_string(c.eos_id));
   return b.status();
 }
 

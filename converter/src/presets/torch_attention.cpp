@@ -16,13 +16,44 @@
 
 namespace focal {
 namespace convert {
+namespace {
+
+struct MhaConfig {
+  TorchLayerConfig layer;
+  int64_t max_len = 0;
+};
+
+Result<MhaConfig> read_mha_config(const nlohmann::json& config, const PresetOptions& options) {
+  MhaConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.layer.d_model, config_int(config, "embed_dim"));
+  FOCAL_ASSIGN_OR_RETURN(c.layer.heads, config_int(config, "num_heads"));
+  if (c.layer.heads < 1 || c.layer.d_model % c.layer.heads != 0) {
+    return config_refused("embed_dim must be a multiple of num_heads");
+  }
+  FOCAL_ASSIGN_OR_RETURN(c.max_len, planned_or_config(options, config, "max_len", 512));
+  return c;
+}
+
+struct DecoderConfig {
+  TorchLayerConfig layer;
+  int64_t layers = 0, max_len = 0;
+};
+
+Result<DecoderConfig> read_decoder_config(const nlohmann::json& config, const PresetOptions& options) {
+  DecoderConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.layer, torch_layer_config(config));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(config, "num_layers"));
+  FOCAL_ASSIGN_OR_RETURN(c.max_len, planned_or_config(options, config, "max_len", 512));
+  return c;
+}
+
+}  // namespace
 
 Status build_torch_mha(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  TorchLayerConfig c;
-  c.d_model = config_int(config, "embed_dim");
-  c.heads = config_int(config, "num_heads");
-  if (c.heads < 1 || c.d_model % c.heads != 0) throw std::runtime_error("embed_dim must be a multiple of num_heads");
-  const int64_t max_len = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 512);
+  const Result<MhaConfig> read = read_mha_config(config, options);
+  if (!read.ok()) return config_error(options, read.status());
+  const TorchLayerConfig& c = read->layer;
+  const int64_t max_len = read->max_len;
   // Under `attn.` (a module holding it), or at the top (a bare nn.MultiheadAttention).
   const std::string prefix = b.weights().has("in_proj_weight") ? "" : "attn";
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
@@ -37,9 +68,10 @@ Status build_torch_mha(const nlohmann::json& config, const PresetOptions& option
 }
 
 Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const TorchLayerConfig c = torch_layer_config(config);
-  const int64_t layers = config_int(config, "num_layers");
-  const int64_t max_len = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 512);
+  const Result<DecoderConfig> read = read_decoder_config(config, options);
+  if (!read.ok()) return config_error(options, read.status());
+  const TorchLayerConfig& c = read->layer;
+  const int64_t layers = read->layers, max_len = read->max_len;
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim T{max_len, b.symbol("seq", max_len)}, S{max_len, b.symbol("src_seq", max_len)};
   const GraphBuilder::Dim D{c.d_model, -1};

@@ -12,13 +12,31 @@
 
 namespace focal {
 namespace convert {
+namespace {
+
+struct TransformerConfig {
+  TorchLayerConfig layer;
+  int64_t encoder_layers = 0, decoder_layers = 0, max_src = 0, max_tgt = 0;
+};
+
+Result<TransformerConfig> read_config(const nlohmann::json& config, const PresetOptions& options) {
+  TransformerConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.layer, torch_layer_config(config));
+  FOCAL_ASSIGN_OR_RETURN(c.encoder_layers, config_int(config, "num_encoder_layers", 6));
+  FOCAL_ASSIGN_OR_RETURN(c.decoder_layers, config_int(config, "num_decoder_layers", 6));
+  FOCAL_ASSIGN_OR_RETURN(c.max_src, planned_or_config(options, config, "max_src_len", 256));
+  FOCAL_ASSIGN_OR_RETURN(c.max_tgt, planned_or_config(options, config, "max_tgt_len", 256));
+  return c;
+}
+
+}  // namespace
 
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const TorchLayerConfig c = torch_layer_config(config);
-  const int64_t encoder_layers = config_int(config, "num_encoder_layers", 6);
-  const int64_t decoder_layers = config_int(config, "num_decoder_layers", 6);
-  const int64_t max_src = options.max_seq > 0 ? options.max_seq : config_int(config, "max_src_len", 256);
-  const int64_t max_tgt = options.max_seq > 0 ? options.max_seq : config_int(config, "max_tgt_len", 256);
+  const Result<TransformerConfig> read = read_config(config, options);
+  if (!read.ok()) return config_error(options, read.status());
+  const TorchLayerConfig& c = read->layer;
+  const int64_t encoder_layers = read->encoder_layers, decoder_layers = read->decoder_layers;
+  const int64_t max_src = read->max_src, max_tgt = read->max_tgt;
   if (b.weights().has("transformer.encoder.layers.0.self_attn.in_proj_weight")) b.weights().set_prefix("transformer.");
 
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
