@@ -660,6 +660,13 @@ Result<std::vector<uint8_t>> ModelWriter::finish(const WriteOptions& options) co
   return file;
 }
 
+Result<std::vector<uint8_t>> ModelWriter::header(size_t* file_size) const {
+  Result<Header> header = serialize_header(WriteOptions());
+  if (!header.ok()) return header.status();
+  *file_size = header->file_size;
+  return std::move(header->bytes);
+}
+
 Result<FileBuffer> ModelWriter::finish_moving_constants(FileBuffer* previous) {
   Result<Header> header = serialize_header(WriteOptions());
   if (!header.ok()) return header.status();
