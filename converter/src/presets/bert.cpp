@@ -9,8 +9,8 @@ namespace focal {
 namespace convert {
 namespace {
 
-struct BertConfig {
-  int64_t vocab, hidden, layers, heads, intermediate, positions, type_vocab, labels;
+struct BertConfig : HfSizes {
+  int64_t positions, type_vocab, labels;
   float epsilon;
   fb::Activation activation;
 };
@@ -25,11 +25,7 @@ Result<fb::Activation> bert_activation(const nlohmann::json& j) {
 
 Result<BertConfig> read_config(const nlohmann::json& j) {
   BertConfig c;
-  FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(j, "vocab_size"));
-  FOCAL_ASSIGN_OR_RETURN(c.hidden, config_int(j, "hidden_size"));
-  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(j, "num_hidden_layers"));
-  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(j, "num_attention_heads"));
-  FOCAL_ASSIGN_OR_RETURN(c.intermediate, config_int(j, "intermediate_size"));
+  FOCAL_RETURN_IF_ERROR(read_hf_sizes(j, &c));
   FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(j, "max_position_embeddings", 512));
   FOCAL_ASSIGN_OR_RETURN(c.type_vocab, config_int(j, "type_vocab_size", 2));
   FOCAL_ASSIGN_OR_RETURN(c.labels, config_int(j, "num_labels", 2));
@@ -78,15 +74,10 @@ int bert_layer(GraphBuilder& b, const std::string& p, int x, int mask, const Ber
 }  // namespace
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<BertConfig> read = read_config(config);
-  if (!read.ok()) return config_error(options, read.status());
-  const BertConfig& c = read.value();
+  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, named_config(options, read_config(config)));
   if (b.weights().has("bert.embeddings.word_embeddings.weight")) b.weights().set_prefix("bert.");
-  const int64_t max_seq = planned_seq(options, c.positions);
-  if (max_seq > c.positions) {
-    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds the model's %lld positions",
-                         static_cast<long long>(max_seq), static_cast<long long>(c.positions));
-  }
+  FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq,
+                         planned_seq_within(options, c.positions, 512, "max_position_embeddings"));
   const int batch = b.symbol("batch", options.max_batch);
   const int seq = b.symbol("seq", max_seq);
   const GraphBuilder::Dim B{options.max_batch, batch}, S{max_seq, seq}, H{c.hidden, -1};

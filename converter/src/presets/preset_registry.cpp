@@ -1,5 +1,7 @@
 #include "presets/preset.h"
 
+#include <algorithm>
+
 #include "json/json_integer.h"
 
 namespace focal {
@@ -92,6 +94,15 @@ Result<std::string> config_string(const nlohmann::json& config, const char* key,
   return value.get<std::string>();
 }
 
+Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes) {
+  FOCAL_ASSIGN_OR_RETURN(sizes->vocab, config_int(config, "vocab_size"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->hidden, config_int(config, "hidden_size"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->layers, config_int(config, "num_hidden_layers"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->heads, config_int(config, "num_attention_heads"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->intermediate, config_int(config, "intermediate_size"));
+  return Status();
+}
+
 Status config_refused(const std::string& why) {
   return Status::error(StatusCode::kInvalidArgument, "%s", why.c_str());
 }
@@ -101,9 +112,14 @@ Status config_error(const PresetOptions& options, const Status& why) {
   return Status::error(why.code(), "preset %s: config: %s", options.preset, why.message());
 }
 
-int64_t planned_seq(const PresetOptions& options, int64_t model_limit, int64_t cap) {
-  if (options.max_seq > 0) return options.max_seq;
-  return model_limit < cap ? model_limit : cap;
+Result<int64_t> planned_seq_within(const PresetOptions& options, int64_t model_limit, int64_t cap,
+                                   const char* limit_key) {
+  const int64_t seq = options.max_seq > 0 ? options.max_seq : std::min(model_limit, cap);
+  if (seq > model_limit) {
+    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds %s %lld", static_cast<long long>(seq),
+                         limit_key, static_cast<long long>(model_limit));
+  }
+  return seq;
 }
 
 }  // namespace convert

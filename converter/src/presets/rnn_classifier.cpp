@@ -191,15 +191,15 @@ Result<ClassifierConfig> read_config(const nlohmann::json& config, const PresetO
 }  // namespace
 
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<ClassifierConfig> read = read_config(config, options, /*keras=*/false);
-  if (!read.ok()) return config_error(options, read.status());
-  const int64_t embedding = read->embedding, units = read->units, classes = read->classes;
+  FOCAL_ASSIGN_OR_RETURN(const ClassifierConfig settings,
+                         named_config(options, read_config(config, options, /*keras=*/false)));
+  const int64_t embedding = settings.embedding, units = settings.units, classes = settings.classes;
   ClassifierWeights w;
-  w.hidden = read->hidden;
+  w.hidden = settings.hidden;
   const std::string rnn = b.weights().has("gru.weight_ih_l0") ? "gru" : "lstm";
   w.cell = rnn == "gru" ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
   const int64_t g = (rnn == "gru" ? 3 : 4) * w.hidden;
-  w.embedding = b.fetch("embedding.weight", {read->vocab, embedding});
+  w.embedding = b.fetch("embedding.weight", {settings.vocab, embedding});
   for (const std::string& suffix : {std::string(), std::string("_reverse")}) {
     if (!suffix.empty() && !b.weights().has(rnn + ".weight_ih_l0" + suffix)) break;
     Direction d;
@@ -215,15 +215,15 @@ Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& o
   w.att_v = as_vector(b.fetch("attention.v.weight", {1, units}));
   w.cls_w = b.fetch("classifier.weight", {classes, width});
   if (b.weights().has("classifier.bias")) w.cls_b = b.fetch("classifier.bias", {classes});
-  return build_graph(w, read->max_seq, options, b);
+  return build_graph(w, settings.max_seq, options, b);
 }
 
 Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<ClassifierConfig> read = read_config(config, options, /*keras=*/true);
-  if (!read.ok()) return config_error(options, read.status());
+  FOCAL_ASSIGN_OR_RETURN(const ClassifierConfig settings,
+                         named_config(options, read_config(config, options, /*keras=*/true)));
   const std::vector<std::string> names = b.weights().names();
   ClassifierWeights w;
-  w.hidden = read->hidden;
+  w.hidden = settings.hidden;
   w.embedding = keras_tensor(b, names, {"embeddings:0"});
   for (const char* direction : {"forward", "backward"}) {
     Direction d;
@@ -247,7 +247,7 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
   w.cls_b = as_vector(keras_tensor(b, names, {"dense", "/bias:0"}, false));
   if (!b.status().ok()) return b.status();
   FOCAL_RETURN_IF_ERROR(check_head_shapes(w));
-  return build_graph(w, read->max_seq, options, b);
+  return build_graph(w, settings.max_seq, options, b);
 }
 
 }  // namespace convert

@@ -209,9 +209,7 @@ void decode_stage(GraphBuilder& b, const Seq2SeqConfig& c, const Graph& g) {
 }  // namespace
 
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  Result<Seq2SeqConfig> read = read_config(config);
-  if (!read.ok()) return config_error(options, read.status());
-  Seq2SeqConfig& c = read.value();
+  FOCAL_ASSIGN_OR_RETURN(Seq2SeqConfig c, named_config(options, read_config(config)));
   Graph g;
   g.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
   const int64_t max_src = options.max_seq > 0 ? options.max_seq : c.max_src;

@@ -47,38 +47,42 @@ Result<DecoderConfig> read_decoder_config(const nlohmann::json& config, const Pr
   return c;
 }
 
+// Keys and values from one input [B, S, D] (`source`) with its key mask [B, S] (`mask`).
+TorchKeys masked_source(GraphBuilder& b, const char* source, const char* mask,
+                        const std::vector<GraphBuilder::Dim>& dims) {
+  TorchKeys keys;
+  keys.memory = b.input(source, DType::kF32, dims);
+  keys.key_mask = b.input(mask, DType::kI32, {dims[0], dims[1]});
+  return keys;
+}
+
 }  // namespace
 
 Status build_torch_mha(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<MhaConfig> read = read_mha_config(config, options);
-  if (!read.ok()) return config_error(options, read.status());
-  const TorchLayerConfig& c = read->layer;
-  const int64_t max_len = read->max_len;
+  FOCAL_ASSIGN_OR_RETURN(const MhaConfig settings, named_config(options, read_mha_config(config, options)));
+  const TorchLayerConfig& c = settings.layer;
+  const int64_t max_len = settings.max_len;
   // Under `attn.` (a module holding it), or at the top (a bare nn.MultiheadAttention).
   const std::string prefix = b.weights().has("in_proj_weight") ? "" : "attn";
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim Q{max_len, b.symbol("q_seq", max_len)}, S{max_len, b.symbol("seq", max_len)};
   const GraphBuilder::Dim E{c.d_model, -1};
   const int query = b.input("query", DType::kF32, {B, Q, E});
-  TorchKeys keys;
-  keys.memory = b.input("key_value", DType::kF32, {B, S, E});
-  keys.key_mask = b.input("key_mask", DType::kI32, {B, S});
+  const TorchKeys keys = masked_source(b, "key_value", "key_mask", {B, S, E});
   torch_attention(b, prefix, query, c, keys, b.output("output", {B, Q, E}));
   return b.status();
 }
 
 Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<DecoderConfig> read = read_decoder_config(config, options);
-  if (!read.ok()) return config_error(options, read.status());
-  const TorchLayerConfig& c = read->layer;
-  const int64_t layers = read->layers, max_len = read->max_len;
+  FOCAL_ASSIGN_OR_RETURN(const DecoderConfig settings,
+                         named_config(options, read_decoder_config(config, options)));
+  const TorchLayerConfig& c = settings.layer;
+  const int64_t layers = settings.layers, max_len = settings.max_len;
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim T{max_len, b.symbol("seq", max_len)}, S{max_len, b.symbol("src_seq", max_len)};
   const GraphBuilder::Dim D{c.d_model, -1};
   const int tgt = b.input("tgt", DType::kF32, {B, T, D});
-  TorchKeys cross;
-  cross.memory = b.input("memory", DType::kF32, {B, S, D});
-  cross.key_mask = b.input("memory_mask", DType::kI32, {B, S});
+  const TorchKeys cross = masked_source(b, "memory", "memory_mask", {B, S, D});
   TorchKeys self;
   self.causal = true;
   const bool final_norm = b.weights().has("decoder.norm.weight");

@@ -37,15 +37,10 @@ Result<EncoderConfig> read_config(const nlohmann::json& config, bool classifier)
 
 Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   const bool classifier = b.weights().has("classifier.weight");
-  const Result<EncoderConfig> read = read_config(config, classifier);
-  if (!read.ok()) return config_error(options, read.status());
-  const TorchLayerConfig& c = read->layer;
-  const int64_t vocab = read->vocab, layers = read->layers, max_len = read->max_len;
-  const int64_t max_seq = planned_seq(options, max_len);
-  if (max_seq > max_len) {
-    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds max_len %lld",
-                         static_cast<long long>(max_seq), static_cast<long long>(max_len));
-  }
+  FOCAL_ASSIGN_OR_RETURN(const EncoderConfig settings, named_config(options, read_config(config, classifier)));
+  const TorchLayerConfig& c = settings.layer;
+  const int64_t vocab = settings.vocab, layers = settings.layers, max_len = settings.max_len;
+  FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq, planned_seq_within(options, max_len, 512, "max_len"));
   const int batch = b.symbol("batch", options.max_batch);
   const int seq = b.symbol("seq", max_seq);
   const GraphBuilder::Dim B{options.max_batch, batch}, S{max_seq, seq}, D{c.d_model, -1};
@@ -63,9 +58,9 @@ Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& op
   }
   if (final_norm) h = torch_layernorm(b, "encoder.norm", h, c, last_hidden);
   if (classifier) {
-    const int64_t classes = read->classes;
-    const int pooled = b.pool("pool", h, read->mean_pooling ? mask : -1,
-                              read->mean_pooling ? fb::PoolMode_Mean : fb::PoolMode_Cls);
+    const int64_t classes = settings.classes;
+    const int pooled = b.pool("pool", h, settings.mean_pooling ? mask : -1,
+                              settings.mean_pooling ? fb::PoolMode_Mean : fb::PoolMode_Cls);
     const int w = b.param("classifier.weight", {classes, c.d_model});
     const int bias = b.optional_param("classifier.bias", {classes});
     b.dense("classifier", pooled, w, bias, fb::Activation_None, b.output("logits", {B, {classes, -1}}));

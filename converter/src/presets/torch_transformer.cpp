@@ -32,11 +32,10 @@ Result<TransformerConfig> read_config(const nlohmann::json& config, const Preset
 }  // namespace
 
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const Result<TransformerConfig> read = read_config(config, options);
-  if (!read.ok()) return config_error(options, read.status());
-  const TorchLayerConfig& c = read->layer;
-  const int64_t encoder_layers = read->encoder_layers, decoder_layers = read->decoder_layers;
-  const int64_t max_src = read->max_src, max_tgt = read->max_tgt;
+  FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, named_config(options, read_config(config, options)));
+  const TorchLayerConfig& c = settings.layer;
+  const int64_t encoder_layers = settings.encoder_layers, decoder_layers = settings.decoder_layers;
+  const int64_t max_src = settings.max_src, max_tgt = settings.max_tgt;
   if (b.weights().has("transformer.encoder.layers.0.self_attn.in_proj_weight")) b.weights().set_prefix("transformer.");
 
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
