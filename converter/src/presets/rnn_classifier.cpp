@@ -36,40 +36,31 @@ int vector_constant(GraphBuilder& b, const std::string& name, const Matrix& m) {
   return m.shape.empty() ? -1 : b.constant(name, m);
 }
 
-Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
-  if (!b.status().ok()) return b.status();
-  const int64_t width = int64_t(w.dirs.size()) * w.hidden, classes = w.cls_w.shape[0];
-  const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
-  const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
-  const GraphBuilder::Dim C{classes, -1};
-  const int ids = b.input("input_ids", DType::kI32, {B, S});
-  const int mask = b.input("attention_mask", DType::kI32, {B, S});
-  const int x = b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
+// The (bi)directional recurrent layer over x: its states [B, S, dirs * hidden].
+int recurrent_states(GraphBuilder& b, const ClassifierWeights& w, int x, int mask, GraphBuilder::Dim B,
+                     GraphBuilder::Dim S) {
   ModelWriter::RecurrentSpec s;
   s.x = x;
   s.mask = mask;
   s.cell = w.cell;
   s.hidden = static_cast<int>(w.hidden);
   int* slots[2][4] = {{&s.w_ih, &s.w_hh, &s.b_ih, &s.b_hh}, {&s.w_ih_r, &s.w_hh_r, &s.b_ih_r, &s.b_hh_r}};
-  if (w.dirs.size() > 2) {
-    return Status::error(StatusCode::kInvalidArgument, "%zu recurrent directions, at most 2", w.dirs.size());
-  }
-  for (size_t d = 0; d < w.dirs.size(); ++d) {
+  for (size_t d = 0; d < w.dirs.size() && d < 2; ++d) {
     const std::string name = d == 0 ? "rnn.forward" : "rnn.backward";
-    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): d < 2, checked above (the analyzer loses vector sizes)
     *slots[d][0] = b.constant(name + ".w_ih", w.dirs[d].w_ih);
     *slots[d][1] = b.constant(name + ".w_hh", w.dirs[d].w_hh);
     *slots[d][2] = vector_constant(b, name + ".b_ih", w.dirs[d].b_ih);
     *slots[d][3] = vector_constant(b, name + ".b_hh", w.dirs[d].b_hh);
   }
-  const int states = b.activation("rnn", {B, S, {width, -1}});
+  const int states = b.activation("rnn", {B, S, {int64_t(w.dirs.size()) * w.hidden, -1}});
   if (b.status().ok()) b.writer().add_recurrent("rnn", s, {states});
-  const int pooled = b.activation("attention.pooled", {B, {width, -1}});
-  const int weights = b.output("attention", {B, S});
-  const int att_w = b.constant("attention.W", w.att_w);
-  const int att_b = vector_constant(b, "attention.b", w.att_b);
-  const int att_v = b.constant("attention.v", w.att_v);
-  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, att_w, att_b, att_v, pooled, weights);
+  return states;
+}
+
+// logits = classifier(pooled), and probabilities: their sigmoid (one class) or softmax.
+void classifier_head(GraphBuilder& b, const ClassifierWeights& w, int pooled, GraphBuilder::Dim B) {
+  const int64_t classes = w.cls_w.shape[0];
+  const GraphBuilder::Dim C{classes, -1};
   const int cls_b = vector_constant(b, "classifier.bias", w.cls_b);
   const int logits = b.dense("classifier", pooled, b.constant("classifier.weight", w.cls_w), cls_b,
                              fb::Activation_None, b.output("logits", {B, C}));
@@ -81,6 +72,27 @@ Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOpti
   } else if (b.status().ok()) {
     b.writer().add_softmax("probabilities", logits, probabilities);
   }
+}
+
+Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
+  if (!b.status().ok()) return b.status();
+  if (w.dirs.size() > 2) {
+    return Status::error(StatusCode::kInvalidArgument, "%zu recurrent directions, at most 2", w.dirs.size());
+  }
+  const int64_t width = int64_t(w.dirs.size()) * w.hidden;
+  const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
+  const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
+  const int ids = b.input("input_ids", DType::kI32, {B, S});
+  const int mask = b.input("attention_mask", DType::kI32, {B, S});
+  const int x = b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
+  const int states = recurrent_states(b, w, x, mask, B, S);
+  const int pooled = b.activation("attention.pooled", {B, {width, -1}});
+  const int weights = b.output("attention", {B, S});
+  const int att_w = b.constant("attention.W", w.att_w);
+  const int att_b = vector_constant(b, "attention.b", w.att_b);
+  const int att_v = b.constant("attention.v", w.att_v);
+  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, att_w, att_b, att_v, pooled, weights);
+  classifier_head(b, w, pooled, B);
   return b.status();
 }
 

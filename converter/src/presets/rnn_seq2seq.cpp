@@ -100,51 +100,60 @@ struct Graph {
   int memory = -1, keys = -1, mask = -1, h = -1, c = -1;
 };
 
-void encode_stage(GraphBuilder& b, Seq2SeqConfig& c, Graph& g) {
-  b.writer().begin_stage("encode");
-  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
-  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
-  int x = b.embedding("src_embedding", ids, b.param("src_embedding.weight", {c.src_vocab, c.embedding}), -1, -1, -1,
-                      1.0f);
+// The encoder layers over x into g.memory; their final states in *h_n and *c_n.
+void encoder_stack(GraphBuilder& b, const Seq2SeqConfig& c, Graph& g, int x, int mask, int* h_n, int* c_n) {
   const int64_t width = c.dirs * c.hidden;
   const bool lstm = c.cell == fb::RecurrentCell_Lstm;
-  int h_n = -1, c_n = -1;
   int64_t in = c.embedding;
   g.memory = b.state("memory", DType::kF32, {g.batch, g.src, {width, -1}});
   for (int64_t k = 0; k < c.layers; ++k) {
     const bool last = k + 1 == c.layers;
     const int y = last ? g.memory : b.activation("encoder.l" + std::to_string(k) + ".y", {g.batch, g.src, {width, -1}});
-    h_n = b.activation("encoder.l" + std::to_string(k) + ".h_n", {g.batch, {width, -1}});
-    c_n = lstm ? b.activation("encoder.l" + std::to_string(k) + ".c_n", {g.batch, {width, -1}}) : -1;
-    encoder_layer(b, c, k, x, mask, in, y, h_n, c_n);
+    *h_n = b.activation("encoder.l" + std::to_string(k) + ".h_n", {g.batch, {width, -1}});
+    *c_n = lstm ? b.activation("encoder.l" + std::to_string(k) + ".c_n", {g.batch, {width, -1}}) : -1;
+    encoder_layer(b, c, k, x, mask, in, y, *h_n, *c_n);
     x = y;
     in = width;
   }
+}
+
+// keys_j = key(h_j), once per source, for additive scoring (the decoder adds query(s) at
+// every step); c.units from attention.key.weight when the config leaves it 0.
+void additive_keys(GraphBuilder& b, Seq2SeqConfig& c, Graph& g, int64_t width) {
+  Result<Matrix> key = c.units > 0 ? b.weights().get("attention.key.weight", {c.units, width})
+                                   : b.weights().get_any("attention.key.weight");
+  if (!key.ok()) {
+    b.fail(key.status());
+    return;
+  }
+  c.units = key->shape.size() == 2 ? key->shape[0] : 0;
+  if (key->shape.size() != 2 || key->shape[1] != width) {
+    b.fail(Status::error(StatusCode::kInvalidArgument, "attention.key.weight must be [units, %lld]",
+                         static_cast<long long>(width)));
+    return;
+  }
+  const int w = b.constant("attention.key.weight", key.value());
+  g.keys = b.dense("attention.key", g.memory, w, b.optional_param("attention.key.bias", {c.units}),
+                   fb::Activation_None, b.state("attention.keys", DType::kF32, {g.batch, g.src, {c.units, -1}}));
+}
+
+void encode_stage(GraphBuilder& b, Seq2SeqConfig& c, Graph& g) {
+  b.writer().begin_stage("encode");
+  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
+  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
+  const int x = b.embedding("src_embedding", ids, b.param("src_embedding.weight", {c.src_vocab, c.embedding}), -1,
+                            -1, -1, 1.0f);
+  const int64_t width = c.dirs * c.hidden;
+  int h_n = -1, c_n = -1;
+  encoder_stack(b, c, g, x, mask, &h_n, &c_n);
   const GraphBuilder::Dim hd{c.decoder_hidden, -1};
   g.h = b.state("decoder.h", DType::kF32, {g.batch, hd});
   linear(b, "bridge_h", h_n, c.decoder_hidden, width, true, fb::Activation_Tanh, g.h);
-  if (lstm) {
+  if (c.cell == fb::RecurrentCell_Lstm) {
     g.c = b.state("decoder.c", DType::kF32, {g.batch, hd});
     linear(b, "bridge_c", c_n, c.decoder_hidden, width, true, fb::Activation_Tanh, g.c);
   }
-  if (c.attention == "bahdanau" || c.attention == "luong_concat") {
-    // keys_j = key(h_j), once per source; the decoder adds query(s) at every step.
-    Result<Matrix> key = c.units > 0 ? b.weights().get("attention.key.weight", {c.units, width})
-                                     : b.weights().get_any("attention.key.weight");
-    if (!key.ok()) {
-      b.fail(key.status());
-      return;
-    }
-    c.units = key->shape.size() == 2 ? key->shape[0] : 0;
-    if (key->shape.size() != 2 || key->shape[1] != width) {
-      b.fail(Status::error(StatusCode::kInvalidArgument, "attention.key.weight must be [units, %lld]",
-                           static_cast<long long>(width)));
-      return;
-    }
-    const int w = b.constant("attention.key.weight", key.value());
-    g.keys = b.dense("attention.key", g.memory, w, b.optional_param("attention.key.bias", {c.units}),
-                     fb::Activation_None, b.state("attention.keys", DType::kF32, {g.batch, g.src, {c.units, -1}}));
-  }
+  if (c.attention == "bahdanau" || c.attention == "luong_concat") additive_keys(b, c, g, width);
   g.mask = b.copy("source_mask.keep", mask, b.state("source_mask.state", DType::kI32, {g.batch, g.src}));
 }
 
