@@ -9,6 +9,8 @@
 
 #include "focal/status.h"
 
+// `lhs` may be a declaration and `result` is a name: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FOCAL_RESULT_CONCAT_INNER(a, b) a##b
 #define FOCAL_RESULT_CONCAT(a, b) FOCAL_RESULT_CONCAT_INNER(a, b)
 #define FOCAL_ASSIGN_OR_RETURN(lhs, expr) \
@@ -17,3 +19,4 @@
   auto result = (expr);                                \
   if (!result.ok()) return result.status();            \
   lhs = std::move(result.value())
+// NOLINTEND(bugprone-macro-parentheses)

@@ -86,12 +86,16 @@ class Unpickler {
     return Status();
   }
 
-  Status pop(PickleRef* v) {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) return fail("stack underflow");
+  // Removes the top value (above the last MARK) into *v; false when there is none. A
+  // bool, not a Status, so that callers (and the static analyzer) see *v set on success.
+  bool pop(PickleRef* v) {
+    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) return false;
     *v = stack_.back();
     stack_.pop_back();
-    return Status();
+    return true;
   }
+
+  Status underflow() const { return fail("stack underflow"); }
 
   // Values pushed since the last MARK, removing them and the mark.
   Status pop_to_mark(std::vector<PickleRef>* items) {
@@ -162,8 +166,7 @@ class Unpickler {
   // Applies one of the allowed callables to its argument tuple.
   Status reduce() {
     PickleRef args = nullptr, callable = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&args));
-    FOCAL_RETURN_IF_ERROR(pop(&callable));
+    if (!pop(&args) || !pop(&callable)) return underflow();
     if (callable->kind != Kind::kGlobal || args->kind != Kind::kTuple) return fail("REDUCE needs a global and a tuple");
     if (callable->s == "collections.OrderedDict") {
       if (!args->items.empty()) return fail("OrderedDict with arguments");
@@ -193,7 +196,7 @@ class Unpickler {
   // ('storage', storage_type, key, location, numel) -> a storage reference.
   Status persistent_load() {
     PickleRef pid = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&pid));
+    if (!pop(&pid)) return underflow();
     if (pid->kind != Kind::kTuple || pid->items.size() < 5 || pid->items[0]->kind != Kind::kString ||
         pid->items[0]->s != "storage" || pid->items[1]->kind != Kind::kGlobal ||
         pid->items[2]->kind != Kind::kString || pid->items[4]->kind != Kind::kInt) {
@@ -252,7 +255,11 @@ class Unpickler {
   // APPEND (one value) or APPENDS (the values since the MARK) to the list below them.
   Status append(bool many) {
     std::vector<PickleRef> items(1, nullptr);
-    FOCAL_RETURN_IF_ERROR(many ? pop_to_mark(&items) : pop(&items[0]));
+    if (many) {
+      FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
+    } else if (!pop(&items[0])) {
+      return underflow();
+    }
     if (stack_.empty() || stack_.back()->kind != Kind::kList) {
       return fail(many ? "APPENDS to a non-list" : "APPEND to a non-list");
     }
@@ -266,8 +273,7 @@ class Unpickler {
     if (many) {
       FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
     } else {
-      FOCAL_RETURN_IF_ERROR(pop(&items[1]));
-      FOCAL_RETURN_IF_ERROR(pop(&items[0]));
+      if (!pop(&items[1]) || !pop(&items[0])) return underflow();
     }
     if (stack_.empty()) return fail(many ? "SETITEMS without a dict" : "SETITEM without a dict");
     return set_items(stack_.back(), items);
@@ -287,8 +293,7 @@ class Unpickler {
 
   Status stack_global() {
     PickleRef name = nullptr, module = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&name));
-    FOCAL_RETURN_IF_ERROR(pop(&module));
+    if (!pop(&name) || !pop(&module)) return underflow();
     if (name->kind != Kind::kString || module->kind != Kind::kString) return fail("STACK_GLOBAL needs two strings");
     return global(module->s, name->s);
   }
@@ -296,7 +301,7 @@ class Unpickler {
   // BUILD: object state (an OrderedDict's _metadata); kept out of the tensors.
   Status build() {
     PickleRef state = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&state));
+    if (!pop(&state)) return underflow();
     if (stack_.empty() || stack_.back()->kind != Kind::kDict) return fail("BUILD on something that is not a dict");
     return Status();
   }

@@ -7,10 +7,7 @@ namespace detail {
 
 const PeakKernels* peak_kernels_avx2() {
 #if XSIMD_WITH_FMA3_AVX2
-  using Arch = xsimd::fma3<xsimd::avx2>;
-  static const PeakKernels kernels = {"avx2", flop_per_iteration<Arch>(12), &fma_loop_12<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return peak_table<xsimd::fma3<xsimd::avx2>, 12>("avx2");
 #else
   return nullptr;
 #endif

@@ -7,10 +7,7 @@ namespace detail {
 
 const PeakKernels* peak_kernels_avx512() {
 #if XSIMD_WITH_AVX512BW
-  using Arch = xsimd::avx512bw;
-  static const PeakKernels kernels = {"avx512", flop_per_iteration<Arch>(16), &fma_loop_16<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return peak_table<xsimd::avx512bw, 16>("avx512");
 #else
   return nullptr;
 #endif

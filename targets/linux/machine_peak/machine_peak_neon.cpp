@@ -8,15 +8,9 @@ namespace detail {
 
 const PeakKernels* peak_kernels_neon() {
 #if XSIMD_WITH_NEON64
-  using Arch = xsimd::neon64;
-  static const PeakKernels kernels = {"neon64", flop_per_iteration<Arch>(16),
-                                      &fma_loop_16<Arch, true>, &sum_floats<Arch>};
-  return &kernels;
+  return peak_table<xsimd::neon64, 16, true>("neon64");
 #elif XSIMD_WITH_NEON
-  using Arch = xsimd::neon;
-  static const PeakKernels kernels = {"neon", flop_per_iteration<Arch>(12),
-                                      &fma_loop_12<Arch, true>, &sum_floats<Arch>};
-  return &kernels;
+  return peak_table<xsimd::neon, 12, true>("neon");
 #else
   return nullptr;
 #endif

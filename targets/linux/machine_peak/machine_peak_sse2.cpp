@@ -7,10 +7,7 @@ namespace detail {
 
 const PeakKernels* peak_kernels_sse2() {
 #if XSIMD_WITH_SSE2
-  using Arch = xsimd::sse2;
-  static const PeakKernels kernels = {"sse2", flop_per_iteration<Arch>(12), &fma_loop_12<Arch>,
-                                      &sum_floats<Arch>};
-  return &kernels;
+  return peak_table<xsimd::sse2, 12>("sse2");
 #else
   return nullptr;
 #endif

@@ -98,6 +98,22 @@ constexpr size_t flop_per_iteration(size_t accumulators) {
   return accumulators * xsimd::batch<float, Arch>::size * 2;
 }
 
+// One instruction set's table: the FMA loop with kChains (12 or 16) chains, addend
+// chains where the FMA overwrites its addend (NEON), and the sum.
+template <class Arch, size_t kChains, bool kAddendChains = false>
+const focal_bench::detail::PeakKernels* peak_table(const char* isa) {
+  static_assert(kChains == 12 || kChains == 16, "fma_loop_12 or fma_loop_16");
+  float (*fma_loop)(size_t, float) = nullptr;
+  if constexpr (kChains == 16) {
+    fma_loop = &fma_loop_16<Arch, kAddendChains>;
+  } else {
+    fma_loop = &fma_loop_12<Arch, kAddendChains>;
+  }
+  static const focal_bench::detail::PeakKernels kernels = {isa, flop_per_iteration<Arch>(kChains), fma_loop,
+                                                           &sum_floats<Arch>};
+  return &kernels;
+}
+
 }  // namespace
 
 #undef FOCAL_BENCH_FMA_LOOP
