@@ -1,8 +1,7 @@
 // A finished .focal file in memory of its own: zero-filled anonymous pages, page (so
 // 64-byte) aligned as the loader wants, whose pages are resident only once written and
-// can be handed back to the OS once read. The converter moves a BERT-sized file from
-// the self-test's draft into the final file with copy_releasing, so it never holds two
-// copies of the weights at once.
+// can be handed back to the OS once read, so a BERT-sized file moved from one buffer to
+// another (copy_releasing) never holds two copies of the weights at once.
 #pragma once
 
 #include <cstddef>

@@ -367,6 +367,13 @@ size_t ModelWriter::move_constant(size_t t, uint8_t* at, FileBuffer* previous) {
   return freed;
 }
 
+Result<std::vector<uint8_t>> ModelWriter::header(size_t* file_size) const {
+  Result<Header> header = serialize_header(WriteOptions());
+  if (!header.ok()) return header.status();
+  *file_size = header->file_size;
+  return std::move(header->bytes);
+}
+
 Result<FileBuffer> ModelWriter::finish_moving_constants(FileBuffer* previous) {
   Result<Header> header = serialize_header(WriteOptions());
   if (!header.ok()) return header.status();

@@ -159,6 +159,9 @@ class ModelWriter {
   // constants were moved into before (the self-test's draft), whose pages are released
   // as they are copied. Converting through this keeps one copy of the weights resident.
   Result<FileBuffer> finish_moving_constants(FileBuffer* previous = nullptr);
+  // The FlatBuffer that finish() would write now (the file's start, before the data
+  // segment) and the whole file's size: the graph's facts before its data is written.
+  Result<std::vector<uint8_t>> header(size_t* file_size) const;
 
  private:
   struct TensorSpec {

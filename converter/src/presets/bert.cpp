@@ -9,30 +9,29 @@ namespace focal {
 namespace convert {
 namespace {
 
-struct BertConfig {
-  int64_t vocab, hidden, layers, heads, intermediate, positions, type_vocab;
+struct BertConfig : HfSizes {
+  int64_t positions, type_vocab, labels;
   float epsilon;
   fb::Activation activation;
 };
 
-BertConfig read_config(const nlohmann::json& j) {
+Result<fb::Activation> bert_activation(const nlohmann::json& j) {
+  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(j, "hidden_act", "gelu"));
+  if (act == "gelu") return fb::Activation_GeluErf;
+  if (act == "relu") return fb::Activation_Relu;
+  if (act == "gelu_new") return fb::Activation_GeluTanh;
+  return config_refused("hidden_act " + act + " is not supported (gelu, gelu_new, relu)");
+}
+
+Result<BertConfig> read_config(const nlohmann::json& j) {
   BertConfig c;
-  c.vocab = config_int(j, "vocab_size");
-  c.hidden = config_int(j, "hidden_size");
-  c.layers = config_int(j, "num_hidden_layers");
-  c.heads = config_int(j, "num_attention_heads");
-  c.intermediate = config_int(j, "intermediate_size");
-  c.positions = config_int(j, "max_position_embeddings", 512);
-  c.type_vocab = config_int(j, "type_vocab_size", 2);
-  c.epsilon = static_cast<float>(config_number(j, "layer_norm_eps", 1e-12));
-  const std::string act = config_string(j, "hidden_act", "gelu");
-  if (act != "gelu" && act != "gelu_new" && act != "relu") {
-    throw std::runtime_error("hidden_act " + act + " is not supported (gelu, gelu_new, relu)");
-  }
-  c.activation = act == "gelu" ? fb::Activation_GeluErf
-                 : act == "relu" ? fb::Activation_Relu
-                                 : fb::Activation_GeluTanh;
-  if (c.heads < 1 || c.hidden % c.heads != 0) throw std::runtime_error("hidden_size must be a multiple of heads");
+  FOCAL_RETURN_IF_ERROR(read_hf_sizes(j, &c));
+  FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(j, "max_position_embeddings", 512));
+  FOCAL_ASSIGN_OR_RETURN(c.type_vocab, config_int(j, "type_vocab_size", 2));
+  FOCAL_ASSIGN_OR_RETURN(c.labels, config_int(j, "num_labels", 2));
+  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(j, "layer_norm_eps", 1e-12));
+  FOCAL_ASSIGN_OR_RETURN(c.activation, bert_activation(j));
+  if (c.heads < 1 || c.hidden % c.heads != 0) return config_refused("hidden_size must be a multiple of heads");
   return c;
 }
 
@@ -75,13 +74,10 @@ int bert_layer(GraphBuilder& b, const std::string& p, int x, int mask, const Ber
 }  // namespace
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const BertConfig c = read_config(config);
+  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, named_config(options, read_config(config)));
   if (b.weights().has("bert.embeddings.word_embeddings.weight")) b.weights().set_prefix("bert.");
-  const int64_t max_seq = planned_seq(options, c.positions);
-  if (max_seq > c.positions) {
-    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds the model's %lld positions",
-                         static_cast<long long>(max_seq), static_cast<long long>(c.positions));
-  }
+  FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq,
+                         planned_seq_within(options, c.positions, 512, "max_position_embeddings"));
   const int batch = b.symbol("batch", options.max_batch);
   const int seq = b.symbol("seq", max_seq);
   const GraphBuilder::Dim B{options.max_batch, batch}, S{max_seq, seq}, H{c.hidden, -1};
@@ -103,9 +99,8 @@ Status build_bert(const nlohmann::json& config, const PresetOptions& options, Gr
     const int pooled = bert_linear(b, "pooler.dense", cls, c.hidden, c.hidden, fb::Activation_Tanh,
                                    b.output("pooler_output", {B, H}));
     if (b.weights().has("classifier.weight")) {
-      const int64_t labels = config_int(config, "num_labels", 2);
-      bert_linear(b, "classifier", pooled, labels, c.hidden, fb::Activation_None,
-                  b.output("logits", {B, {labels, -1}}));
+      bert_linear(b, "classifier", pooled, c.labels, c.hidden, fb::Activation_None,
+                  b.output("logits", {B, {c.labels, -1}}));
     }
   }
   return b.status();

@@ -61,25 +61,28 @@ int gpt2_block(GraphBuilder& b, const DecoderGraph& g, const std::string& p, int
   return b.add(mlp + ".residual", h, down);
 }
 
+Result<Gpt2Config> read_config(const nlohmann::json& config) {
+  Gpt2Config c;
+  FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(config, "vocab_size"));
+  FOCAL_ASSIGN_OR_RETURN(c.d, config_int(config, "n_embd"));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(config, "n_layer"));
+  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(config, "n_head"));
+  FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(config, "n_positions", 1024));
+  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(config, "layer_norm_epsilon", 1e-5));
+  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(config, "activation_function", "gelu_new"));
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh") {
+    return config_refused("activation_function " + act + " is not supported");
+  }
+  if (c.heads < 1 || c.d % c.heads != 0) return config_refused("n_embd must be a multiple of n_head");
+  return c;
+}
+
 }  // namespace
 
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  Gpt2Config c;
-  c.vocab = config_int(config, "vocab_size");
-  c.d = config_int(config, "n_embd");
-  c.layers = config_int(config, "n_layer");
-  c.heads = config_int(config, "n_head");
-  c.positions = config_int(config, "n_positions", 1024);
-  c.epsilon = static_cast<float>(config_number(config, "layer_norm_epsilon", 1e-5));
-  const std::string act = config_string(config, "activation_function", "gelu_new");
-  if (act != "gelu_new" && act != "gelu_pytorch_tanh") throw std::runtime_error("activation_function " + act + " is not supported");
-  if (c.heads < 1 || c.d % c.heads != 0) throw std::runtime_error("n_embd must be a multiple of n_head");
+  FOCAL_ASSIGN_OR_RETURN(const Gpt2Config c, named_config(options, read_config(config)));
   if (b.weights().has("transformer.wte.weight")) b.weights().set_prefix("transformer.");
-  const int64_t context = planned_seq(options, c.positions, 1024);
-  if (context > c.positions) {
-    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds n_positions %lld",
-                         static_cast<long long>(context), static_cast<long long>(c.positions));
-  }
+  FOCAL_ASSIGN_OR_RETURN(const int64_t context, planned_seq_within(options, c.positions, 1024, "n_positions"));
   const DecoderGraph g = decoder_inputs(b, options, context);
   const Matrix wte = b.fetch("wte.weight", {c.vocab, c.d});
   const int table = b.constant("wte.weight", wte);

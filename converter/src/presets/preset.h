@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "assign_or_return.h"
 #include "presets/graph_builder.h"
 
 namespace focal {
@@ -14,6 +15,7 @@ namespace convert {
 struct PresetOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default (the model's maximum positions, or 512)
+  const char* preset = nullptr;  // the preset's name, for config errors; null: unnamed
 };
 
 struct Preset {
@@ -25,16 +27,36 @@ struct Preset {
 const Preset* find_preset(const std::string& name);
 const Preset* presets(size_t* count);
 
-// Config values: a required key, or one with a default. Type errors surface as
-// nlohmann exceptions, which convert() turns into a message naming the key.
-int64_t config_int(const nlohmann::json& config, const char* key);
-int64_t config_int(const nlohmann::json& config, const char* key, int64_t fallback);
-double config_number(const nlohmann::json& config, const char* key, double fallback);
-bool config_bool(const nlohmann::json& config, const char* key, bool fallback);
-std::string config_string(const nlohmann::json& config, const char* key, const std::string& fallback);
+// Config values: a required key, or one with a default (taken when the key is absent or
+// null). A value of the wrong type or range is an error naming the key; nothing throws.
+Result<int64_t> config_int(const nlohmann::json& config, const char* key);
+Result<int64_t> config_int(const nlohmann::json& config, const char* key, int64_t fallback);
+Result<double> config_number(const nlohmann::json& config, const char* key, double fallback);
+Result<float> config_float(const nlohmann::json& config, const char* key, double fallback);  // f32 fields
+Result<bool> config_bool(const nlohmann::json& config, const char* key, bool fallback);
+Result<std::string> config_string(const nlohmann::json& config, const char* key, const std::string& fallback);
+// The sizes HuggingFace's config.json names alike for BERT and Llama: vocab_size,
+// hidden_size, num_hidden_layers, num_attention_heads, intermediate_size.
+struct HfSizes {
+  int64_t vocab = 0, hidden = 0, layers = 0, heads = 0, intermediate = 0;
+};
+Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes);
 
-// The sequence limit to plan for: --max-seq, else the model's own limit capped at `cap`.
-int64_t planned_seq(const PresetOptions& options, int64_t model_limit, int64_t cap = 512);
+// A config value the preset cannot build: an error with this message.
+Status config_refused(const std::string& why);
+// A config error as `focal convert` reports it: "preset NAME: config: WHY".
+Status config_error(const PresetOptions& options, const Status& why);
+// A preset's config as read, or its error named as config_error does.
+template <class Config>
+Result<Config> named_config(const PresetOptions& options, Result<Config> read) {
+  if (!read.ok()) return config_error(options, read.status());
+  return read;
+}
+
+// The sequence limit to plan for: --max-seq, else the model's own limit capped at `cap`;
+// an error when --max-seq exceeds the model's limit (config key `limit_key`).
+Result<int64_t> planned_seq_within(const PresetOptions& options, int64_t model_limit, int64_t cap,
+                                   const char* limit_key);
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);

@@ -1,5 +1,7 @@
 #include "presets/preset.h"
 
+#include <algorithm>
+
 #include "json/json_integer.h"
 
 namespace focal {
@@ -45,30 +47,79 @@ const Preset* find_preset(const std::string& name) {
   return nullptr;
 }
 
-int64_t config_int(const nlohmann::json& config, const char* key) {
-  if (!config.contains(key)) throw std::runtime_error(std::string("config lacks '") + key + "'");
-  return json_integer(config.at(key), key);
+namespace {
+
+bool has_value(const nlohmann::json& config, const char* key) {
+  return config.is_object() && config.contains(key) && !config.at(key).is_null();
 }
 
-int64_t config_int(const nlohmann::json& config, const char* key, int64_t fallback) {
-  return json_integer_or(config, key, fallback);
+Status wrong_type(const char* key, const char* type, const nlohmann::json& value) {
+  return config_refused(std::string("'") + key + "' must be " + type + ", not " + value.dump());
 }
 
-double config_number(const nlohmann::json& config, const char* key, double fallback) {
-  return config.contains(key) && !config.at(key).is_null() ? config.at(key).get<double>() : fallback;
+}  // namespace
+
+Result<int64_t> config_int(const nlohmann::json& config, const char* key) {
+  if (!config.is_object() || !config.contains(key)) return config_refused(std::string("config lacks '") + key + "'");
+  return read_json_integer(config.at(key), key);
 }
 
-bool config_bool(const nlohmann::json& config, const char* key, bool fallback) {
-  return config.contains(key) && !config.at(key).is_null() ? config.at(key).get<bool>() : fallback;
+Result<int64_t> config_int(const nlohmann::json& config, const char* key, int64_t fallback) {
+  return read_json_integer_or(config, key, fallback);
 }
 
-std::string config_string(const nlohmann::json& config, const char* key, const std::string& fallback) {
-  return config.contains(key) && !config.at(key).is_null() ? config.at(key).get<std::string>() : fallback;
+Result<double> config_number(const nlohmann::json& config, const char* key, double fallback) {
+  if (!has_value(config, key)) return fallback;
+  const nlohmann::json& value = config.at(key);
+  if (!value.is_number()) return wrong_type(key, "a number", value);
+  return value.get<double>();
 }
 
-int64_t planned_seq(const PresetOptions& options, int64_t model_limit, int64_t cap) {
-  if (options.max_seq > 0) return options.max_seq;
-  return model_limit < cap ? model_limit : cap;
+Result<float> config_float(const nlohmann::json& config, const char* key, double fallback) {
+  FOCAL_ASSIGN_OR_RETURN(const double value, config_number(config, key, fallback));
+  return static_cast<float>(value);
+}
+
+Result<bool> config_bool(const nlohmann::json& config, const char* key, bool fallback) {
+  if (!has_value(config, key)) return fallback;
+  const nlohmann::json& value = config.at(key);
+  if (!value.is_boolean()) return wrong_type(key, "true or false", value);
+  return value.get<bool>();
+}
+
+Result<std::string> config_string(const nlohmann::json& config, const char* key, const std::string& fallback) {
+  if (!has_value(config, key)) return fallback;
+  const nlohmann::json& value = config.at(key);
+  if (!value.is_string()) return wrong_type(key, "a string", value);
+  return value.get<std::string>();
+}
+
+Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes) {
+  FOCAL_ASSIGN_OR_RETURN(sizes->vocab, config_int(config, "vocab_size"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->hidden, config_int(config, "hidden_size"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->layers, config_int(config, "num_hidden_layers"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->heads, config_int(config, "num_attention_heads"));
+  FOCAL_ASSIGN_OR_RETURN(sizes->intermediate, config_int(config, "intermediate_size"));
+  return Status();
+}
+
+Status config_refused(const std::string& why) {
+  return Status::error(StatusCode::kInvalidArgument, "%s", why.c_str());
+}
+
+Status config_error(const PresetOptions& options, const Status& why) {
+  if (options.preset == nullptr) return Status::error(why.code(), "config: %s", why.message());
+  return Status::error(why.code(), "preset %s: config: %s", options.preset, why.message());
+}
+
+Result<int64_t> planned_seq_within(const PresetOptions& options, int64_t model_limit, int64_t cap,
+                                   const char* limit_key) {
+  const int64_t seq = options.max_seq > 0 ? options.max_seq : std::min(model_limit, cap);
+  if (seq > model_limit) {
+    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds %s %lld", static_cast<long long>(seq),
+                         limit_key, static_cast<long long>(model_limit));
+  }
+  return seq;
 }
 
 }  // namespace convert

@@ -36,40 +36,31 @@ int vector_constant(GraphBuilder& b, const std::string& name, const Matrix& m) {
   return m.shape.empty() ? -1 : b.constant(name, m);
 }
 
-Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
-  if (!b.status().ok()) return b.status();
-  const int64_t width = int64_t(w.dirs.size()) * w.hidden, classes = w.cls_w.shape[0];
-  const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
-  const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
-  const GraphBuilder::Dim C{classes, -1};
-  const int ids = b.input("input_ids", DType::kI32, {B, S});
-  const int mask = b.input("attention_mask", DType::kI32, {B, S});
-  const int x = b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
+// The (bi)directional recurrent layer over x: its states [B, S, dirs * hidden].
+int recurrent_states(GraphBuilder& b, const ClassifierWeights& w, int x, int mask, GraphBuilder::Dim B,
+                     GraphBuilder::Dim S) {
   ModelWriter::RecurrentSpec s;
   s.x = x;
   s.mask = mask;
   s.cell = w.cell;
   s.hidden = static_cast<int>(w.hidden);
   int* slots[2][4] = {{&s.w_ih, &s.w_hh, &s.b_ih, &s.b_hh}, {&s.w_ih_r, &s.w_hh_r, &s.b_ih_r, &s.b_hh_r}};
-  if (w.dirs.size() > 2) {
-    return Status::error(StatusCode::kInvalidArgument, "%zu recurrent directions, at most 2", w.dirs.size());
-  }
-  for (size_t d = 0; d < w.dirs.size(); ++d) {
+  for (size_t d = 0; d < w.dirs.size() && d < 2; ++d) {
     const std::string name = d == 0 ? "rnn.forward" : "rnn.backward";
-    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): d < 2, checked above (the analyzer loses vector sizes)
     *slots[d][0] = b.constant(name + ".w_ih", w.dirs[d].w_ih);
     *slots[d][1] = b.constant(name + ".w_hh", w.dirs[d].w_hh);
     *slots[d][2] = vector_constant(b, name + ".b_ih", w.dirs[d].b_ih);
     *slots[d][3] = vector_constant(b, name + ".b_hh", w.dirs[d].b_hh);
   }
-  const int states = b.activation("rnn", {B, S, {width, -1}});
+  const int states = b.activation("rnn", {B, S, {int64_t(w.dirs.size()) * w.hidden, -1}});
   if (b.status().ok()) b.writer().add_recurrent("rnn", s, {states});
-  const int pooled = b.activation("attention.pooled", {B, {width, -1}});
-  const int weights = b.output("attention", {B, S});
-  const int att_w = b.constant("attention.W", w.att_w);
-  const int att_b = vector_constant(b, "attention.b", w.att_b);
-  const int att_v = b.constant("attention.v", w.att_v);
-  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, att_w, att_b, att_v, pooled, weights);
+  return states;
+}
+
+// logits = classifier(pooled), and probabilities: their sigmoid (one class) or softmax.
+void classifier_head(GraphBuilder& b, const ClassifierWeights& w, int pooled, GraphBuilder::Dim B) {
+  const int64_t classes = w.cls_w.shape[0];
+  const GraphBuilder::Dim C{classes, -1};
   const int cls_b = vector_constant(b, "classifier.bias", w.cls_b);
   const int logits = b.dense("classifier", pooled, b.constant("classifier.weight", w.cls_w), cls_b,
                              fb::Activation_None, b.output("logits", {B, C}));
@@ -81,6 +72,27 @@ Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOpti
   } else if (b.status().ok()) {
     b.writer().add_softmax("probabilities", logits, probabilities);
   }
+}
+
+Status build_graph(const ClassifierWeights& w, int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
+  if (!b.status().ok()) return b.status();
+  if (w.dirs.size() > 2) {
+    return Status::error(StatusCode::kInvalidArgument, "%zu recurrent directions, at most 2", w.dirs.size());
+  }
+  const int64_t width = int64_t(w.dirs.size()) * w.hidden;
+  const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
+  const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
+  const int ids = b.input("input_ids", DType::kI32, {B, S});
+  const int mask = b.input("attention_mask", DType::kI32, {B, S});
+  const int x = b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
+  const int states = recurrent_states(b, w, x, mask, B, S);
+  const int pooled = b.activation("attention.pooled", {B, {width, -1}});
+  const int weights = b.output("attention", {B, S});
+  const int att_w = b.constant("attention.W", w.att_w);
+  const int att_b = vector_constant(b, "attention.b", w.att_b);
+  const int att_v = b.constant("attention.v", w.att_v);
+  if (b.status().ok()) b.writer().add_attention_pool("attention", states, mask, att_w, att_b, att_v, pooled, weights);
+  classifier_head(b, w, pooled, B);
   return b.status();
 }
 
@@ -168,18 +180,38 @@ Status check_head_shapes(const ClassifierWeights& w) {
   return Status();
 }
 
+struct ClassifierConfig {
+  int64_t hidden = 0, embedding = 0, units = 0, classes = 0, vocab = 0, max_seq = 0;
+};
+
+Result<ClassifierConfig> read_config(const nlohmann::json& config, const PresetOptions& options, bool keras) {
+  ClassifierConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.hidden, config_int(config, "hidden"));
+  if (!keras) {  // a Keras file's tensors give these
+    FOCAL_ASSIGN_OR_RETURN(c.embedding, config_int(config, "embedding"));
+    FOCAL_ASSIGN_OR_RETURN(c.units, config_int(config, "attention_units"));
+    FOCAL_ASSIGN_OR_RETURN(c.classes, config_int(config, "num_classes"));
+    FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(config, "vocab_size"));
+  }
+  c.max_seq = options.max_seq;
+  if (c.max_seq <= 0) {
+    FOCAL_ASSIGN_OR_RETURN(c.max_seq, config_int(config, "max_len", 256));
+  }
+  return c;
+}
+
 }  // namespace
 
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  FOCAL_ASSIGN_OR_RETURN(const ClassifierConfig settings,
+                         named_config(options, read_config(config, options, /*keras=*/false)));
+  const int64_t embedding = settings.embedding, units = settings.units, classes = settings.classes;
   ClassifierWeights w;
-  w.hidden = config_int(config, "hidden");
-  const int64_t embedding = config_int(config, "embedding"), units = config_int(config, "attention_units");
-  const int64_t classes = config_int(config, "num_classes"), vocab = config_int(config, "vocab_size");
-  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  w.hidden = settings.hidden;
   const std::string rnn = b.weights().has("gru.weight_ih_l0") ? "gru" : "lstm";
   w.cell = rnn == "gru" ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
   const int64_t g = (rnn == "gru" ? 3 : 4) * w.hidden;
-  w.embedding = b.fetch("embedding.weight", {vocab, embedding});
+  w.embedding = b.fetch("embedding.weight", {settings.vocab, embedding});
   for (const std::string& suffix : {std::string(), std::string("_reverse")}) {
     if (!suffix.empty() && !b.weights().has(rnn + ".weight_ih_l0" + suffix)) break;
     Direction d;
@@ -195,14 +227,15 @@ Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& o
   w.att_v = as_vector(b.fetch("attention.v.weight", {1, units}));
   w.cls_w = b.fetch("classifier.weight", {classes, width});
   if (b.weights().has("classifier.bias")) w.cls_b = b.fetch("classifier.bias", {classes});
-  return build_graph(w, max_seq, options, b);
+  return build_graph(w, settings.max_seq, options, b);
 }
 
 Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  FOCAL_ASSIGN_OR_RETURN(const ClassifierConfig settings,
+                         named_config(options, read_config(config, options, /*keras=*/true)));
   const std::vector<std::string> names = b.weights().names();
   ClassifierWeights w;
-  w.hidden = config_int(config, "hidden");
-  const int64_t max_seq = options.max_seq > 0 ? options.max_seq : config_int(config, "max_len", 256);
+  w.hidden = settings.hidden;
   w.embedding = keras_tensor(b, names, {"embeddings:0"});
   for (const char* direction : {"forward", "backward"}) {
     Direction d;
@@ -226,7 +259,7 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
   w.cls_b = as_vector(keras_tensor(b, names, {"dense", "/bias:0"}, false));
   if (!b.status().ok()) return b.status();
   FOCAL_RETURN_IF_ERROR(check_head_shapes(w));
-  return build_graph(w, max_seq, options, b);
+  return build_graph(w, settings.max_seq, options, b);
 }
 
 }  // namespace convert

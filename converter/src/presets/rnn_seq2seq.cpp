@@ -22,27 +22,35 @@ struct Seq2SeqConfig {
   fb::RecurrentCell cell;
   std::string attention;
   int64_t hidden, decoder_hidden, embedding, layers, src_vocab, tgt_vocab, max_src, dirs, units = 0;
+  int64_t bos_id, eos_id;
 };
 
-Seq2SeqConfig read_config(const nlohmann::json& j) {
+Result<fb::RecurrentCell> read_cell(const nlohmann::json& j) {
+  FOCAL_ASSIGN_OR_RETURN(const std::string cell, config_string(j, "cell", "lstm"));
+  if (cell != "lstm" && cell != "gru") return config_refused("cell must be lstm or gru");
+  return cell == "lstm" ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
+}
+
+Result<Seq2SeqConfig> read_config(const nlohmann::json& j) {
   Seq2SeqConfig c;
-  const std::string cell = config_string(j, "cell", "lstm");
-  if (cell != "lstm" && cell != "gru") throw std::runtime_error("cell must be lstm or gru");
-  c.cell = cell == "lstm" ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
-  c.attention = config_string(j, "attention", "bahdanau");
+  FOCAL_ASSIGN_OR_RETURN(c.cell, read_cell(j));
+  FOCAL_ASSIGN_OR_RETURN(c.attention, config_string(j, "attention", "bahdanau"));
   if (c.attention != "bahdanau" && c.attention != "luong_general" && c.attention != "luong_dot" &&
       c.attention != "luong_concat") {
-    throw std::runtime_error("attention must be bahdanau, luong_general, luong_dot or luong_concat");
+    return config_refused("attention must be bahdanau, luong_general, luong_dot or luong_concat");
   }
-  c.hidden = config_int(j, "hidden");
-  c.decoder_hidden = config_int(j, "decoder_hidden", c.hidden);
-  c.embedding = config_int(j, "embedding");
-  c.layers = config_int(j, "encoder_layers", 1);
-  c.src_vocab = config_int(j, "src_vocab");
-  c.tgt_vocab = config_int(j, "tgt_vocab");
-  c.max_src = config_int(j, "max_src_len", 64);
-  c.dirs = config_bool(j, "bidirectional", true) ? 2 : 1;
-  c.units = config_int(j, "attention_units", 0);  // 0: from attention.key.weight
+  FOCAL_ASSIGN_OR_RETURN(c.hidden, config_int(j, "hidden"));
+  FOCAL_ASSIGN_OR_RETURN(c.decoder_hidden, config_int(j, "decoder_hidden", c.hidden));
+  FOCAL_ASSIGN_OR_RETURN(c.embedding, config_int(j, "embedding"));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(j, "encoder_layers", 1));
+  FOCAL_ASSIGN_OR_RETURN(c.src_vocab, config_int(j, "src_vocab"));
+  FOCAL_ASSIGN_OR_RETURN(c.tgt_vocab, config_int(j, "tgt_vocab"));
+  FOCAL_ASSIGN_OR_RETURN(c.max_src, config_int(j, "max_src_len", 64));
+  FOCAL_ASSIGN_OR_RETURN(const bool bidirectional, config_bool(j, "bidirectional", true));
+  c.dirs = bidirectional ? 2 : 1;
+  FOCAL_ASSIGN_OR_RETURN(c.units, config_int(j, "attention_units", 0));  // 0: from attention.key.weight
+  FOCAL_ASSIGN_OR_RETURN(c.bos_id, config_int(j, "bos_id", 1));
+  FOCAL_ASSIGN_OR_RETURN(c.eos_id, config_int(j, "eos_id", 2));
   return c;
 }
 
@@ -92,51 +100,60 @@ struct Graph {
   int memory = -1, keys = -1, mask = -1, h = -1, c = -1;
 };
 
-void encode_stage(GraphBuilder& b, Seq2SeqConfig& c, Graph& g) {
-  b.writer().begin_stage("encode");
-  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
-  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
-  int x = b.embedding("src_embedding", ids, b.param("src_embedding.weight", {c.src_vocab, c.embedding}), -1, -1, -1,
-                      1.0f);
+// The encoder layers over x into g.memory; their final states in *h_n and *c_n.
+void encoder_stack(GraphBuilder& b, const Seq2SeqConfig& c, Graph& g, int x, int mask, int* h_n, int* c_n) {
   const int64_t width = c.dirs * c.hidden;
   const bool lstm = c.cell == fb::RecurrentCell_Lstm;
-  int h_n = -1, c_n = -1;
   int64_t in = c.embedding;
   g.memory = b.state("memory", DType::kF32, {g.batch, g.src, {width, -1}});
   for (int64_t k = 0; k < c.layers; ++k) {
     const bool last = k + 1 == c.layers;
     const int y = last ? g.memory : b.activation("encoder.l" + std::to_string(k) + ".y", {g.batch, g.src, {width, -1}});
-    h_n = b.activation("encoder.l" + std::to_string(k) + ".h_n", {g.batch, {width, -1}});
-    c_n = lstm ? b.activation("encoder.l" + std::to_string(k) + ".c_n", {g.batch, {width, -1}}) : -1;
-    encoder_layer(b, c, k, x, mask, in, y, h_n, c_n);
+    *h_n = b.activation("encoder.l" + std::to_string(k) + ".h_n", {g.batch, {width, -1}});
+    *c_n = lstm ? b.activation("encoder.l" + std::to_string(k) + ".c_n", {g.batch, {width, -1}}) : -1;
+    encoder_layer(b, c, k, x, mask, in, y, *h_n, *c_n);
     x = y;
     in = width;
   }
+}
+
+// keys_j = key(h_j), once per source, for additive scoring (the decoder adds query(s) at
+// every step); c.units from attention.key.weight when the config leaves it 0.
+void additive_keys(GraphBuilder& b, Seq2SeqConfig& c, Graph& g, int64_t width) {
+  Result<Matrix> key = c.units > 0 ? b.weights().get("attention.key.weight", {c.units, width})
+                                   : b.weights().get_any("attention.key.weight");
+  if (!key.ok()) {
+    b.fail(key.status());
+    return;
+  }
+  c.units = key->shape.size() == 2 ? key->shape[0] : 0;
+  if (key->shape.size() != 2 || key->shape[1] != width) {
+    b.fail(Status::error(StatusCode::kInvalidArgument, "attention.key.weight must be [units, %lld]",
+                         static_cast<long long>(width)));
+    return;
+  }
+  const int w = b.constant("attention.key.weight", key.value());
+  g.keys = b.dense("attention.key", g.memory, w, b.optional_param("attention.key.bias", {c.units}),
+                   fb::Activation_None, b.state("attention.keys", DType::kF32, {g.batch, g.src, {c.units, -1}}));
+}
+
+void encode_stage(GraphBuilder& b, Seq2SeqConfig& c, Graph& g) {
+  b.writer().begin_stage("encode");
+  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
+  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
+  const int x = b.embedding("src_embedding", ids, b.param("src_embedding.weight", {c.src_vocab, c.embedding}), -1,
+                            -1, -1, 1.0f);
+  const int64_t width = c.dirs * c.hidden;
+  int h_n = -1, c_n = -1;
+  encoder_stack(b, c, g, x, mask, &h_n, &c_n);
   const GraphBuilder::Dim hd{c.decoder_hidden, -1};
   g.h = b.state("decoder.h", DType::kF32, {g.batch, hd});
   linear(b, "bridge_h", h_n, c.decoder_hidden, width, true, fb::Activation_Tanh, g.h);
-  if (lstm) {
+  if (c.cell == fb::RecurrentCell_Lstm) {
     g.c = b.state("decoder.c", DType::kF32, {g.batch, hd});
     linear(b, "bridge_c", c_n, c.decoder_hidden, width, true, fb::Activation_Tanh, g.c);
   }
-  if (c.attention == "bahdanau" || c.attention == "luong_concat") {
-    // keys_j = key(h_j), once per source; the decoder adds query(s) at every step.
-    Result<Matrix> key = c.units > 0 ? b.weights().get("attention.key.weight", {c.units, width})
-                                     : b.weights().get_any("attention.key.weight");
-    if (!key.ok()) {
-      b.fail(key.status());
-      return;
-    }
-    c.units = key->shape.size() == 2 ? key->shape[0] : 0;
-    if (key->shape.size() != 2 || key->shape[1] != width) {
-      b.fail(Status::error(StatusCode::kInvalidArgument, "attention.key.weight must be [units, %lld]",
-                           static_cast<long long>(width)));
-      return;
-    }
-    const int w = b.constant("attention.key.weight", key.value());
-    g.keys = b.dense("attention.key", g.memory, w, b.optional_param("attention.key.bias", {c.units}),
-                     fb::Activation_None, b.state("attention.keys", DType::kF32, {g.batch, g.src, {c.units, -1}}));
-  }
+  if (c.attention == "bahdanau" || c.attention == "luong_concat") additive_keys(b, c, g, width);
   g.mask = b.copy("source_mask.keep", mask, b.state("source_mask.state", DType::kI32, {g.batch, g.src}));
 }
 
@@ -201,15 +218,15 @@ void decode_stage(GraphBuilder& b, const Seq2SeqConfig& c, const Graph& g) {
 }  // namespace
 
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  Seq2SeqConfig c = read_config(config);
+  FOCAL_ASSIGN_OR_RETURN(Seq2SeqConfig c, named_config(options, read_config(config)));
   Graph g;
   g.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
   const int64_t max_src = options.max_seq > 0 ? options.max_seq : c.max_src;
   g.src = {max_src, b.symbol("src_seq", max_src)};
   encode_stage(b, c, g);
   decode_stage(b, c, g);
-  b.writer().add_hyperparameter("bos_id", std::to_string(config_int(config, "bos_id", 1)));
-  b.writer().add_hyperparameter("eos_id", std::to_string(config_int(config, "eos_id", 2)));
+  b.writer().add_hyperparameter("bos_id", std::to_string(c.bos_id));
+  b.writer().add_hyperparameter("eos_id", std::to_string(c.eos_id));
   return b.status();
 }
 

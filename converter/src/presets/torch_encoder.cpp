@@ -10,18 +10,37 @@
 namespace focal {
 namespace convert {
 
-Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const TorchLayerConfig c = torch_layer_config(config);
-  const int64_t vocab = config_int(config, "vocab_size");
-  const int64_t layers = config_int(config, "num_layers");
-  const int64_t max_len = config_int(config, "max_len", 512);
-  const std::string pooling = config_string(config, "pooling", "cls");
-  if (pooling != "cls" && pooling != "mean") throw std::runtime_error("pooling must be cls or mean");
-  const int64_t max_seq = planned_seq(options, max_len);
-  if (max_seq > max_len) {
-    return Status::error(StatusCode::kInvalidArgument, "--max-seq %lld exceeds max_len %lld",
-                         static_cast<long long>(max_seq), static_cast<long long>(max_len));
+namespace {
+
+struct EncoderConfig {
+  TorchLayerConfig layer;
+  int64_t vocab = 0, layers = 0, max_len = 0, classes = 0;
+  bool mean_pooling = false;
+};
+
+Result<EncoderConfig> read_config(const nlohmann::json& config, bool classifier) {
+  EncoderConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.layer, torch_layer_config(config));
+  FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(config, "vocab_size"));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(config, "num_layers"));
+  FOCAL_ASSIGN_OR_RETURN(c.max_len, config_int(config, "max_len", 512));
+  FOCAL_ASSIGN_OR_RETURN(const std::string pooling, config_string(config, "pooling", "cls"));
+  if (pooling != "cls" && pooling != "mean") return config_refused("pooling must be cls or mean");
+  c.mean_pooling = pooling == "mean";
+  if (classifier) {
+    FOCAL_ASSIGN_OR_RETURN(c.classes, config_int(config, "num_classes"));
   }
+  return c;
+}
+
+}  // namespace
+
+Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  const bool classifier = b.weights().has("classifier.weight");
+  FOCAL_ASSIGN_OR_RETURN(const EncoderConfig settings, named_config(options, read_config(config, classifier)));
+  const TorchLayerConfig& c = settings.layer;
+  const int64_t vocab = settings.vocab, layers = settings.layers, max_len = settings.max_len;
+  FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq, planned_seq_within(options, max_len, 512, "max_len"));
   const int batch = b.symbol("batch", options.max_batch);
   const int seq = b.symbol("seq", max_seq);
   const GraphBuilder::Dim B{options.max_batch, batch}, S{max_seq, seq}, D{c.d_model, -1};
@@ -38,10 +57,10 @@ Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& op
                             last && !final_norm ? last_hidden : -1);
   }
   if (final_norm) h = torch_layernorm(b, "encoder.norm", h, c, last_hidden);
-  if (b.weights().has("classifier.weight")) {
-    const int64_t classes = config_int(config, "num_classes");
-    const int pooled = b.pool("pool", h, pooling == "mean" ? mask : -1,
-                              pooling == "mean" ? fb::PoolMode_Mean : fb::PoolMode_Cls);
+  if (classifier) {
+    const int64_t classes = settings.classes;
+    const int pooled = b.pool("pool", h, settings.mean_pooling ? mask : -1,
+                              settings.mean_pooling ? fb::PoolMode_Mean : fb::PoolMode_Cls);
     const int w = b.param("classifier.weight", {classes, c.d_model});
     const int bias = b.optional_param("classifier.bias", {classes});
     b.dense("classifier", pooled, w, bias, fb::Activation_None, b.output("logits", {B, {classes, -1}}));

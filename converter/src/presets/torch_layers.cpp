@@ -5,18 +5,24 @@
 namespace focal {
 namespace convert {
 
-TorchLayerConfig torch_layer_config(const nlohmann::json& config) {
+Result<TorchLayerConfig> torch_layer_config(const nlohmann::json& config) {
   TorchLayerConfig c;
-  c.d_model = config_int(config, "d_model");
-  c.heads = config_int(config, "nhead");
-  c.feedforward = config_int(config, "dim_feedforward", 2048);
-  const std::string act = config_string(config, "activation", "relu");
-  if (act != "relu" && act != "gelu") throw std::runtime_error("activation must be relu or gelu, found " + act);
+  FOCAL_ASSIGN_OR_RETURN(c.d_model, config_int(config, "d_model"));
+  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(config, "nhead"));
+  FOCAL_ASSIGN_OR_RETURN(c.feedforward, config_int(config, "dim_feedforward", 2048));
+  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(config, "activation", "relu"));
+  if (act != "relu" && act != "gelu") return config_refused("activation must be relu or gelu, found " + act);
   c.activation = act == "relu" ? fb::Activation_Relu : fb::Activation_GeluErf;
-  c.norm_first = config_bool(config, "norm_first", false);
-  c.epsilon = static_cast<float>(config_number(config, "layer_norm_eps", 1e-5));
-  if (c.heads < 1 || c.d_model % c.heads != 0) throw std::runtime_error("d_model must be a multiple of nhead");
+  FOCAL_ASSIGN_OR_RETURN(c.norm_first, config_bool(config, "norm_first", false));
+  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(config, "layer_norm_eps", 1e-5));
+  if (c.heads < 1 || c.d_model % c.heads != 0) return config_refused("d_model must be a multiple of nhead");
   return c;
+}
+
+Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::json& config, const char* key,
+                                  int64_t fallback) {
+  if (options.max_seq > 0) return options.max_seq;
+  return config_int(config, key, fallback);
 }
 
 int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c, int out) {

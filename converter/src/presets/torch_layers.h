@@ -6,6 +6,7 @@
 #include <string>
 
 #include "presets/graph_builder.h"
+#include "presets/preset.h"
 
 namespace focal {
 namespace convert {
@@ -21,7 +22,11 @@ struct TorchLayerConfig {
 
 // Reads activation ("relu" or "gelu") and norm_first, d_model, nhead, dim_feedforward,
 // layer_norm_eps from a config.
-TorchLayerConfig torch_layer_config(const nlohmann::json& config);
+Result<TorchLayerConfig> torch_layer_config(const nlohmann::json& config);
+
+// The planned length of a sequence: --max-seq when given, else config[key] (or fallback).
+Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::json& config, const char* key,
+                                  int64_t fallback);
 
 // Where an attention block's keys and values come from.
 struct TorchKeys {

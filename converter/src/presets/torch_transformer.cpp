@@ -12,52 +12,83 @@
 
 namespace focal {
 namespace convert {
+namespace {
 
-Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  const TorchLayerConfig c = torch_layer_config(config);
-  const int64_t encoder_layers = config_int(config, "num_encoder_layers", 6);
-  const int64_t decoder_layers = config_int(config, "num_decoder_layers", 6);
-  const int64_t max_src = options.max_seq > 0 ? options.max_seq : config_int(config, "max_src_len", 256);
-  const int64_t max_tgt = options.max_seq > 0 ? options.max_seq : config_int(config, "max_tgt_len", 256);
-  if (b.weights().has("transformer.encoder.layers.0.self_attn.in_proj_weight")) b.weights().set_prefix("transformer.");
+struct TransformerConfig {
+  TorchLayerConfig layer;
+  int64_t encoder_layers = 0, decoder_layers = 0, max_src = 0, max_tgt = 0;
+};
 
-  const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
-  const GraphBuilder::Dim S{max_src, b.symbol("src_seq", max_src)};
-  const GraphBuilder::Dim T{max_tgt, b.symbol("seq", max_tgt)};
-  const GraphBuilder::Dim D{c.d_model, -1};
-  const int src = b.input("src", DType::kF32, {B, S, D});
-  const int src_mask = b.input("src_mask", DType::kI32, {B, S});
-  const int tgt = b.input("tgt", DType::kF32, {B, T, D});
+Result<TransformerConfig> read_config(const nlohmann::json& config, const PresetOptions& options) {
+  TransformerConfig c;
+  FOCAL_ASSIGN_OR_RETURN(c.layer, torch_layer_config(config));
+  FOCAL_ASSIGN_OR_RETURN(c.encoder_layers, config_int(config, "num_encoder_layers", 6));
+  FOCAL_ASSIGN_OR_RETURN(c.decoder_layers, config_int(config, "num_decoder_layers", 6));
+  FOCAL_ASSIGN_OR_RETURN(c.max_src, planned_or_config(options, config, "max_src_len", 256));
+  FOCAL_ASSIGN_OR_RETURN(c.max_tgt, planned_or_config(options, config, "max_tgt_len", 256));
+  return c;
+}
 
+struct Dims {
+  GraphBuilder::Dim batch, src, tgt, width;
+};
+
+// Stage encode: the encoder over src, then each decoder layer's cross-attention K and V
+// over the memory, kept as states with the source mask.
+std::vector<TorchKeys> encode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims& d, int src,
+                                    int src_mask) {
+  const TorchLayerConfig& c = settings.layer;
   b.writer().begin_stage("encode");
   int memory = src;
-  for (int64_t l = 0; l < encoder_layers; ++l) {
+  for (int64_t l = 0; l < settings.encoder_layers; ++l) {
     memory = torch_encoder_layer(b, "encoder.layers." + std::to_string(l), memory, src_mask, c);
   }
   memory = torch_layernorm(b, "encoder.norm", memory, c);
-  const int kept_mask = b.copy("src_mask.keep", src_mask, b.state("src_mask.state", DType::kI32, {B, S}));
-  std::vector<TorchKeys> cross(static_cast<size_t>(decoder_layers));
-  for (int64_t l = 0; l < decoder_layers; ++l) {
+  const int kept_mask = b.copy("src_mask.keep", src_mask, b.state("src_mask.state", DType::kI32, {d.batch, d.src}));
+  std::vector<TorchKeys> cross(static_cast<size_t>(settings.decoder_layers));
+  for (int64_t l = 0; l < settings.decoder_layers; ++l) {
     const std::string p = "decoder.layers." + std::to_string(l) + ".multihead_attn";
     TorchKeys& keys = cross[static_cast<size_t>(l)];
     keys.precomputed = true;
     keys.key_mask = kept_mask;
-    keys.k_state = torch_project_keys(b, p, 1, memory, c, b.state(p + ".k", DType::kF32, {B, S, D}));
-    keys.v_state = torch_project_keys(b, p, 2, memory, c, b.state(p + ".v", DType::kF32, {B, S, D}));
+    keys.k_state = torch_project_keys(b, p, 1, memory, c, b.state(p + ".k", DType::kF32, {d.batch, d.src, d.width}));
+    keys.v_state = torch_project_keys(b, p, 2, memory, c, b.state(p + ".v", DType::kF32, {d.batch, d.src, d.width}));
   }
+  return cross;
+}
 
+// Stage decode: the decoder over tgt with a causal KV cache per layer.
+void decode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims& d, int tgt,
+                  const std::vector<TorchKeys>& cross) {
   b.writer().begin_stage("decode");
   int h = tgt;
-  const GraphBuilder::Dim context{max_tgt, -1};
-  for (int64_t l = 0; l < decoder_layers; ++l) {
+  const GraphBuilder::Dim context{settings.max_tgt, -1};
+  for (int64_t l = 0; l < settings.decoder_layers; ++l) {
     const std::string p = "decoder.layers." + std::to_string(l);
     TorchKeys self;
     self.causal = true;
-    self.k_state = b.state(p + ".self_attn.k_cache", DType::kF32, {B, context, D});
-    self.v_state = b.state(p + ".self_attn.v_cache", DType::kF32, {B, context, D});
-    h = torch_decoder_layer(b, p, h, self, cross[static_cast<size_t>(l)], c);
+    self.k_state = b.state(p + ".self_attn.k_cache", DType::kF32, {d.batch, context, d.width});
+    self.v_state = b.state(p + ".self_attn.v_cache", DType::kF32, {d.batch, context, d.width});
+    h = torch_decoder_layer(b, p, h, self, cross[static_cast<size_t>(l)], settings.layer);
   }
-  torch_layernorm(b, "decoder.norm", h, c, b.output("output", {B, T, D}));
+  torch_layernorm(b, "decoder.norm", h, settings.layer, b.output("output", {d.batch, d.tgt, d.width}));
+}
+
+}  // namespace
+
+Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+  FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, named_config(options, read_config(config, options)));
+  if (b.weights().has("transformer.encoder.layers.0.self_attn.in_proj_weight")) b.weights().set_prefix("transformer.");
+  Dims d;
+  d.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
+  d.src = {settings.max_src, b.symbol("src_seq", settings.max_src)};
+  d.tgt = {settings.max_tgt, b.symbol("seq", settings.max_tgt)};
+  d.width = {settings.layer.d_model, -1};
+  const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
+  const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});
+  const int tgt = b.input("tgt", DType::kF32, {d.batch, d.tgt, d.width});
+  const std::vector<TorchKeys> cross = encode_stage(b, settings, d, src, src_mask);
+  decode_stage(b, settings, d, tgt, cross);
   return b.status();
 }
 

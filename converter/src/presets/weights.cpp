@@ -109,29 +109,18 @@ std::string WeightSource::nearest_names(const std::string& name) const {
   return text.empty() ? "(the checkpoint is empty)" : text;
 }
 
-Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int64_t>& shape) {
-  if (random_) {
-    Matrix m{shape, {}};
-    int64_t count = 1;
-    for (int64_t d : shape) count *= d;
-    std::mt19937 rng(seed_++);
-    std::normal_distribution<float> normal(0.0f, 0.02f);
-    m.values.resize(static_cast<size_t>(count));
-    for (float& v : m.values) v = normal(rng);
-    return m;
-  }
-  const CheckpointTensor* t = find(name);
-  if (t == nullptr) {
-    return Status::error(StatusCode::kInvalidArgument,
-                         "the architecture needs tensor '%s%s'%s, which the checkpoint lacks; "
-                         "nearest names: %s",
-                         prefix_.c_str(), name.c_str(), shape.empty() ? "" : (" " + shape_text(shape)).c_str(),
-                         nearest_names(name).c_str());
-  }
-  if (t->shape != shape) {
-    return Status::error(StatusCode::kInvalidArgument, "tensor '%s' has shape %s, expected %s",
-                         t->name.c_str(), shape_text(t->shape).c_str(), shape_text(shape).c_str());
-  }
+Matrix WeightSource::random_matrix(const std::vector<int64_t>& shape) {
+  Matrix m{shape, {}};
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  std::mt19937 rng(seed_++);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  m.values.resize(static_cast<size_t>(count));
+  for (float& v : m.values) v = normal(rng);
+  return m;
+}
+
+void WeightSource::mark_taken(const CheckpointTensor* t) {
   size_t total = 0;
   for (size_t c = 0; c < checkpoints_.size(); ++c) {
     const auto& tensors = checkpoints_[c].tensors;
@@ -144,6 +133,23 @@ Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int6
     }
   }
   if (progress_) progress_(taken_, total);
+}
+
+Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int64_t>& shape) {
+  if (random_) return random_matrix(shape);
+  const CheckpointTensor* t = find(name);
+  if (t == nullptr) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "the architecture needs tensor '%s%s'%s, which the checkpoint lacks; "
+                         "nearest names: %s",
+                         prefix_.c_str(), name.c_str(), shape.empty() ? "" : (" " + shape_text(shape)).c_str(),
+                         nearest_names(name).c_str());
+  }
+  if (t->shape != shape) {
+    return Status::error(StatusCode::kInvalidArgument, "tensor '%s' has shape %s, expected %s",
+                         t->name.c_str(), shape_text(t->shape).c_str(), shape_text(shape).c_str());
+  }
+  mark_taken(t);
   Matrix m{t->shape, t->to_f32()};
   t->release_pages();  // a mapped checkpoint stays resident only while a tensor is converted
   FOCAL_RETURN_IF_ERROR(check_finite(*t, m.values));

@@ -54,6 +54,8 @@ class WeightSource {
  private:
   const CheckpointTensor* find(const std::string& name) const;
   std::string nearest_names(const std::string& name) const;
+  Matrix random_matrix(const std::vector<int64_t>& shape);  // N(0, 0.02), the next seed
+  void mark_taken(const CheckpointTensor* t);                 // counts it once, reports progress
 
   std::vector<Checkpoint> checkpoints_;
   std::vector<std::vector<bool>> used_;

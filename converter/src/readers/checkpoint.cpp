@@ -11,7 +11,7 @@
 #include <fstream>
 #include <limits>
 
-#include "simd/vec_scalar.hpp"
+#include "focal/internal/half.h"
 
 namespace focal {
 namespace convert {
@@ -67,7 +67,7 @@ std::vector<float> CheckpointTensor::to_f32() const {
     switch (type) {
       case ElementType::kF64: out[i] = static_cast<float>(read_le<double>(p)); break;
       case ElementType::kF32: out[i] = read_le<float>(p); break;
-      case ElementType::kF16: out[i] = simd::half_to_float(read_le<uint16_t>(p)); break;
+      case ElementType::kF16: out[i] = half_to_float(read_le<uint16_t>(p)); break;
       case ElementType::kBF16: {
         const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;
         std::memcpy(&out[i], &bits, 4);
@@ -110,7 +110,7 @@ bool integer_element(ElementType type, const uint8_t* p, int64_t* value) {
 double real_element(ElementType type, const uint8_t* p) {
   if (type == ElementType::kF64) return read_le<double>(p);
   if (type == ElementType::kF32) return read_le<float>(p);
-  if (type == ElementType::kF16) return simd::half_to_float(read_le<uint16_t>(p));
+  if (type == ElementType::kF16) return half_to_float(read_le<uint16_t>(p));
   const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;  // bf16: the top half of an f32
   float value;
   std::memcpy(&value, &bits, 4);

@@ -31,27 +31,35 @@ struct Id {
   }
 };
 
+// The dataset's dims into tensor->shape and its element count, bounded by 2^31 and by
+// what the file can hold.
+Status read_shape(const Visit& v, hid_t space, const std::string& name, CheckpointTensor* tensor, uint64_t* count) {
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank < 0 || rank > 8) return reader_error(v.path, "dataset '" + name + "' has an unsupported rank");
+  hsize_t dims[8] = {};
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  *count = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] > (uint64_t(1) << 31) || *count > (uint64_t(1) << 31) / (dims[i] ? dims[i] : 1)) {
+      return reader_error(v.path, "dataset '" + name + "' is larger than 2^31 elements");
+    }
+    *count *= dims[i];
+    tensor->shape.push_back(static_cast<int64_t>(dims[i]));
+  }
+  if (*count > 64 * v.file_bytes + 1024) {
+    return reader_error(v.path, "dataset '" + name + "' declares more elements than the file can hold");
+  }
+  return Status();
+}
+
 Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
   const Id space{H5Dget_space(dataset), H5Sclose};
   const Id type{H5Dget_type(dataset), H5Tclose};
   if (space.id < 0 || type.id < 0) return reader_error(v.path, "dataset '" + name + "' has no readable shape");
-  const int rank = H5Sget_simple_extent_ndims(space.id);
-  if (rank < 0 || rank > 8) return reader_error(v.path, "dataset '" + name + "' has an unsupported rank");
-  hsize_t dims[8] = {};
-  H5Sget_simple_extent_dims(space.id, dims, nullptr);
   CheckpointTensor tensor;
   tensor.name = name;
-  uint64_t count = 1;
-  for (int i = 0; i < rank; ++i) {
-    if (dims[i] > (uint64_t(1) << 31) || count > (uint64_t(1) << 31) / (dims[i] ? dims[i] : 1)) {
-      return reader_error(v.path, "dataset '" + name + "' is larger than 2^31 elements");
-    }
-    count *= dims[i];
-    tensor.shape.push_back(static_cast<int64_t>(dims[i]));
-  }
-  if (count > 64 * v.file_bytes + 1024) {
-    return reader_error(v.path, "dataset '" + name + "' declares more elements than the file can hold");
-  }
+  uint64_t count = 0;
+  FOCAL_RETURN_IF_ERROR(read_shape(v, space.id, name, &tensor, &count));
   const H5T_class_t type_class = H5Tget_class(type.id);
   hid_t memory_type = -1;
   if (type_class == H5T_FLOAT) {

@@ -47,6 +47,23 @@ std::string value_of(const std::string& header, const std::string& key) {
   return header.substr(p, end - p);
 }
 
+// The dims of a shape tuple "(2, 3)", "(4,)" or "()".
+Status parse_shape(const std::string& where, const std::string& shape, std::vector<int64_t>* dims) {
+  if (shape.size() < 2 || shape.front() != '(') return reader_error(where, "header lacks a shape tuple");
+  size_t p = 1;
+  while (p < shape.size() - 1) {
+    while (p < shape.size() - 1 && (shape[p] == ' ' || shape[p] == ',')) ++p;
+    if (p >= shape.size() - 1) break;
+    size_t end = p;
+    while (end < shape.size() - 1 && std::isdigit(static_cast<unsigned char>(shape[end]))) ++end;
+    if (end == p || end - p > 15) return reader_error(where, "bad shape " + shape);  // 15 digits fit int64
+    dims->push_back(std::stoll(shape.substr(p, end - p)));
+    p = end;
+  }
+  if (dims->size() > 16) return reader_error(where, "more than 16 dims");
+  return Status();
+}
+
 }  // namespace
 
 Result<NpyHeader> parse_npy_header(const std::string& where, const uint8_t* bytes, size_t size) {
@@ -75,19 +92,7 @@ Result<NpyHeader> parse_npy_header(const std::string& where, const uint8_t* byte
   const std::string order = value_of(header, "fortran_order");
   if (order != "True" && order != "False") return reader_error(where, "header lacks fortran_order");
   h.fortran_order = order == "True";
-  const std::string shape = value_of(header, "shape");
-  if (shape.size() < 2 || shape.front() != '(') return reader_error(where, "header lacks a shape tuple");
-  size_t p = 1;
-  while (p < shape.size() - 1) {
-    while (p < shape.size() - 1 && (shape[p] == ' ' || shape[p] == ',')) ++p;
-    if (p >= shape.size() - 1) break;
-    size_t end = p;
-    while (end < shape.size() - 1 && std::isdigit(static_cast<unsigned char>(shape[end]))) ++end;
-    if (end == p || end - p > 15) return reader_error(where, "bad shape " + shape);
-    h.shape.push_back(std::stoll(shape.substr(p, end - p)));
-    p = end;
-  }
-  if (h.shape.size() > 16) return reader_error(where, "more than 16 dims");
+  FOCAL_RETURN_IF_ERROR(parse_shape(where, value_of(header, "shape"), &h.shape));
   return h;
 }
 

@@ -113,45 +113,41 @@ CheckpointTensor materialize(const Found& f, const std::vector<uint8_t>& storage
   return out;
 }
 
-}  // namespace
-
-Result<Checkpoint> read_pytorch(const std::string& path) {
-  auto archive = ZipArchive::open(path);
-  if (!archive.ok()) return archive.status();
-  std::string prefix;
-  bool found_pickle = false;
-  for (const std::string& name : archive->names()) {
+// The archive's folder holding data.pkl ("name/", with its '/'), or an error.
+Result<std::string> pickle_prefix(const std::string& path, const ZipArchive& archive) {
+  for (const std::string& name : archive.names()) {
     if (name == "data.pkl" || (name.size() > 9 && name.compare(name.size() - 9, 9, "/data.pkl") == 0)) {
-      prefix = name.substr(0, name.size() - 8);  // keeps the trailing '/'
-      found_pickle = true;
-      break;
+      return name.substr(0, name.size() - 8);  // keeps the trailing '/'
     }
   }
-  if (!found_pickle) return reader_error(path, "no data.pkl: not a torch.save archive");
-  auto pickle_bytes = archive->read(prefix + "data.pkl", -1, kMaxPickleBytes);
-  if (!pickle_bytes.ok()) return pickle_bytes.status();
-  auto document = unpickle(pickle_bytes.value(), path + ": " + prefix + "data.pkl");
-  if (!document.ok()) return document.status();
+  return reader_error(path, "no data.pkl: not a torch.save archive");
+}
 
-  if (document->root->kind != Kind::kDict) return reader_error(path, "the pickle is not a state_dict (a dict of tensors)");
+// The state_dict's tensors, each view checked against its storage, and the tensor bytes
+// against the budget, before any storage is inflated.
+Result<std::vector<Found>> found_tensors(const std::string& path, const PickleDocument& document,
+                                         uint64_t file_bytes) {
+  if (document.root->kind != Kind::kDict) return reader_error(path, "the pickle is not a state_dict (a dict of tensors)");
   std::vector<Found> found;
   // Shared sub-dicts are walked once per reference: the walk may visit as many entries
   // as the pickle has values, so it is linear in the pickle however it nests.
-  CollectBudget budget{document->values.size()};
-  FOCAL_RETURN_IF_ERROR(collect(path, document->root, "", 0, &budget, &found));
+  CollectBudget budget{document.values.size()};
+  FOCAL_RETURN_IF_ERROR(collect(path, document.root, "", 0, &budget, &found));
   if (found.empty()) return reader_error(path, "the state_dict holds no tensors");
-
-  // Every view is checked against its storage, and the tensor bytes against the
-  // budget, before any storage is inflated.
-  ReadBudget tensor_budget("tensor bytes", archive->file_bytes(), kMaterializeFactor);
+  ReadBudget tensor_budget("tensor bytes", file_bytes, kMaterializeFactor);
   for (const Found& f : found) {
     FOCAL_RETURN_IF_ERROR(check_view(path, f));
     uint64_t bytes = 0;
     checked_byte_size(f.tensor->storage.type, f.tensor->shape, &bytes);  // checked by check_view
     FOCAL_RETURN_IF_ERROR(tensor_budget.charge(path, "tensor '" + f.name + "'", bytes));
   }
+  return found;
+}
 
-  // Each storage is read once, for all the tensors that view it, and freed after.
+// The tensors' values, each storage read once for all the tensors that view it and
+// freed after.
+Result<Checkpoint> materialize_all(const std::string& path, ZipArchive& archive, const std::string& prefix,
+                                   const std::vector<Found>& found) {
   std::vector<size_t> by_storage(found.size());
   for (size_t i = 0; i < found.size(); ++i) by_storage[i] = i;
   std::stable_sort(by_storage.begin(), by_storage.end(), [&](size_t a, size_t b) {
@@ -160,25 +156,38 @@ Result<Checkpoint> read_pytorch(const std::string& path) {
   Checkpoint checkpoint;
   checkpoint.path = path;
   checkpoint.tensors.resize(found.size());
-  std::string cached_key;
+  const std::string* cached_key = nullptr;
   std::vector<uint8_t> storage;
-  bool cached = false;
   for (size_t i : by_storage) {
     const PickleStorage& s = found[i].tensor->storage;
-    if (!cached || s.key != cached_key) {
+    if (cached_key == nullptr || s.key != *cached_key) {
       uint64_t bytes = 0;
       if (!checked_byte_size(s.type, {s.numel}, &bytes)) return reader_error(path, "storage " + s.key + " too large");
-      storage.clear();
-      storage.shrink_to_fit();
-      auto data = archive->read(prefix + "data/" + s.key, static_cast<int64_t>(bytes), bytes);
+      std::vector<uint8_t>().swap(storage);
+      auto data = archive.read(prefix + "data/" + s.key, static_cast<int64_t>(bytes), bytes);
       if (!data.ok()) return data.status();
       storage = std::move(data.value());
-      cached_key = s.key;
-      cached = true;
+      cached_key = &s.key;
     }
     checkpoint.tensors[i] = materialize(found[i], storage);
   }
   return checkpoint;
+}
+
+}  // namespace
+
+Result<Checkpoint> read_pytorch(const std::string& path) {
+  auto archive = ZipArchive::open(path);
+  if (!archive.ok()) return archive.status();
+  Result<std::string> prefix = pickle_prefix(path, archive.value());
+  if (!prefix.ok()) return prefix.status();
+  auto pickle_bytes = archive->read(*prefix + "data.pkl", -1, kMaxPickleBytes);
+  if (!pickle_bytes.ok()) return pickle_bytes.status();
+  auto document = unpickle(pickle_bytes.value(), path + ": " + *prefix + "data.pkl");
+  if (!document.ok()) return document.status();
+  Result<std::vector<Found>> found = found_tensors(path, document.value(), archive->file_bytes());
+  if (!found.ok()) return found.status();
+  return materialize_all(path, archive.value(), *prefix, found.value());
 }
 
 }  // namespace convert

@@ -86,12 +86,16 @@ class Unpickler {
     return Status();
   }
 
-  Status pop(PickleRef* v) {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) return fail("stack underflow");
+  // Removes the top value (above the last MARK) into *v; false when there is none. A
+  // bool, not a Status, so that callers (and the static analyzer) see *v set on success.
+  bool pop(PickleRef* v) {
+    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) return false;
     *v = stack_.back();
     stack_.pop_back();
-    return Status();
+    return true;
   }
+
+  Status underflow() const { return fail("stack underflow"); }
 
   // Values pushed since the last MARK, removing them and the mark.
   Status pop_to_mark(std::vector<PickleRef>* items) {
@@ -162,8 +166,7 @@ class Unpickler {
   // Applies one of the allowed callables to its argument tuple.
   Status reduce() {
     PickleRef args = nullptr, callable = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&args));
-    FOCAL_RETURN_IF_ERROR(pop(&callable));
+    if (!pop(&args) || !pop(&callable)) return underflow();
     if (callable->kind != Kind::kGlobal || args->kind != Kind::kTuple) return fail("REDUCE needs a global and a tuple");
     if (callable->s == "collections.OrderedDict") {
       if (!args->items.empty()) return fail("OrderedDict with arguments");
@@ -193,7 +196,7 @@ class Unpickler {
   // ('storage', storage_type, key, location, numel) -> a storage reference.
   Status persistent_load() {
     PickleRef pid = nullptr;
-    FOCAL_RETURN_IF_ERROR(pop(&pid));
+    if (!pop(&pid)) return underflow();
     if (pid->kind != Kind::kTuple || pid->items.size() < 5 || pid->items[0]->kind != Kind::kString ||
         pid->items[0]->s != "storage" || pid->items[1]->kind != Kind::kGlobal ||
         pid->items[2]->kind != Kind::kString || pid->items[4]->kind != Kind::kInt) {
@@ -213,125 +216,160 @@ class Unpickler {
     return Status();
   }
 
-  Status step(uint8_t op) {
+  // LONG1: n-byte little-endian two's complement.
+  Status long1() {
+    uint8_t n;
+    if (!read(&n) || n > 8 || !need(n)) return fail("LONG1 wider than 64 bits or truncated");
+    uint64_t value = 0;
+    for (uint8_t k = 0; k < n; ++k) value |= uint64_t(b_[pos_ + k]) << (8 * k);
+    if (n > 0 && n < 8 && (b_[pos_ + n - 1] & 0x80)) value |= ~uint64_t(0) << (8 * n);
+    pos_ += n;
+    return push_int(static_cast<int64_t>(value));
+  }
+
+  // BINFLOAT: a big-endian double.
+  Status binfloat() {
+    if (!need(8)) return fail("truncated BINFLOAT");
+    uint64_t bits = 0;
+    for (int k = 0; k < 8; ++k) bits = (bits << 8) | b_[pos_ + static_cast<size_t>(k)];
+    pos_ += 8;
+    auto v = make(Kind::kFloat);
+    std::memcpy(&v->f, &bits, 8);
+    return push(v);
+  }
+
+  Status push_bool(bool value) {
+    auto v = make(Kind::kBool);
+    v->i = value;
+    return push(v);
+  }
+
+  Status tuple_from_mark() {
+    std::vector<PickleRef> items;
+    FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
+    auto v = make(Kind::kTuple);
+    v->items = std::move(items);
+    return push(v);
+  }
+
+  // APPEND (one value) or APPENDS (the values since the MARK) to the list below them.
+  Status append(bool many) {
+    std::vector<PickleRef> items(1, nullptr);
+    if (many) {
+      FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
+    } else if (!pop(&items[0])) {
+      return underflow();
+    }
+    if (stack_.empty() || stack_.back()->kind != Kind::kList) {
+      return fail(many ? "APPENDS to a non-list" : "APPEND to a non-list");
+    }
+    for (auto& item : items) stack_.back()->items.push_back(item);
+    return Status();
+  }
+
+  // SETITEM (one key and value) or SETITEMS (the pairs since the MARK) into the dict below.
+  Status set_item(bool many) {
+    std::vector<PickleRef> items(2, nullptr);
+    if (many) {
+      FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
+    } else {
+      if (!pop(&items[1]) || !pop(&items[0])) return underflow();
+    }
+    if (stack_.empty()) return fail(many ? "SETITEMS without a dict" : "SETITEM without a dict");
+    return set_items(stack_.back(), items);
+  }
+
+  // GLOBAL "module\nname\n".
+  Status global_by_lines() {
+    std::string parts[2];
+    for (std::string& part : parts) {
+      const uint8_t* end = static_cast<const uint8_t*>(std::memchr(b_.data() + pos_, '\n', b_.size() - pos_));
+      if (end == nullptr || end - (b_.data() + pos_) > 256) return fail("malformed GLOBAL");
+      part.assign(reinterpret_cast<const char*>(b_.data() + pos_), static_cast<size_t>(end - (b_.data() + pos_)));
+      pos_ = static_cast<size_t>(end - b_.data()) + 1;
+    }
+    return global(parts[0], parts[1]);
+  }
+
+  Status stack_global() {
+    PickleRef name = nullptr, module = nullptr;
+    if (!pop(&name) || !pop(&module)) return underflow();
+    if (name->kind != Kind::kString || module->kind != Kind::kString) return fail("STACK_GLOBAL needs two strings");
+    return global(module->s, name->s);
+  }
+
+  // BUILD: object state (an OrderedDict's _metadata); kept out of the tensors.
+  Status build() {
+    PickleRef state = nullptr;
+    if (!pop(&state)) return underflow();
+    if (stack_.empty() || stack_.back()->kind != Kind::kDict) return fail("BUILD on something that is not a dict");
+    return Status();
+  }
+
+  // The framing, marks and constants: true when `op` is one of them.
+  bool structure_op(uint8_t op, Status* status) {
     switch (op) {
       case 0x80: {  // PROTO
         uint8_t version;
-        if (!read(&version) || version > 5) return fail("unsupported pickle protocol");
-        return Status();
+        *status = read(&version) && version <= 5 ? Status() : fail("unsupported pickle protocol");
+        return true;
       }
       case 0x95: {  // FRAME: a length hint only
         uint64_t length;
-        return read(&length) ? Status() : fail("truncated FRAME");
+        *status = read(&length) ? Status() : fail("truncated FRAME");
+        return true;
       }
-      case '}': return push(make(Kind::kDict));
-      case ']': return push(make(Kind::kList));
-      case ')': return push(make(Kind::kTuple));
-      case '(':
-        marks_.push_back(stack_.size());
-        return Status();
-      case 'N': return push(make(Kind::kNone));
-      case 0x88: case 0x89: {  // NEWTRUE, NEWFALSE
-        auto v = make(Kind::kBool);
-        v->i = op == 0x88;
-        return push(v);
-      }
-      case 'K': { uint8_t v; return read(&v) ? push_int(v) : fail("truncated BININT1"); }
-      case 'M': { uint16_t v; return read(&v) ? push_int(v) : fail("truncated BININT2"); }
-      case 'J': { int32_t v; return read(&v) ? push_int(v) : fail("truncated BININT"); }
-      case 0x8a: {  // LONG1: n-byte little-endian two's complement
-        uint8_t n;
-        if (!read(&n) || n > 8 || !need(n)) return fail("LONG1 wider than 64 bits or truncated");
-        uint64_t value = 0;
-        for (uint8_t k = 0; k < n; ++k) value |= uint64_t(b_[pos_ + k]) << (8 * k);
-        if (n > 0 && n < 8 && (b_[pos_ + n - 1] & 0x80)) value |= ~uint64_t(0) << (8 * n);
-        pos_ += n;
-        return push_int(static_cast<int64_t>(value));
-      }
-      case 'G': {  // BINFLOAT, big-endian
-        if (!need(8)) return fail("truncated BINFLOAT");
-        uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k) bits = (bits << 8) | b_[pos_ + static_cast<size_t>(k)];
-        pos_ += 8;
-        auto v = make(Kind::kFloat);
-        std::memcpy(&v->f, &bits, 8);
-        return push(v);
-      }
-      case 'X': { uint32_t n; return read(&n) ? read_string(n) : fail("truncated BINUNICODE"); }
-      case 0x8c: { uint8_t n; return read(&n) ? read_string(n) : fail("truncated SHORT_BINUNICODE"); }
-      case 'q': { uint8_t i; return read(&i) ? memo_put(i) : fail("truncated BINPUT"); }
-      case 'r': { uint32_t i; return read(&i) ? memo_put(i) : fail("truncated LONG_BINPUT"); }
-      case 0x94: return memo_put(static_cast<uint32_t>(memo_.size()));  // MEMOIZE
-      case 'h': { uint8_t i; return read(&i) ? memo_get(i) : fail("truncated BINGET"); }
-      case 'j': { uint32_t i; return read(&i) ? memo_get(i) : fail("truncated LONG_BINGET"); }
-      case 't': {
-        std::vector<PickleRef> items;
-        FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
-        auto v = make(Kind::kTuple);
-        v->items = std::move(items);
-        return push(v);
-      }
-      case 0x85: return tuple_of(1);
-      case 0x86: return tuple_of(2);
-      case 0x87: return tuple_of(3);
-      case 'a': {  // APPEND
-        PickleRef item = nullptr;
-        FOCAL_RETURN_IF_ERROR(pop(&item));
-        if (stack_.empty() || stack_.back()->kind != Kind::kList) return fail("APPEND to a non-list");
-        stack_.back()->items.push_back(item);
-        return Status();
-      }
-      case 'e': {  // APPENDS
-        std::vector<PickleRef> items;
-        FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
-        if (stack_.empty() || stack_.back()->kind != Kind::kList) return fail("APPENDS to a non-list");
-        for (auto& item : items) stack_.back()->items.push_back(item);
-        return Status();
-      }
-      case 's': {  // SETITEM
-        PickleRef value = nullptr, key = nullptr;
-        FOCAL_RETURN_IF_ERROR(pop(&value));
-        FOCAL_RETURN_IF_ERROR(pop(&key));
-        if (stack_.empty()) return fail("SETITEM without a dict");
-        return set_items(stack_.back(), {key, value});
-      }
-      case 'u': {  // SETITEMS
-        std::vector<PickleRef> items;
-        FOCAL_RETURN_IF_ERROR(pop_to_mark(&items));
-        if (stack_.empty()) return fail("SETITEMS without a dict");
-        return set_items(stack_.back(), items);
-      }
-      case 'c': {  // GLOBAL "module\nname\n"
-        std::string parts[2];
-        for (std::string& part : parts) {
-          const uint8_t* end = static_cast<const uint8_t*>(std::memchr(b_.data() + pos_, '\n', b_.size() - pos_));
-          if (end == nullptr || end - (b_.data() + pos_) > 256) return fail("malformed GLOBAL");
-          part.assign(reinterpret_cast<const char*>(b_.data() + pos_), static_cast<size_t>(end - (b_.data() + pos_)));
-          pos_ = static_cast<size_t>(end - b_.data()) + 1;
-        }
-        return global(parts[0], parts[1]);
-      }
-      case 0x93: {  // STACK_GLOBAL
-        PickleRef name = nullptr, module = nullptr;
-        FOCAL_RETURN_IF_ERROR(pop(&name));
-        FOCAL_RETURN_IF_ERROR(pop(&module));
-        if (name->kind != Kind::kString || module->kind != Kind::kString) return fail("STACK_GLOBAL needs two strings");
-        return global(module->s, name->s);
-      }
-      case 'R': return reduce();
-      case 'Q': return persistent_load();
-      case 'b': {  // BUILD: object state (an OrderedDict's _metadata); kept out of the tensors
-        PickleRef state = nullptr;
-        FOCAL_RETURN_IF_ERROR(pop(&state));
-        if (stack_.empty() || stack_.back()->kind != Kind::kDict) return fail("BUILD on something that is not a dict");
-        return Status();
-      }
-      default: {
-        char hex[8];
-        (void)std::snprintf(hex, sizeof(hex), "0x%02x", op);  // "0xff" fits
-        return fail(std::string("unsupported pickle opcode ") + hex);
-      }
+      case '(': marks_.push_back(stack_.size()); *status = Status(); return true;
+      case '}': *status = push(make(Kind::kDict)); return true;
+      case ']': *status = push(make(Kind::kList)); return true;
+      case ')': *status = push(make(Kind::kTuple)); return true;
+      case 'N': *status = push(make(Kind::kNone)); return true;
+      case 0x88: case 0x89: *status = push_bool(op == 0x88); return true;  // NEWTRUE, NEWFALSE
+      default: return false;
     }
+  }
+
+  // Numbers and strings.
+  bool scalar_op(uint8_t op, Status* status) {
+    switch (op) {
+      case 'K': { uint8_t v; *status = read(&v) ? push_int(v) : fail("truncated BININT1"); return true; }
+      case 'M': { uint16_t v; *status = read(&v) ? push_int(v) : fail("truncated BININT2"); return true; }
+      case 'J': { int32_t v; *status = read(&v) ? push_int(v) : fail("truncated BININT"); return true; }
+      case 0x8a: *status = long1(); return true;
+      case 'G': *status = binfloat(); return true;
+      case 'X': { uint32_t n; *status = read(&n) ? read_string(n) : fail("truncated BINUNICODE"); return true; }
+      case 0x8c: { uint8_t n; *status = read(&n) ? read_string(n) : fail("truncated SHORT_BINUNICODE"); return true; }
+      default: return false;
+    }
+  }
+
+  // The memo, and values built from others: tuples, lists, dicts, globals and calls.
+  bool compound_op(uint8_t op, Status* status) {
+    switch (op) {
+      case 'q': { uint8_t i; *status = read(&i) ? memo_put(i) : fail("truncated BINPUT"); return true; }
+      case 'r': { uint32_t i; *status = read(&i) ? memo_put(i) : fail("truncated LONG_BINPUT"); return true; }
+      case 0x94: *status = memo_put(static_cast<uint32_t>(memo_.size())); return true;  // MEMOIZE
+      case 'h': { uint8_t i; *status = read(&i) ? memo_get(i) : fail("truncated BINGET"); return true; }
+      case 'j': { uint32_t i; *status = read(&i) ? memo_get(i) : fail("truncated LONG_BINGET"); return true; }
+      case 't': *status = tuple_from_mark(); return true;
+      case 0x85: case 0x86: case 0x87: *status = tuple_of(size_t(op - 0x84)); return true;  // TUPLE1..3
+      case 'a': case 'e': *status = append(op == 'e'); return true;
+      case 's': case 'u': *status = set_item(op == 'u'); return true;
+      case 'c': *status = global_by_lines(); return true;
+      case 0x93: *status = stack_global(); return true;
+      case 'R': *status = reduce(); return true;
+      case 'Q': *status = persistent_load(); return true;
+      case 'b': *status = build(); return true;
+      default: return false;
+    }
+  }
+
+  Status step(uint8_t op) {
+    Status status;
+    if (structure_op(op, &status) || scalar_op(op, &status) || compound_op(op, &status)) return status;
+    char hex[8];
+    (void)std::snprintf(hex, sizeof(hex), "0x%02x", op);  // "0xff" fits
+    return fail(std::string("unsupported pickle opcode ") + hex);
   }
 
   const std::vector<uint8_t>& b_;

@@ -86,6 +86,29 @@ Status check_tiling(const std::string& path, std::vector<Range> ranges, uint64_t
   return Status();
 }
 
+// The dims of an entry's "shape"; empty, or what is wrong with it.
+std::string json_dims(const nlohmann::json& shape, std::vector<int64_t>* dims) {
+  if (!shape.is_array() || shape.size() > 16) return "shape must be a list of at most 16 dims";
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+      return "shape has a dim that is not an integer in [0, 2^63)";
+    }
+    dims->push_back(static_cast<int64_t>(d.get<uint64_t>()));
+  }
+  return std::string();
+}
+
+// An entry's "data_offsets" [begin, end] as two unsigned integers, or false.
+bool json_range(const nlohmann::json& offsets, uint64_t* begin, uint64_t* end) {
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned()) {
+    return false;
+  }
+  *begin = offsets[0].get<uint64_t>();
+  *end = offsets[1].get<uint64_t>();
+  return true;
+}
+
 Result<CheckpointTensor> parse_entry(const std::string& path, const std::string& name,
                                      const nlohmann::json& entry, const uint8_t* data,
                                      uint64_t data_bytes) {
@@ -99,19 +122,10 @@ Result<CheckpointTensor> parse_entry(const std::string& path, const std::string&
   if (!entry["dtype"].is_string() || !parse_dtype(entry["dtype"].get<std::string>(), &t.type)) {
     return fail("unsupported dtype " + entry["dtype"].dump());
   }
-  if (!entry["shape"].is_array() || entry["shape"].size() > 16) return fail("shape must be a list of at most 16 dims");
-  for (const auto& d : entry["shape"]) {
-    if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
-      return fail("shape has a dim that is not an integer in [0, 2^63)");
-    }
-    t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
-  }
-  const auto& offsets = entry["data_offsets"];
-  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-      !offsets[1].is_number_unsigned()) {
-    return fail("data_offsets must be [begin, end]");
-  }
-  const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+  const std::string bad_shape = json_dims(entry["shape"], &t.shape);
+  if (!bad_shape.empty()) return fail(bad_shape);
+  uint64_t begin = 0, end = 0;
+  if (!json_range(entry["data_offsets"], &begin, &end)) return fail("data_offsets must be [begin, end]");
   uint64_t expected = 0;
   if (!checked_byte_size(t.type, t.shape, &expected)) return fail("shape's byte size overflows");
   if (begin > end || end > data_bytes) {

@@ -7,7 +7,7 @@
 
 #include "focal/gemm.h"
 #include "model_writer.h"
-#include "simd/vec_scalar.hpp"
+#include "focal/internal/half.h"
 
 namespace focal {
 namespace {
@@ -49,7 +49,7 @@ Status to_half(const std::string& name, const uint8_t* values, size_t count, std
       return Status::error(StatusCode::kInvalidArgument, "embedding table '%s' element %zu = %g does not fit f16",
                            name.c_str(), i, static_cast<double>(value));
     }
-    const uint16_t bits = simd::float_to_half(value);
+    const uint16_t bits = float_to_half(value);
     std::memcpy(half->data() + i * sizeof(uint16_t), &bits, sizeof(uint16_t));
   }
   return Status();

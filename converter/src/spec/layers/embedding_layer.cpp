@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "json/json_integer.h"
-#include "position/position_kernels.h"
+#include "focal/internal/position_reference.h"
 #include "spec/spec_layers.h"
 
 namespace focal {

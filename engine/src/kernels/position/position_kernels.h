@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "focal/internal/position_reference.h"  // SinusoidParams, sinusoid_reference
+
 namespace focal {
 namespace kernels {
 
@@ -44,29 +46,6 @@ struct RopeParams {
   size_t batch_stride = 0, seq_stride = 0, head_stride = 0;  // floats; 0: dense
   const float* x = nullptr;
   float* y = nullptr;  // may equal x (in place); same strides as x
-};
-
-enum class SinusoidLayout {
-  kInterleaved,  // pe[p, 2i] = sin, pe[p, 2i + 1] = cos (Vaswani et al., the Annotated Transformer)
-  kConcatenated,  // pe[p, i] = sin, pe[p, dim/2 + i] = cos (tensor2tensor, fairseq)
-};
-
-// How the dim/2 timescales are spaced geometrically between min and max:
-enum class TimescaleSpacing {
-  kVaswani,        // inv_i = (1/min) (min/max)^(i / (dim/2)): 1 / 10000^(2i / dim), i < dim/2
-  kTensor2Tensor,  // inv_i = (1/min) (min/max)^(i / (dim/2 - 1)): the last one is 1/max
-};
-
-// out[b, p, :] (= or +=) the encoding of position position_offset + p, for each batch b
-// ([batch, positions, dim], dense). An odd dim's last column is 0 (tensor2tensor pads).
-struct SinusoidParams {
-  size_t batch = 1, positions = 0, dim = 0;
-  int64_t position_offset = 0;
-  float min_timescale = 1.0f, max_timescale = 10000.0f;
-  SinusoidLayout layout = SinusoidLayout::kInterleaved;
-  TimescaleSpacing spacing = TimescaleSpacing::kVaswani;
-  bool accumulate = false;  // true: out += encoding (added to embeddings in place)
-  float* out = nullptr;
 };
 
 // Helpers shared by the reference and the kernels, so both use the same f32 values. In
@@ -121,7 +100,6 @@ inline float sinusoid_position(const SinusoidParams& p, size_t row) {
 }  // namespace
 
 void rope_reference(const RopeParams& p);
-void sinusoid_reference(const SinusoidParams& p);
 
 using RopeFn = void (*)(const RopeParams& p);
 using SinusoidFn = void (*)(const SinusoidParams& p);

@@ -98,22 +98,19 @@ constexpr size_t flop_per_iteration(size_t accumulators) {
   return accumulators * xsimd::batch<float, Arch>::size * 2;
 }
 
-// The peak kernels of one instruction set: `accumulators` independent FMA chains of Arch
-// batches (fma_loop_12 or fma_loop_16, chains as addends when kAddendChains).
-template <class Arch, size_t kAccumulators, bool kAddendChains>
-constexpr auto fma_loop() {
-  if constexpr (kAccumulators == 16) {
-    return &fma_loop_16<Arch, kAddendChains>;
+// One instruction set's table: the FMA loop with kChains (12 or 16) chains, addend
+// chains where the FMA overwrites its addend (NEON), and the sum.
+template <class Arch, size_t kChains, bool kAddendChains = false>
+const focal_bench::detail::PeakKernels* peak_table(const char* isa) {
+  static_assert(kChains == 12 || kChains == 16, "fma_loop_12 or fma_loop_16");
+  float (*fma_loop)(size_t, float) = nullptr;
+  if constexpr (kChains == 16) {
+    fma_loop = &fma_loop_16<Arch, kAddendChains>;
   } else {
-    return &fma_loop_12<Arch, kAddendChains>;
+    fma_loop = &fma_loop_12<Arch, kAddendChains>;
   }
-}
-
-template <class Arch, size_t kAccumulators, bool kAddendChains = false>
-const focal_bench::detail::PeakKernels* make_peak_kernels(const char* name) {
-  static const focal_bench::detail::PeakKernels kernels = {
-      name, flop_per_iteration<Arch>(kAccumulators), fma_loop<Arch, kAccumulators, kAddendChains>(),
-      &sum_floats<Arch>};
+  static const focal_bench::detail::PeakKernels kernels = {isa, flop_per_iteration<Arch>(kChains), fma_loop,
+                                                           &sum_floats<Arch>};
   return &kernels;
 }
 

@@ -2,10 +2,16 @@
 // xsimd::available_architectures() reports FMA3 with AVX2.
 #include "peak_kernels_impl.h"
 
-const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_avx2() {
+namespace focal_bench {
+namespace detail {
+
+const PeakKernels* peak_kernels_avx2() {
 #if XSIMD_WITH_FMA3_AVX2
-  return make_peak_kernels<xsimd::fma3<xsimd::avx2>, 12>("avx2");
+  return peak_table<xsimd::fma3<xsimd::avx2>, 12>("avx2");
 #else
   return nullptr;
 #endif
 }
+
+}  // namespace detail
+}  // namespace focal_bench

@@ -2,10 +2,16 @@
 // Called only when xsimd::available_architectures() reports AVX-512BW.
 #include "peak_kernels_impl.h"
 
-const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_avx512() {
+namespace focal_bench {
+namespace detail {
+
+const PeakKernels* peak_kernels_avx512() {
 #if XSIMD_WITH_AVX512BW
-  return make_peak_kernels<xsimd::avx512bw, 16>("avx512");
+  return peak_table<xsimd::avx512bw, 16>("avx512");
 #else
   return nullptr;
 #endif
 }
+
+}  // namespace detail
+}  // namespace focal_bench

@@ -1,6 +1,6 @@
 // Internal to machine_peak: the loops that find this CPU's limits, one set per
 // instruction set. Each set lives in its own translation unit compiled with that
-// instruction set's flags (bench/CMakeLists.txt), and is chosen at run time, so code
+// instruction set's flags (CMakeLists.txt beside it), and is chosen at run time, so code
 // built for AVX-512 never runs, and is never merged into code that runs, on a CPU
 // without it.
 #pragma once

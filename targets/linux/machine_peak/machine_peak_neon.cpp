@@ -3,12 +3,18 @@
 // vfma accumulate into their addend, so the chains are addends (peak_kernels_impl.h).
 #include "peak_kernels_impl.h"
 
-const focal_bench::detail::PeakKernels* focal_bench::detail::peak_kernels_neon() {
+namespace focal_bench {
+namespace detail {
+
+const PeakKernels* peak_kernels_neon() {
 #if XSIMD_WITH_NEON64
-  return make_peak_kernels<xsimd::neon64, 16, true>("neon64");
+  return peak_table<xsimd::neon64, 16, true>("neon64");
 #elif XSIMD_WITH_NEON
-  return make_peak_kernels<xsimd::neon, 12, true>("neon");
+  return peak_table<xsimd::neon, 12, true>("neon");
 #else
   return nullptr;
 #endif
 }
+
+}  // namespace detail
+}  // namespace focal_bench

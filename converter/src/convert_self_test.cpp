@@ -1,0 +1,272 @@
+#include "convert_self_test.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "focal/internal/checksum.h"
+#include "focal/model.h"
+#include "focal/self_test.h"
+#include "focal/session.h"
+#include "focal_generated.h"
+#include "readers/npy.h"
+#include "reference/generated_inputs.h"
+#include "reference/self_test_cases.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+size_t align_up_64(size_t n) { return (n + 63) / 64 * 64; }
+
+// An .npy array as a value of model tensor `tensor` (ids and masks exactly as int32, as
+// they are stored; floats holding whole numbers are taken, others refused).
+Result<reference::Value> read_value(int tensor, DType dtype, const std::string& path) {
+  Result<Checkpoint> file = read_npy(path);
+  if (!file.ok()) return file.status();
+  const CheckpointTensor& array = file->tensors[0];
+  reference::Value value;
+  value.tensor = tensor;
+  value.shape.rank = static_cast<int>(array.shape.size());
+  if (value.shape.rank > kMaxRank) {
+    return Status::error(StatusCode::kInvalidArgument, "'%s' has rank %d, more than %d", path.c_str(),
+                         value.shape.rank, kMaxRank);
+  }
+  for (int i = 0; i < value.shape.rank; ++i) value.shape.dims[i] = array.shape[static_cast<size_t>(i)];
+  if (dtype == DType::kI32) {
+    // Exactly, never through float: ids above 2^24 stay themselves, ids beyond int32 are
+    // refused (naming the file, the element and the value).
+    const Result<std::vector<int32_t>> ids = array.to_i32();
+    if (!ids.ok()) return Status::error(ids.status().code(), "%s: %s", path.c_str(), ids.status().message());
+    value.values.assign(ids->begin(), ids->end());
+    return value;
+  }
+  for (float x : array.to_f32()) value.values.push_back(x);
+  return value;
+}
+
+// The value's bytes in `dtype` (f32, or i32 for ids and masks), row-major.
+std::vector<uint8_t> value_bytes(DType dtype, const reference::Value& value) {
+  std::vector<uint8_t> bytes(value.values.size() * 4);
+  for (size_t i = 0; i < value.values.size(); ++i) {
+    const int32_t integer = static_cast<int32_t>(value.values[i]);
+    const float real = static_cast<float>(value.values[i]);
+    std::memcpy(bytes.data() + i * 4, dtype == DType::kI32 ? static_cast<const void*>(&integer) : &real, 4);
+  }
+  return bytes;
+}
+
+// The value for the writer's tensor of the same name.
+TensorValueSpec value_spec(const Model& graph, const ModelWriter& writer, const reference::Value& value) {
+  const TensorInfo info = graph.tensor(value.tensor);
+  TensorValueSpec spec{writer.find_tensor(info.name), {}, value_bytes(info.dtype, value)};
+  for (int i = 0; i < value.shape.rank; ++i) spec.shape.push_back(value.shape.dims[i]);
+  return spec;
+}
+
+// The self-test's inputs: DIR/inputs/<input>.npy for every input, or generated ones.
+Result<std::vector<reference::Value>> self_test_inputs(const ConvertOptions& options, const Model& graph) {
+  if (options.self_test_dir.empty()) return reference::generate_inputs(graph);
+  std::vector<reference::Value> inputs;
+  for (int i = 0; i < graph.input_count(); ++i) {
+    const TensorInfo info = graph.tensor(graph.input_tensor(i));
+    Result<reference::Value> v =
+        read_value(graph.input_tensor(i), info.dtype, options.self_test_dir + "/inputs/" + info.name + ".npy");
+    if (!v.ok()) return v.status();
+    inputs.push_back(std::move(v).value());
+  }
+  return inputs;
+}
+
+// DIR/expected/<output>.npy for the outputs that have one (none without a DIR).
+Result<std::vector<reference::Value>> expected_from_files(const ConvertOptions& options, const Model& graph) {
+  std::vector<reference::Value> expected;
+  for (int i = 0; i < graph.output_count() && !options.self_test_dir.empty(); ++i) {
+    const TensorInfo info = graph.tensor(graph.output_tensor(i));
+    const std::string path = options.self_test_dir + "/expected/" + info.name + ".npy";
+    if (::access(path.c_str(), F_OK) != 0) continue;  // outputs without an expected file are not checked
+    Result<reference::Value> v = read_value(graph.output_tensor(i), info.dtype, path);
+    if (!v.ok()) return v.status();
+    expected.push_back(std::move(v).value());
+  }
+  return expected;
+}
+
+// Every f32 output for these inputs, computed in double by the reference evaluator.
+Result<std::vector<reference::Value>> computed_outputs(const Model& graph,
+                                                       const std::vector<reference::Value>& inputs) {
+  Result<reference::Evaluator> evaluator = reference::Evaluator::create(graph);
+  if (!evaluator.ok()) return evaluator.status();
+  Result<std::vector<reference::Value>> outputs = reference::evaluate_outputs(evaluator.value(), inputs);
+  if (!outputs.ok()) {
+    return Status::error(outputs.status().code(), "self-test: the reference evaluator refused the inputs: %s",
+                         outputs.status().message());
+  }
+  return outputs;
+}
+
+std::string describe_inputs(const Model& graph, const std::vector<reference::Value>& inputs) {
+  std::string text;
+  for (const reference::Value& v : inputs) {
+    text += (text.empty() ? "" : ", ") + std::string(graph.tensor(v.tensor).name) + " [";
+    for (int i = 0; i < v.shape.rank; ++i) text += (i ? ", " : "") + std::to_string(v.shape.dims[i]);
+    text += "]";
+  }
+  return text;
+}
+
+// The shape `tensor` has after a run on `inputs`, as the evaluator gives it: its symbols
+// bound by the inputs' dims, the others at their planned maxima (a fresh evaluator's).
+Shape shape_after_run(const Model& graph, int tensor, const std::vector<reference::Value>& inputs) {
+  std::vector<int64_t> symbols(static_cast<size_t>(graph.symbol_count()));
+  for (int s = 0; s < graph.symbol_count(); ++s) symbols[static_cast<size_t>(s)] = graph.symbol(s).max;
+  for (const reference::Value& v : inputs) {
+    const TensorInfo info = graph.tensor(v.tensor);
+    for (int i = 0; i < v.shape.rank; ++i) {
+      if (info.dim_symbols[i] >= 0) symbols[static_cast<size_t>(info.dim_symbols[i])] = v.shape.dims[i];
+    }
+  }
+  const TensorInfo info = graph.tensor(tensor);
+  Shape shape = info.shape;
+  for (int i = 0; i < shape.rank; ++i) {
+    if (info.dim_symbols[i] >= 0) shape.dims[i] = symbols[static_cast<size_t>(info.dim_symbols[i])];
+  }
+  return shape;
+}
+
+// Zeros in the shapes of the outputs the evaluator computes: every f32 output, in order.
+std::vector<reference::Value> output_places(const Model& graph, const std::vector<reference::Value>& inputs) {
+  std::vector<reference::Value> places;
+  for (int i = 0; i < graph.output_count(); ++i) {
+    reference::Value place;
+    place.tensor = graph.output_tensor(i);
+    if (graph.tensor(place.tensor).dtype != DType::kF32) continue;
+    place.shape = shape_after_run(graph, place.tensor, inputs);
+    place.values.assign(static_cast<size_t>(place.shape.element_count()), 0.0);
+    places.push_back(std::move(place));
+  }
+  return places;
+}
+
+Result<SelfTestPlan> plan_from_graph(const ConvertOptions& options, const Model& graph, ModelWriter& writer) {
+  Result<std::vector<reference::Value>> inputs = self_test_inputs(options, graph);
+  if (!inputs.ok()) return inputs.status();
+  Result<std::vector<reference::Value>> expected = expected_from_files(options, graph);
+  if (!expected.ok()) return expected.status();
+  SelfTestPlan plan;
+  plan.stored = true;
+  plan.computed = expected->empty();
+  if (plan.computed) expected.value() = output_places(graph, inputs.value());
+  if (expected->empty()) return Status::error(StatusCode::kInvalidArgument, "self-test: the model has no f32 output");
+  SelfTestSpec test;
+  const float default_tolerance = plan.computed ? computed_self_test_tolerance(options.dtype) : 1e-4f;
+  test.atol = options.self_test_atol > 0.0f ? options.self_test_atol : default_tolerance;
+  test.rtol = options.self_test_rtol > 0.0f ? options.self_test_rtol : default_tolerance;
+  for (const reference::Value& v : inputs.value()) test.inputs.push_back(value_spec(graph, writer, v));
+  for (const reference::Value& v : expected.value()) test.expected_outputs.push_back(value_spec(graph, writer, v));
+  writer.add_self_test(std::move(test));
+  plan.inputs = std::move(inputs).value();
+  return plan;
+}
+
+bool same_shape(const fb::TensorValue& place, const Shape& shape) {
+  if (place.shape() == nullptr || static_cast<int>(place.shape()->size()) != shape.rank) return false;
+  for (int i = 0; i < shape.rank; ++i) {
+    if (place.shape()->Get(static_cast<uint32_t>(i)) != shape.dims[i]) return false;
+  }
+  return true;
+}
+
+// The computed outputs into the places the write kept for them (the last case's).
+Status write_expected(const Model& model, const std::vector<reference::Value>& outputs, FileBuffer& file) {
+  const auto* cases = model.schema().self_tests();
+  const auto* places = cases->Get(cases->size() - 1)->expected_outputs();
+  if (places->size() != outputs.size()) {
+    return Status::error(StatusCode::kInvalidModel, "self-test: %zu outputs computed for %u places",
+                         outputs.size(), places->size());
+  }
+  const size_t data_offset = static_cast<size_t>(model.data_segment() - file.data());
+  for (uint32_t v = 0; v < places->size(); ++v) {
+    const reference::Value& output = outputs[v];
+    const std::vector<uint8_t> bytes = value_bytes(model.tensor(output.tensor).dtype, output);
+    const fb::TensorValue& place = *places->Get(v);
+    if (!same_shape(place, output.shape) || place.data()->size() != bytes.size()) {
+      return Status::error(StatusCode::kInvalidModel, "self-test: output '%s' was computed in another shape than planned",
+                           model.tensor(output.tensor).name);
+    }
+    std::memcpy(file.data() + data_offset + place.data()->offset(), bytes.data(), bytes.size());
+  }
+  return Status();
+}
+
+void stamp_checksum(FileBuffer& file) {
+  const fb::Model* root = fb::GetSizePrefixedModel(file.data());
+  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root->checksum()) - file.data());
+  const uint32_t crc = crc32_skipping(file.data(), file.size(), at);
+  std::memcpy(file.data() + at, &crc, sizeof(crc));  // little-endian, as FlatBuffers
+}
+
+}  // namespace
+
+void report(const ConvertOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+// The graph's facts come from the writer's header over zero-filled data: anonymous pages
+// that are never written, so the weights' places cost no memory.
+Result<SelfTestPlan> plan_self_test(const ConvertOptions& options, ModelWriter& writer) {
+  if (!options.self_test) return SelfTestPlan();
+  size_t file_size = 0;
+  Result<std::vector<uint8_t>> header = writer.header(&file_size);
+  if (!header.ok()) return header.status();
+  Result<FileBuffer> skeleton = FileBuffer::allocate(file_size);
+  if (!skeleton.ok()) return skeleton.status();
+  std::memcpy(skeleton->data(), header->data(), header->size());
+  LoadOptions load;
+  load.verify_checksum = false;  // stamped by the write; the finished file is checked in full
+  Result<Model> graph = Model::from_bytes(skeleton->data(), skeleton->size(), load);
+  if (!graph.ok()) return graph.status();
+  return plan_from_graph(options, graph.value(), writer);
+}
+
+Status complete_self_test(const ConvertOptions& options, const SelfTestPlan& plan, FileBuffer& file) {
+  if (!plan.computed) return Status();
+  LoadOptions load;
+  load.verify_checksum = false;  // stamped again below, once the expected outputs are in
+  Result<Model> model = Model::from_bytes(file.data(), file.size(), load);
+  if (!model.ok()) return model.status();
+  report(options, "self-test: computing expected outputs in double precision (reference evaluator) for " +
+                      std::string(options.self_test_dir.empty() ? "generated" : "given") +
+                      " inputs: " + describe_inputs(model.value(), plan.inputs));
+  Result<std::vector<reference::Value>> outputs = computed_outputs(model.value(), plan.inputs);
+  if (!outputs.ok()) return outputs.status();
+  FOCAL_RETURN_IF_ERROR(write_expected(model.value(), outputs.value(), file));
+  stamp_checksum(file);
+  return Status();
+}
+
+Status load_and_self_test(const FileBuffer& file, Converted* converted) {
+  Result<Model> model = Model::from_bytes(file.data(), file.size());
+  if (!model.ok()) return model.status();
+  if (model->self_test_count() == 0) return Status();
+  const size_t arena_bytes = Session::required_arena_bytes(*model, SessionOptions()).value();
+  std::unique_ptr<void, void (*)(void*)> arena(std::aligned_alloc(kBufferAlignment, align_up_64(arena_bytes)),
+                                               std::free);
+  Result<Session> session = Session::create(*model, SessionOptions(), arena.get(), arena_bytes);
+  if (!session.ok()) return session.status();
+  Result<SelfTestReport> report = run_self_tests(session.value());
+  if (!report.ok()) return report.status();
+  converted->self_tests = report->cases;
+  converted->self_test_worst_ratio = report->worst_tolerance_ratio;
+  if (report->failed_cases > 0) {
+    return Status::error(StatusCode::kInvalidModel,
+                         "the written model fails %d of %d self-tests (worst error %.3g of its tolerance)",
+                         report->failed_cases, report->cases, static_cast<double>(report->worst_tolerance_ratio));
+  }
+  return Status();
+}
+
+}  // namespace convert
+}  // namespace focal
