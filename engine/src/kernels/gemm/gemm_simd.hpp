@@ -331,15 +331,15 @@ struct GemmKernels {
 
   template <GemmWeights T, size_t kR>
   static void gemv(const GemmProblem& p, const GemmTask& t) {
-    constexpr size_t kP = Gemv<kR>::kP, kCols = Gemv<kR>::kG * W;
+    constexpr size_t kP = Gemv<kR>::kP, kStepCols = Gemv<kR>::kG * W;
     size_t panel = t.panel_begin;
     for (; panel + kP <= t.panel_end; panel += kP) {
-      for (size_t part = 0; part < kGemmPanel && panel * kGemmPanel + part < p.n; part += kCols) {
+      for (size_t part = 0; part < kGemmPanel && panel * kGemmPanel + part < p.n; part += kStepCols) {
         gemv_step<T, kR, kP>(p, t.row_begin, panel, part);
       }
     }
     for (; panel < t.panel_end; ++panel) {
-      for (size_t part = 0; part < kGemmPanel && panel * kGemmPanel + part < p.n; part += kCols) {
+      for (size_t part = 0; part < kGemmPanel && panel * kGemmPanel + part < p.n; part += kStepCols) {
         gemv_step<T, kR, 1>(p, t.row_begin, panel, part);
       }
     }
