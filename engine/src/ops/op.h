@@ -55,8 +55,8 @@ struct OpRun {
   size_t attention_weights_floats;
 };
 
-// An op's operands at one run's actual shapes , for
-// the facts that depend on them (OpDef::flops).
+// An op's operands at one run's actual shapes, for the facts that depend on them
+// (OpDef::flops).
 struct OpShapes {
   const fb::Model& model;
   const fb::Op& op;
