@@ -53,7 +53,7 @@ constexpr RecurrentKernelTable kRecurrent = Recurrent<IsaArch>::table(kIsaName);
 #define FOCAL_DEFINE_ISA_KERNELS(Table, table)        \
   template <>                                         \
   const Table* isa_kernels<FOCAL_THIS_ISA, Table>() { \
-    return &table;                                    \
+    return &(table);                                  \
   }
 FOCAL_DEFINE_ISA_KERNELS(AttentionKernelTable, kAttention)
 FOCAL_DEFINE_ISA_KERNELS(ScoringKernelTable, kScoring)

@@ -22,11 +22,11 @@
   namespace kernels {                                                                  \
   namespace {                                                                          \
   using IsaArch = arch;                                                                \
-  constexpr const char* kIsaName = name;                                               \
-  constexpr size_t kGemmTileRows = gemm_rows, kGemmTileVectors = gemm_vectors;         \
-  constexpr size_t kGemvAccumulators = gemv_sums, kGemmKBlock = gemm_k_block;          \
-  constexpr size_t kAttentionKeyVectors = attention_key_vectors;                       \
-  constexpr size_t kScoringSumVectors = scoring_sum_vectors;                           \
+  constexpr const char* kIsaName = (name);                                             \
+  constexpr size_t kGemmTileRows = (gemm_rows), kGemmTileVectors = (gemm_vectors);     \
+  constexpr size_t kGemvAccumulators = (gemv_sums), kGemmKBlock = (gemm_k_block);      \
+  constexpr size_t kAttentionKeyVectors = (attention_key_vectors);                     \
+  constexpr size_t kScoringSumVectors = (scoring_sum_vectors);                         \
   }                                                                                    \
   }                                                                                    \
   }
