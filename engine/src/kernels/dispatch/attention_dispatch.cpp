@@ -210,6 +210,10 @@ void write_weights(const AttentionParams& p) {
   }
 }
 
+// Every division by batch or kv heads below is defined: O(1), so checked even on the
+// trusted path (a broken trust then fails instead of dividing by zero).
+bool has_groups(const AttentionParams& p) { return p.batch >= 1 && p.kv_heads >= 1; }
+
 }  // namespace
 
 Status check_attention_key_lengths(const AttentionParams& p) {
@@ -226,6 +230,7 @@ Status check_attention_key_lengths(const AttentionParams& p) {
 }
 
 size_t attention_run_workspace_bytes(const AttentionParams& params, int workers) {
+  if (!has_groups(params)) return 0;
   const size_t count = workers < 1 ? 1 : static_cast<size_t>(workers);
   size_t bytes = 0;
   if (!checked_mul(count, scratch_bytes_per_worker(params), &bytes) ||
@@ -239,6 +244,10 @@ Status run_attention(const AttentionParams& params, void* workspace, size_t work
                      ParallelFor* parallel, const kernels::KernelSet& set) {
   FOCAL_EXPECT_VALID(check_attention_params(params, workspace, workspace_bytes, parallel));
   FOCAL_RETURN_IF_ERROR(check_attention_key_lengths(params));
+  if (!has_groups(params)) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "attention: batch and kv_heads must be >= 1");
+  }
   const int workers = parallel != nullptr ? parallel->workers() : 1;
   // Align the caller's workspace to 64 bytes (the +64 in the size allows for it).
   uint8_t* base = static_cast<uint8_t*>(workspace);
