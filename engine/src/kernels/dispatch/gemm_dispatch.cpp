@@ -47,7 +47,7 @@ void run_one_task(void* context, size_t index, int /*worker*/) {
 }  // namespace
 
 GemmProblem describe_gemm(const GemmParams& p) {
-  GemmProblem problem;
+  GemmProblem problem{};  // zeroed: every field is set below, the type only when known
   gemm_weight_type(p.weight_type, &problem.type);
   problem.m = p.m;
   problem.n = p.n;

@@ -1,4 +1,4 @@
-// The pointwise families' entry points: pick the best kernel set for this CPU once,
+// The pointwise families' entry points: each family's best table (or a given set's),
 // check what can be out of range in the data, run the kernels.
 #include <cmath>
 
