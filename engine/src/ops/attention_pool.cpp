@@ -71,7 +71,7 @@ Status run_pool(const OpRun& r) {
   float* zero_query = reinterpret_cast<float*>(ws + floats(int64_t(batch * seq * units)));
   int32_t* lengths = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(zero_query) + floats(int64_t(units)));
   uint8_t* scratch = reinterpret_cast<uint8_t*>(lengths) + floats(int64_t(batch));
-  FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kX].f32(), batch * seq, nullptr, keys, 0, r.parallel));
+  packed_dense(w, r.inputs[kW].data, r.inputs[kX].f32(), batch * seq, nullptr, keys, 0, r.parallel);
   std::memset(zero_query, 0, units * sizeof(float));
   const float* query = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : zero_query;
   const bool has_mask = r.inputs[kMask].present();

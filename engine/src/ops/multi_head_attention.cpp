@@ -256,7 +256,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
 }
 
 // K and V of this run's tokens written into the states at the cached length.
-Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
+void append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
   const fb::Model& m = r.model;
   const size_t features = static_cast<size_t>(s.kv_features);
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -264,14 +264,13 @@ Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
     const size_t row = static_cast<size_t>(b * capacity + r.cached_length);
     float* k = r.inputs[kKState].mutable_f32() + row * features;
     float* v = r.inputs[kVState].mutable_f32() + row * features;
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x,
-                                       static_cast<size_t>(s.q_len), optional_f32(r, kBk), k,
-                                       features, r.parallel));
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x,
-                                       static_cast<size_t>(s.q_len), optional_f32(r, kBv), v,
-                                       features, r.parallel));
+    packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x,
+                 static_cast<size_t>(s.q_len), optional_f32(r, kBk), k,
+                 features, r.parallel);
+    packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x,
+                 static_cast<size_t>(s.q_len), optional_f32(r, kBv), v,
+                 features, r.parallel);
   }
-  return Status();
 }
 
 Status run_mha(const OpRun& r) {
@@ -291,18 +290,18 @@ Status run_mha(const OpRun& r) {
   float* ctx = reinterpret_cast<float*>(ws + reg.ctx);
   const size_t rows = static_cast<size_t>(s.batch * s.q_len);
 
-  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(),
-                                     rows, optional_f32(r, kBq), q, 0, r.parallel));
+  packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(),
+               rows, optional_f32(r, kBq), q, 0, r.parallel);
   AttentionParams p = attention_params(o, s);
   const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
   if (mode == Mode::kProject) {
     float* k = reinterpret_cast<float*>(ws + reg.k);
     float* v = reinterpret_cast<float*>(ws + reg.v);
     const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(),
-                                       source_rows, optional_f32(r, kBk), k, 0, r.parallel));
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(),
-                                       source_rows, optional_f32(r, kBv), v, 0, r.parallel));
+    packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(),
+                 source_rows, optional_f32(r, kBk), k, 0, r.parallel);
+    packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(),
+                 source_rows, optional_f32(r, kBv), v, 0, r.parallel);
     if (o.rope() != fb::RopeLayout_None) {
       FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
                                        static_cast<size_t>(o.num_kv_heads()), 0, 0));
@@ -312,7 +311,7 @@ Status run_mha(const OpRun& r) {
   } else {
     const int64_t capacity = r.inputs[kKState].shape.dims[1];
     if (mode == Mode::kCache) {
-      FOCAL_RETURN_IF_ERROR(append_to_cache(r, s, capacity));
+      append_to_cache(r, s, capacity);
       if (o.rope() != fb::RopeLayout_None) {
         float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
         FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch),
@@ -347,8 +346,9 @@ Status run_mha(const OpRun& r) {
   p.q = q;
   p.out = ctx;
   FOCAL_RETURN_IF_ERROR(run_attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
-  return packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
-                      r.outputs[0].mutable_f32(), 0, r.parallel);
+  packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
+               r.outputs[0].mutable_f32(), 0, r.parallel);
+  return Status();
 }
 
 // ---- Facts for the session and bench -------------------------------------------------

@@ -101,9 +101,9 @@ Status check_last_axis_norm(const OpCheck& c, int params, float epsilon) {
   return Status();
 }
 
-Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
-                    const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
-                    fb::Activation activation) {
+void packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
+                  const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
+                  fb::Activation activation) {
   GemmParams p;
   p.m = m;
   p.n = static_cast<size_t>(w.shape()->Get(0));
@@ -117,7 +117,6 @@ Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, siz
   p.y = y;
   p.y_stride = y_stride;
   run_gemm(p, parallel);  // shapes and weights verified at load
-  return Status();
 }
 
 }  // namespace focal

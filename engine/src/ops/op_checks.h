@@ -32,8 +32,8 @@ Status check_last_axis_norm(const OpCheck& c, int params, float epsilon);
 
 // y[m, n] (rows y_stride apart, 0: n) = act(x[m, k] . W^T + b) on packed weights
 // `w` (checked at load), bias optional.
-Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
-                    const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
-                    fb::Activation activation = fb::Activation_None);
+void packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
+                  const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
+                  fb::Activation activation = fb::Activation_None);
 
 }  // namespace focal

@@ -165,20 +165,19 @@ void cell(const Run& run, size_t b, size_t step) {
 }
 
 // gates_x[b, i] = x[b, first + i] W_ih^T + b_ih for the block's `steps` steps.
-Status project_block(const Run& run, int base, size_t first, size_t steps) {
+void project_block(const Run& run, int base, size_t first, size_t steps) {
   for (size_t b = 0; b < run.batch; ++b) {
     const float* x = run.r.inputs[kX].f32() + (b * run.seq + first) * run.in;
-    FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
-                                       run.gates_x() + b * run.block * run.gates, 0, run.r.parallel));
+    packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
+                 run.gates_x() + b * run.block * run.gates, 0, run.r.parallel);
   }
-  return Status();
 }
 
 // One time step t (the block's step i) for every row: recurrent GEMM, then the cells.
-Status run_step(const Run& run, int d, size_t t, size_t i) {
+void run_step(const Run& run, int d, size_t t, size_t i) {
   const int base = d == 0 ? kWih : kWihR;
-  FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
-                                     run.optional(base + 3), run.gates_h(), 0, nullptr));
+  packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
+               run.optional(base + 3), run.gates_h(), 0, nullptr);
   float* y = run.r.outputs[kY].mutable_f32();
   for (size_t b = 0; b < run.batch; ++b) {
     float* out = y + (b * run.seq + t) * run.width + size_t(d) * run.hidden;
@@ -189,10 +188,9 @@ Status run_step(const Run& run, int d, size_t t, size_t i) {
     cell(run, b, i);
     std::memcpy(out, run.h() + b * run.hidden, run.hidden * 4);
   }
-  return Status();
 }
 
-Status run_direction(const Run& run, int d) {
+void run_direction(const Run& run, int d) {
   const int base = d == 0 ? kWih : kWihR;
   initial_state(run, d);
   // Forward: blocks [0, 16), [16, 32), ...; reverse: the same blocks from the end, each
@@ -200,10 +198,10 @@ Status run_direction(const Run& run, int d) {
   for (size_t done = 0; done < run.seq; done += run.block) {
     const size_t steps = run.seq - done < run.block ? run.seq - done : run.block;
     const size_t first = d == 0 ? done : run.seq - done - steps;
-    FOCAL_RETURN_IF_ERROR(project_block(run, base, first, steps));
+    project_block(run, base, first, steps);
     for (size_t i = 0; i < steps; ++i) {
       const size_t in_block = d == 0 ? i : steps - 1 - i;
-      FOCAL_RETURN_IF_ERROR(run_step(run, d, first + in_block, in_block));
+      run_step(run, d, first + in_block, in_block);
     }
   }
   for (int o = kHn; o < run.r.output_count && o <= kCn; ++o) {
@@ -213,7 +211,6 @@ Status run_direction(const Run& run, int d) {
                   run.hidden * 4);
     }
   }
-  return Status();
 }
 
 Status run_recurrent(const OpRun& r) {
@@ -231,7 +228,7 @@ Status run_recurrent(const OpRun& r) {
     for (size_t b = 0; b < run.batch; ++b) lengths[b] = static_cast<int32_t>(run.seq);
   }
   run.lengths = lengths;
-  for (int d = 0; d < directions(o); ++d) FOCAL_RETURN_IF_ERROR(run_direction(run, d));
+  for (int d = 0; d < directions(o); ++d) run_direction(run, d);
   return Status();
 }
 

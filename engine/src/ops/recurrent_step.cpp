@@ -64,11 +64,11 @@ Status run_step(const OpRun& r) {
   float* gates_x = static_cast<float*>(r.workspace);
   float* gates_h = gates_x + align_up(batch * gates, 16);
   const auto weight = [&](int slot) -> const fb::Tensor& { return *r.model.tensors()->Get(r.op.inputs()->Get(slot)); };
-  FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch, optional(r, kBih),
-                                     gates_x, 0, r.parallel));
+  packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch, optional(r, kBih),
+               gates_x, 0, r.parallel);
   float* h = r.inputs[kH].mutable_f32();
-  FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWhh), r.inputs[kWhh].data, h, batch, optional(r, kBhh), gates_h, 0,
-                                     r.parallel));
+  packed_dense(weight(kWhh), r.inputs[kWhh].data, h, batch, optional(r, kBhh), gates_h, 0,
+               r.parallel);
   float* y = r.outputs[0].mutable_f32();
   if (o.cell() == fb::RecurrentCell_Lstm) {
     kernels::LstmCellParams p;

@@ -116,8 +116,8 @@ Status run_score(const OpRun& r) {
   if (o.kind() == fb::ScoreKind_Additive) {
     const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(kW));
     const float* bias = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : nullptr;
-    FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
-                                       r.parallel));
+    packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
+                 r.parallel);
   }
   float* weights = r.output_count > 1 ? r.outputs[1].mutable_f32() : nullptr;
   for (size_t b = 0; b < batch; ++b) {
