@@ -72,7 +72,7 @@ Status check_attention_params(const AttentionParams& params, const void* workspa
                               size_t workspace_bytes, ParallelFor* parallel) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
   const int workers = parallel != nullptr ? parallel->workers() : 1;
-  const size_t needed = attention_workspace_bytes(params, workers);
+  const size_t needed = attention_run_workspace_bytes(params, workers);  // shape checked above
   if (needed == 0) return invalid("the workspace for this many workers exceeds size_t");
   if (workspace == nullptr || workspace_bytes < needed) {
     return Status::error(StatusCode::kResourceExhausted,

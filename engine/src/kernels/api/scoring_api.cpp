@@ -101,20 +101,29 @@ Status check_workspace(const char* op, const void* workspace, size_t bytes, size
   return Status();
 }
 
+// The workspace of a problem whose shape check_shape accepted (checked once per call).
+size_t workspace_bytes_of(const AdditiveAttentionParams& p) {
+  return scoring_workspace_floats(p.src_len, 0) * sizeof(float) + kScoringWorkspaceAlign;
+}
+
+size_t workspace_bytes_of(const LuongAttentionParams& p) {
+  const size_t projected = p.score == LuongScore::kGeneral ? p.key_dim : 0;
+  return scoring_workspace_floats(p.src_len, projected) * sizeof(float) + kScoringWorkspaceAlign;
+}
+
 }  // namespace
 
 Status check_additive_attention_params(const AdditiveAttentionParams& params, const void* workspace,
                                        size_t workspace_bytes) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
   return check_workspace(kAdditiveAttention, workspace, workspace_bytes,
-                         additive_attention_workspace_bytes(params));
+                         workspace_bytes_of(params));
 }
 
 Status check_luong_attention_params(const LuongAttentionParams& params, const void* workspace,
                                     size_t workspace_bytes) {
   FOCAL_RETURN_IF_ERROR(check_params(params));
-  return check_workspace(kLuongAttention, workspace, workspace_bytes,
-                         luong_attention_workspace_bytes(params));
+  return check_workspace(kLuongAttention, workspace, workspace_bytes, workspace_bytes_of(params));
 }
 
 Status additive_attention_with_kernels(const AdditiveAttentionParams& params,
@@ -132,15 +141,11 @@ Status luong_attention_with_kernels(const LuongAttentionParams& params,
 }
 
 size_t additive_attention_workspace_bytes(const AdditiveAttentionParams& params) {
-  if (!check_shape(params).ok()) return 0;
-  return scoring_workspace_floats(params.src_len, 0) * sizeof(float) + kScoringWorkspaceAlign;
+  return check_shape(params).ok() ? workspace_bytes_of(params) : 0;
 }
 
 size_t luong_attention_workspace_bytes(const LuongAttentionParams& params) {
-  if (!check_shape(params).ok()) return 0;
-  const size_t projected = params.score == LuongScore::kGeneral ? params.key_dim : 0;
-  return scoring_workspace_floats(params.src_len, projected) * sizeof(float) +
-         kScoringWorkspaceAlign;
+  return check_shape(params).ok() ? workspace_bytes_of(params) : 0;
 }
 
 Status additive_attention(const AdditiveAttentionParams& params, void* workspace,
