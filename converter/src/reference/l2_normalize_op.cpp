@@ -9,15 +9,14 @@ namespace reference {
 
 Status l2_normalize_op(const OpContext& c) {
   const Operand& x = c.in(0);
-  const Operand& y = c.outputs[0];
-  const size_t width = x.dim(-1), rows = x.count() / width;
+  const size_t width = x.dim(-1);
   const double epsilon = c.op.options_as_L2NormalizeOptions()->epsilon();
-  for (size_t r = 0; r < rows; ++r) {
+  for (size_t start = 0; start < x.count(); start += width) {  // one row of the last axis
     double squares = 0.0;
-    for (size_t i = 0; i < width; ++i) squares += x.at(r * width + i) * x.at(r * width + i);
+    for (size_t i = start; i < start + width; ++i) squares += x.at(i) * x.at(i);
     const double norm = std::sqrt(squares);
     const double divisor = norm < epsilon ? epsilon : norm;
-    for (size_t i = 0; i < width; ++i) y.values[r * width + i] = x.at(r * width + i) / divisor;
+    for (size_t i = start; i < start + width; ++i) c.outputs[0].values[i] = x.at(i) / divisor;
   }
   return Status();
 }

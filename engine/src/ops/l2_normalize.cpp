@@ -12,11 +12,8 @@ Status check_l2_normalize(const OpCheck& c) {
 }
 
 Status run_l2_normalize(const OpRun& r) {
-  const Shape& shape = r.inputs[0].shape;
-  kernels::LayerNormParams params;
-  params.width = static_cast<size_t>(shape.dims[shape.rank - 1]);
-  params.rows = static_cast<size_t>(shape.element_count()) / params.width;
-  params.epsilon = r.op.options_as_L2NormalizeOptions()->epsilon();
+  const kernels::LayerNormParams params =
+      last_axis_rows(r.inputs[0].shape, r.op.options_as_L2NormalizeOptions()->epsilon());
   l2_normalize(params, r.inputs[0].f32(), r.outputs[0].mutable_f32());
   return Status();
 }
