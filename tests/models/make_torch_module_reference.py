@@ -156,6 +156,23 @@ def encoder_spec(prefix, c, final_norm):
             "layers": layers, "outputs": ["output"]}
 
 
+def classifier_spec(wrapper, c):
+    """torch-encoder's classifier: embedding + learned positions, the encoder, masked mean
+    pooling, a linear head."""
+    n = c["num_layers"]
+    layers = [{"op": "embedding", "name": "embedding", "input": "input_ids", "table": wrapper + "embedding.weight",
+               "positions": {"learned": wrapper + "pos_embedding.weight"}, "output": "x0"},
+              {"repeat": n, "layers": encoder_layers(wrapper + "encoder.", "x{i}", c, "attention_mask")},
+              {"op": "copy", "name": "last_hidden_state", "input": f"x{n}"},
+              {"op": "pool", "name": "pool", "mode": "mean", "input": "last_hidden_state", "mask": "attention_mask"},
+              {"op": "dense", "name": "logits", "input": "pool", "weight": wrapper + "classifier.weight",
+               "bias": wrapper + "classifier.bias"}]
+    return {"name": "encoder-classifier", "symbols": {"seq": 16},
+            "inputs": [{"name": "input_ids", "dtype": "i32", "shape": ["batch", "seq"]},
+                       {"name": "attention_mask", "dtype": "i32", "shape": ["batch", "seq"]}],
+            "layers": layers, "outputs": ["last_hidden_state", "logits"]}
+
+
 def decoder_spec(prefix, c, final_norm):
     d, n = c["d_model"], c["num_layers"]
     layers = [{"op": "copy", "name": "y0", "input": "tgt"},
@@ -229,6 +246,22 @@ def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, **kw)
             {"preset": "torch-transformer-encoder", "checks": "single", "valid_mask": "src_mask"})
 
 
+def classifier_case(vocab, d, heads, ff, layers, lengths, seq, classes):
+    """make_reference.py's nn.TransformerEncoder classifier, saved from nn.DataParallel."""
+    c = {"vocab_size": vocab, "d_model": d, "nhead": heads, "num_layers": layers, "dim_feedforward": ff,
+         "activation": "relu", "norm_first": False, "layer_norm_eps": 1e-5, "max_len": 20, "pooling": "mean",
+         "num_classes": classes}
+    module = ref.EncoderClassifier(c).eval()
+    ref.randomize(module, 0.15, {"embedding": 0.5})
+    state = nn.DataParallel(module).state_dict()
+    mask = ref.ragged_mask(len(lengths), seq, lengths)
+    ids = ref.random_ids(vocab, (len(lengths), seq), mask)
+    hidden, logits = float64(module)(ids, mask)
+    return (state, {"nhead": heads, "pooling": "mean"}, {"input_ids": ids, "attention_mask": mask},
+            {"last_hidden_state": hidden.detach(), "logits": logits.detach()}, classifier_spec("module.", c),
+            {"preset": "torch-encoder", "checks": "single", "valid_mask": "attention_mask"})
+
+
 def transformer_case(d, heads, ff, enc_layers, dec_layers, lengths, src_len, tgt_len, prefix="", **kw):
     module = transformer(d, heads, ff, enc_layers, dec_layers, **kw)
     ref.randomize(module, 0.15)
@@ -285,6 +318,8 @@ CASES = [
                           eps=1e-6, final_norm=True)),
     ("tm_encoder_postln_norm_d40_h5_l2_compiled",
      lambda: encoder_case(40, 5, 56, 2, (6, 6, 2), 6, prefix="_orig_mod.", final_norm=True)),
+    ("tm_encoder_classifier_mean_d40_h5_l2_dataparallel",
+     lambda: classifier_case(70, 40, 5, 56, 2, (7, 4, 1), 7, 3)),
     ("tm_transformer_postln_relu_d40_h5_e2_d3", lambda: transformer_case(40, 5, 56, 2, 3, (7, 4, 1), 7, 5)),
     ("tm_transformer_preln_gelu_d24_h3_e3_d2_wrapped",
      lambda: transformer_case(24, 3, 56, 3, 2, (5, 2, 5), 5, 6, prefix="transformer.", activation="gelu",
