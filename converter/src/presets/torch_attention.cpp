@@ -27,7 +27,7 @@ struct MhaConfig {
 
 Result<MhaConfig> read_mha_config(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options) {
   MhaConfig c;
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, kTorchAttentionSearch));
+  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, torch_attention_search()));
   c.prefix = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
   std::string source;
   FOCAL_RETURN_IF_ERROR(infer_torch_attention(weights, options, prefix, &c.layer, &source));
@@ -66,7 +66,7 @@ Status build_torch_mha(const nlohmann::json& config, const PresetOptions& option
 }
 
 Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(b.weights(), config, options, kTorchDecoderSearch));
+  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(b.weights(), config, options, torch_decoder_search()));
   FOCAL_ASSIGN_OR_RETURN(const TorchStack s, read_torch_stack(b.weights(), config, options, prefix, true, "num_layers"));
   const Result<int64_t> max_len = planned_or_config(options, config, "max_len", 512);
   if (!max_len.ok()) return config_error(options, max_len.status());

@@ -75,7 +75,7 @@ Result<ClassifierSizes> classifier_sizes(WeightSource& weights, const nlohmann::
 
 // The encoder stack the checkpoint holds, found and read.
 Result<TorchStack> encoder_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options) {
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, kTorchEncoderSearch));
+  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, torch_encoder_search()));
   return read_torch_stack(weights, config, options, prefix, false, "num_layers");
 }
 

@@ -61,15 +61,23 @@ Result<fb::Activation> torch_activation(const nlohmann::json& config) {
 
 }  // namespace
 
-const ModuleSearch kTorchEncoderSearch{"nn.TransformerEncoder",
-                                       {"layers.0.self_attn.in_proj_weight", "layers.0.linear1.weight"},
-                                       {"layers.0.multihead_attn.in_proj_weight"}};
-const ModuleSearch kTorchDecoderSearch{"nn.TransformerDecoder",
-                                       {"layers.0.multihead_attn.in_proj_weight", "layers.0.self_attn.in_proj_weight"},
-                                       {}};
-const ModuleSearch kTorchTransformerSearch{
-    "nn.Transformer", {"encoder.layers.0.self_attn.in_proj_weight", "decoder.layers.0.multihead_attn.in_proj_weight"}, {}};
-const ModuleSearch kTorchAttentionSearch{"nn.MultiheadAttention", {"in_proj_weight", "out_proj.weight"}, {}};
+ModuleSearch torch_encoder_search() {
+  return {"nn.TransformerEncoder",
+          {"layers.0.self_attn.in_proj_weight", "layers.0.linear1.weight"},
+          {"layers.0.multihead_attn.in_proj_weight"}};
+}
+
+ModuleSearch torch_decoder_search() {
+  return {"nn.TransformerDecoder", {"layers.0.multihead_attn.in_proj_weight", "layers.0.self_attn.in_proj_weight"}, {}};
+}
+
+ModuleSearch torch_transformer_search() {
+  return {"nn.Transformer",
+          {"encoder.layers.0.self_attn.in_proj_weight", "decoder.layers.0.multihead_attn.in_proj_weight"},
+          {}};
+}
+
+ModuleSearch torch_attention_search() { return {"nn.MultiheadAttention", {"in_proj_weight", "out_proj.weight"}, {}}; }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text;

@@ -47,10 +47,10 @@ Result<TorchStack> read_torch_stack(WeightSource& weights, const nlohmann::json&
                                     const std::string& prefix, bool decoder, const char* layers_key);
 
 // What find_module_prefix looks for (presets/module_prefix.h).
-extern const ModuleSearch kTorchEncoderSearch;      // an nn.TransformerEncoder (no cross-attention)
-extern const ModuleSearch kTorchDecoderSearch;      // an nn.TransformerDecoder
-extern const ModuleSearch kTorchTransformerSearch;  // an nn.Transformer (encoder. and decoder.)
-extern const ModuleSearch kTorchAttentionSearch;    // an nn.MultiheadAttention
+ModuleSearch torch_encoder_search();      // an nn.TransformerEncoder (no cross-attention)
+ModuleSearch torch_decoder_search();      // an nn.TransformerDecoder
+ModuleSearch torch_transformer_search();  // an nn.Transformer (encoder. and decoder.)
+ModuleSearch torch_attention_search();    // an nn.MultiheadAttention
 
 // A config key the tensors already determine: absent, or equal to `inferred` (read
 // from `source`); otherwise an error naming both.

@@ -24,7 +24,7 @@ struct TransformerConfig {
 Result<TransformerConfig> read_config(WeightSource& weights, const nlohmann::json& config,
                                       const PresetOptions& options) {
   TransformerConfig c;
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, kTorchTransformerSearch));
+  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, torch_transformer_search()));
   FOCAL_ASSIGN_OR_RETURN(c.encoder, read_torch_stack(weights, config, options, prefix + "encoder.", false,
                                                      "num_encoder_layers"));
   FOCAL_ASSIGN_OR_RETURN(c.decoder, read_torch_stack(weights, config, options, prefix + "decoder.", true,
