@@ -86,6 +86,7 @@ TEST_CASE("bare nn.TransformerEncoder, nn.Transformer, nn.TransformerDecoder, nn
   REQUIRE_MESSAGE(all.size() >= 8, "the torch-module reference cases are missing: is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : all) {
     for (const bool through_spec : {false, true}) {
+      if (through_spec && c.spec.at("spec").is_null()) continue;  // a form the spec cannot write
       CAPTURE(c.name());
       CAPTURE(through_spec);
       auto loaded = converted(c, through_spec);

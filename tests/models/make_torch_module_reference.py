@@ -12,7 +12,7 @@ Writes OUT_DIR/<case>/ (family "torch-module"):
   config.json      only the hyperparameters no tensor shows, in PyTorch's constructor
                    names: nhead (num_heads for nn.MultiheadAttention), and norm_first,
                    activation, layer_norm_eps where they are not PyTorch's defaults.
-  spec.json        the same model as a declarative spec (converter/README.md), on the
+  spec.json        (unless case.json's "spec" is null) the same model as a declarative spec (converter/README.md), on the
                    same checkpoint; for nn.Transformer one stage (src, src_mask, tgt ->
                    output) with the decoder's cross-attention on the encoder's memory.
   inputs/, expected/  float32 inputs; the module's own forward in float64.
@@ -229,11 +229,21 @@ def full(c):
     return {"activation": "relu", "norm_first": False, "layer_norm_eps": 1e-5, **c}
 
 
-def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, **kw):
+def without_biases(module):
+    """PyTorch >= 2.1's bias=False layers, on torch 1.13: every bias zero in the forward
+    and absent from the saved state_dict, as those versions save it."""
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if name.endswith("bias"):
+                p.zero_()
+    return {k: v for k, v in module.state_dict().items() if not k.endswith("bias")}
+
+
+def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=True, **kw):
     module = encoder(d, heads, ff, layers, **kw)
     ref.randomize(module, 0.15)
     holder = wrap(module) if wrap else module
-    state = prefixed(holder.state_dict(), prefix)
+    state = prefixed(holder.state_dict() if bias else without_biases(holder), prefix)
     mask = ref.ragged_mask(len(lengths), seq, lengths)
     src = torch.randn(len(lengths), seq, d)
     out = float64(module)(src.double(), src_key_padding_mask=mask == 0).detach()
@@ -242,7 +252,7 @@ def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, **kw)
               "norm_first": kw.get("norm_first", False), "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
     return (state, config, {"src": src, "src_mask": mask}, {"output": out},
-            encoder_spec(stack, c, kw.get("final_norm", False)),
+            encoder_spec(stack, c, kw.get("final_norm", False)) if bias else None,  # a spec layernorm has a bias
             {"preset": "torch-transformer-encoder", "checks": "single", "valid_mask": "src_mask"})
 
 
@@ -320,6 +330,8 @@ CASES = [
      lambda: encoder_case(40, 5, 56, 2, (6, 6, 2), 6, prefix="_orig_mod.", final_norm=True)),
     ("tm_encoder_classifier_mean_d40_h5_l2_dataparallel",
      lambda: classifier_case(70, 40, 5, 56, 2, (7, 4, 1), 7, 3)),
+    ("tm_encoder_nobias_preln_norm_d40_h5_l2",
+     lambda: encoder_case(40, 5, 56, 2, (5, 3, 1), 5, bias=False, norm_first=True, final_norm=True)),
     ("tm_transformer_postln_relu_d40_h5_e2_d3", lambda: transformer_case(40, 5, 56, 2, 3, (7, 4, 1), 7, 5)),
     ("tm_transformer_preln_gelu_d24_h3_e3_d2_wrapped",
      lambda: transformer_case(24, 3, 56, 3, 2, (5, 2, 5), 5, 6, prefix="transformer.", activation="gelu",
@@ -337,9 +349,10 @@ def write_case(out_dir, name, built):
     torch.save(state, os.path.join(case_dir, "weights.pt"))
     ref.save_arrays(os.path.join(case_dir, "inputs"), inputs)
     ref.save_arrays(os.path.join(case_dir, "expected"), outputs)
-    case = {"family": "torch-module", "weights": "weights.pt", "config": "config.json", "spec": "spec.json",
-            "inputs": list(inputs), "outputs": list(outputs), **extra}
-    for filename, content in (("config.json", config), ("spec.json", spec), ("case.json", case)):
+    case = {"family": "torch-module", "weights": "weights.pt", "config": "config.json",
+            "spec": "spec.json" if spec else None, "inputs": list(inputs), "outputs": list(outputs), **extra}
+    files = [("config.json", config), ("case.json", case)] + ([("spec.json", spec)] if spec else [])
+    for filename, content in files:
         with open(os.path.join(case_dir, filename), "w") as f:
             json.dump(content, f, indent=1)
             f.write("\n")
