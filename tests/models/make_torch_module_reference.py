@@ -112,9 +112,10 @@ def residual_block(name, x, norm_p, eps, norm_first, block, output):
                     norm_layer(name + ".norm", name + ".residual", norm_p, eps, output)]
 
 
-def encoder_layers(stack, x_fmt, c, mask):
-    """One nn.TransformerEncoderLayer from x{i} to x{i+1}, inside a repeat block."""
-    p = stack + "layers.{i}."
+def encoder_layers(stack, x_fmt, c, mask, single=False):
+    """One nn.TransformerEncoderLayer from x{i} to x{i+1}, inside a repeat block (the
+    layer's tensors under stack + "layers.{i}.", or under stack for one saved alone)."""
+    p = stack if single else stack + "layers.{i}."
     x, h, y = x_fmt.format(i="{i}"), x_fmt.format(i="{i}") + ".h", x_fmt.format(i="{i+1}")
     eps, first = c["layer_norm_eps"], c["norm_first"]
     attn = residual_block(x + ".sa", x, p + "norm1.", eps, first,
@@ -124,8 +125,8 @@ def encoder_layers(stack, x_fmt, c, mask):
     return attn + ff
 
 
-def decoder_layers(stack, x_fmt, c, memory, memory_mask):
-    p = stack + "layers.{i}."
+def decoder_layers(stack, x_fmt, c, memory, memory_mask, single=False):
+    p = stack if single else stack + "layers.{i}."
     x, y = x_fmt.format(i="{i}"), x_fmt.format(i="{i+1}")
     eps, first = c["layer_norm_eps"], c["norm_first"]
     sa = residual_block(x + ".sa", x, p + "norm1.", eps, first,
@@ -145,10 +146,10 @@ def stack_end(x, stack, final_norm, eps, output):
     return [{"op": "copy", "name": output, "input": x}]
 
 
-def encoder_spec(prefix, c, final_norm):
+def encoder_spec(prefix, c, final_norm, single=False):
     d, n = c["d_model"], c["num_layers"]
     layers = [{"op": "copy", "name": "x0", "input": "src"},
-              {"repeat": n, "layers": encoder_layers(prefix, "x{i}", c, "src_mask")}]
+              {"repeat": n, "layers": encoder_layers(prefix, "x{i}", c, "src_mask", single)}]
     layers += stack_end(f"x{n}", prefix, final_norm, c["layer_norm_eps"], "output")
     return {"name": "bare-transformer-encoder", "symbols": {"seq": 16},
             "inputs": [{"name": "src", "dtype": "f32", "shape": ["batch", "seq", d]},
@@ -173,10 +174,10 @@ def classifier_spec(wrapper, c):
             "layers": layers, "outputs": ["last_hidden_state", "logits"]}
 
 
-def decoder_spec(prefix, c, final_norm):
+def decoder_spec(prefix, c, final_norm, single=False):
     d, n = c["d_model"], c["num_layers"]
     layers = [{"op": "copy", "name": "y0", "input": "tgt"},
-              {"repeat": n, "layers": decoder_layers(prefix, "y{i}", c, "memory", "memory_mask")}]
+              {"repeat": n, "layers": decoder_layers(prefix, "y{i}", c, "memory", "memory_mask", single)}]
     layers += stack_end(f"y{n}", prefix, final_norm, c["layer_norm_eps"], "output")
     return {"name": "bare-transformer-decoder", "symbols": {"seq": 16, "src_seq": 16},
             "inputs": [{"name": "tgt", "dtype": "f32", "shape": ["batch", "seq", d]},
@@ -240,7 +241,11 @@ def without_biases(module):
 
 
 def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=True, **kw):
-    module = encoder(d, heads, ff, layers, **kw)
+    """layers 0: one nn.TransformerEncoderLayer saved alone."""
+    single = layers == 0
+    module = encoder(d, heads, ff, max(layers, 1), **kw)
+    if single:
+        module = module.layers[0]
     ref.randomize(module, 0.15)
     holder = wrap(module) if wrap else module
     state = prefixed(holder.state_dict() if bias else without_biases(holder), prefix)
@@ -248,11 +253,11 @@ def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=
     src = torch.randn(len(lengths), seq, d)
     out = float64(module)(src.double(), src_key_padding_mask=mask == 0).detach()
     stack = prefix + ("module." if wrap else "")
-    c = full({"d_model": d, "nhead": heads, "num_layers": layers, "activation": kw.get("activation", "relu"),
+    c = full({"d_model": d, "nhead": heads, "num_layers": max(layers, 1), "activation": kw.get("activation", "relu"),
               "norm_first": kw.get("norm_first", False), "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
     return (state, config, {"src": src, "src_mask": mask}, {"output": out},
-            encoder_spec(stack, c, kw.get("final_norm", False)) if bias else None,  # a spec layernorm has a bias
+            encoder_spec(stack, c, kw.get("final_norm", False), single) if bias else None,  # a spec layernorm has a bias
             {"preset": "torch-transformer-encoder", "checks": "single", "valid_mask": "src_mask"})
 
 
@@ -292,7 +297,11 @@ def transformer_case(d, heads, ff, enc_layers, dec_layers, lengths, src_len, tgt
 
 
 def decoder_case(d, heads, ff, layers, lengths, src_len, tgt_len, prefix="", **kw):
-    module = decoder(d, heads, ff, layers, **kw)
+    """layers 0: one nn.TransformerDecoderLayer saved alone."""
+    single = layers == 0
+    module = decoder(d, heads, ff, max(layers, 1), **kw)
+    if single:
+        module = module.layers[0]
     ref.randomize(module, 0.15)
     state = prefixed(module.state_dict(), prefix)
     memory_mask = ref.ragged_mask(len(lengths), src_len, lengths)
@@ -300,11 +309,11 @@ def decoder_case(d, heads, ff, layers, lengths, src_len, tgt_len, prefix="", **k
     causal = nn.Transformer.generate_square_subsequent_mask(tgt_len).double()
     out = float64(module)(tgt.double(), memory.double(), tgt_mask=causal,
                           memory_key_padding_mask=memory_mask == 0).detach()
-    c = full({"d_model": d, "nhead": heads, "num_layers": layers, "activation": kw.get("activation", "relu"),
+    c = full({"d_model": d, "nhead": heads, "num_layers": max(layers, 1), "activation": kw.get("activation", "relu"),
               "norm_first": kw.get("norm_first", False), "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
     return (state, config, {"tgt": tgt, "memory": memory, "memory_mask": memory_mask}, {"output": out},
-            decoder_spec(prefix, c, kw.get("final_norm", False)),
+            decoder_spec(prefix, c, kw.get("final_norm", False), single),
             {"preset": "torch-decoder", "checks": "single", "valid_mask": None})
 
 
@@ -337,6 +346,9 @@ CASES = [
      lambda: transformer_case(24, 3, 56, 3, 2, (5, 2, 5), 5, 6, prefix="transformer.", activation="gelu",
                               norm_first=True)),
     ("tm_decoder_postln_d24_h3_l2", lambda: decoder_case(24, 3, 56, 2, (7, 4, 1), 7, 5)),
+    ("tm_decoder_layer_preln_gelu_d40_h5_alone",
+     lambda: decoder_case(40, 5, 56, 0, (6, 2, 4), 6, 4, prefix="block.", activation="gelu", norm_first=True)),
+    ("tm_encoder_layer_gelu_d40_h5_alone", lambda: encoder_case(40, 5, 56, 0, (7, 4, 1), 7, activation="gelu")),
     ("tm_mha_e40_h5", lambda: mha_case(40, 5, (7, 4, 1), 5)),
     ("tm_mha_nobias_e24_h3_compiled", lambda: mha_case(24, 3, (6, 3), 4, prefix="_orig_mod.", bias=False)),
 ]

@@ -10,9 +10,11 @@ bool ends_with(const std::string& text, const std::string& tail) {
   return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+}  // namespace
+
 // Every prefix p ("" or ending with '.') with p + search.anchors[0] in the checkpoint,
 // that also holds the other anchors and none of the excluded names.
-std::vector<std::string> candidates(const WeightSource& weights, const ModuleSearch& search) {
+std::vector<std::string> module_candidates(const WeightSource& weights, const ModuleSearch& search) {
   const std::vector<std::string> names = weights.names();
   const auto holds = [&](const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -32,6 +34,8 @@ std::vector<std::string> candidates(const WeightSource& weights, const ModuleSea
   }
   return found;
 }
+
+namespace {
 
 std::string quoted_list(const std::vector<std::string>& items) {
   std::string text;
@@ -73,7 +77,7 @@ Status preset_refused(const PresetOptions& options, const std::string& why) {
 
 Result<std::string> find_module_prefix(WeightSource& weights, const nlohmann::json& config,
                                        const PresetOptions& options, const ModuleSearch& search) {
-  const std::vector<std::string> found = candidates(weights, search);
+  const std::vector<std::string> found = module_candidates(weights, search);
   if (config.is_object() && config.contains("prefix")) return chosen_prefix(config, options, search, found);
   if (found.size() == 1) return found[0];
   if (found.empty()) {

@@ -26,6 +26,9 @@ struct ModuleSearch {
 Result<std::string> find_module_prefix(WeightSource& weights, const nlohmann::json& config,
                                        const PresetOptions& options, const ModuleSearch& search);
 
+// Every prefix that holds the module, in checkpoint order.
+std::vector<std::string> module_candidates(const WeightSource& weights, const ModuleSearch& search);
+
 // An error of preset `options.preset`: "preset NAME: WHY".
 Status preset_refused(const PresetOptions& options, const std::string& why);
 

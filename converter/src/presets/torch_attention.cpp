@@ -7,7 +7,8 @@
 //                  key_mask [batch, seq] (1 = attend); output output. config: num_heads
 //                  (or nhead), max_len (512; --max-seq).
 //   torch-decoder  `layers.{i}.*` (nn.TransformerDecoderLayer: self_attn, multihead_attn,
-//                  linear1/2, norm1/2/3) and `norm` (optional). Inputs tgt [batch, seq, d]
+//                  linear1/2, norm1/2/3) and `norm` (optional), or one layer saved alone.
+//                  Inputs tgt [batch, seq, d]
 //                  (causal), memory [batch, src_seq, d] and memory_mask [batch, src_seq];
 //                  output output. config: nhead, activation, norm_first, layer_norm_eps,
 //                  max_len (512; --max-seq).
@@ -66,8 +67,7 @@ Status build_torch_mha(const nlohmann::json& config, const PresetOptions& option
 }
 
 Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(b.weights(), config, options, torch_decoder_search()));
-  FOCAL_ASSIGN_OR_RETURN(const TorchStack s, read_torch_stack(b.weights(), config, options, prefix, true, "num_layers"));
+  FOCAL_ASSIGN_OR_RETURN(const TorchStack s, find_torch_stack(b.weights(), config, options, true, "num_layers"));
   const Result<int64_t> max_len = planned_or_config(options, config, "max_len", 512);
   if (!max_len.ok()) return config_error(options, max_len.status());
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
@@ -81,7 +81,7 @@ Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& op
   int h = tgt;
   for (int64_t l = 0; l < s.layers; ++l) {
     const bool last = l + 1 == s.layers && !s.final_norm;
-    h = torch_decoder_layer(b, s.prefix + "layers." + std::to_string(l), h, self, cross, s.layer, last ? out : -1);
+    h = torch_decoder_layer(b, s.layer_name(l), h, self, cross, s.layer, last ? out : -1);
   }
   if (s.final_norm) torch_layernorm(b, s.prefix + "norm", h, s.layer, out);
   return b.status();

@@ -2,7 +2,8 @@
 // read from its tensors (presets/torch_sizes.h):
 //   torch-transformer-encoder  the bare module on embeddings: src [batch, seq, d_model]
 //                              and src_mask [batch, seq] (1 = token, 0 = padding) ->
-//                              output [batch, seq, d_model], after the optional `norm`.
+//                              output [batch, seq, d_model], after the optional `norm`;
+//                              also one nn.TransformerEncoderLayer saved alone.
 //   torch-encoder              a classifier around one, in the common style: `embedding`
 //                              (nn.Embedding), `pos_embedding` (learned positions,
 //                              optional), the encoder (any attribute name), pooling (CLS:
@@ -75,8 +76,7 @@ Result<ClassifierSizes> classifier_sizes(WeightSource& weights, const nlohmann::
 
 // The encoder stack the checkpoint holds, found and read.
 Result<TorchStack> encoder_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options) {
-  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, torch_encoder_search()));
-  return read_torch_stack(weights, config, options, prefix, false, "num_layers");
+  return find_torch_stack(weights, config, options, false, "num_layers");
 }
 
 void classifier_head(GraphBuilder& b, const std::string& wrapper, const ClassifierSizes& sizes, int h, int mask,

@@ -21,13 +21,23 @@ struct TorchLayerConfig {
   bool bias = true;  // false: no projection, feed-forward or norm biases (PyTorch's bias=False)
 };
 
-// An nn.TransformerEncoder or nn.TransformerDecoder stack (presets/torch_sizes.h reads it).
+// "prefix.name", or "name" for a module at the top of the state_dict (prefix "").
+std::string torch_join(const std::string& prefix, const std::string& name);
+
+// An nn.TransformerEncoder or nn.TransformerDecoder stack (presets/torch_sizes.h reads
+// it), or one nn.TransformerEncoderLayer / nn.TransformerDecoderLayer saved alone.
 struct TorchStack {
-  std::string prefix;       // "" or ending with '.': where layers.{i} and norm are
-  int64_t layers = 0;       // layers.0 .. layers.{layers - 1}
-  bool final_norm = false;  // the stack's own `norm`
-  TorchLayerConfig layer;   // d_model, dim_feedforward and bias from the tensors
+  std::string prefix;          // "" or ending with '.': where layers.{i} and norm are
+  bool single_layer = false;   // the layer itself is at `prefix` (no layers.{i}, no norm)
+  int64_t layers = 0;          // layers.0 .. layers.{layers - 1}
+  bool final_norm = false;     // the stack's own `norm`
+  TorchLayerConfig layer;      // d_model, dim_feedforward and bias from the tensors
   std::string d_model_source;  // the tensor and shape d_model was read from, for messages
+  // Layer i's module name, without the trailing dot ("" for a layer saved alone).
+  std::string layer_name(int64_t i) const {
+    if (single_layer) return prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+    return prefix + "layers." + std::to_string(i);
+  }
 };
 
 // The planned length of a sequence: --max-seq when given, else config[key] (or fallback).

@@ -31,20 +31,20 @@ Result<int64_t> packed_width(WeightSource& weights, const PresetOptions& options
 // feed-forward size (linear1.weight [dim_feedforward, d_model]).
 Status check_layer(WeightSource& weights, const PresetOptions& options, const TorchStack& s, int64_t index,
                    const char* part) {
-  const std::string layer = torch_layer_name(s.prefix, index, "");
+  const std::string layer = s.layer_name(index);
   std::string source;
-  FOCAL_ASSIGN_OR_RETURN(const int64_t width,
-                         packed_width(weights, options, layer + part + ".in_proj_weight", &source));
+  FOCAL_ASSIGN_OR_RETURN(const int64_t width, packed_width(weights, options,
+                                                           torch_join(layer, std::string(part) + ".in_proj_weight"), &source));
   if (width != s.layer.d_model) {
-    return preset_refused(options, "layer '" + layer.substr(0, layer.size() - 1) + "' has d_model " +
+    return preset_refused(options, "layer '" + layer + "' has d_model " +
                                        std::to_string(width) + " (" + source + "), expected " +
                                        std::to_string(s.layer.d_model) + " as in " + s.d_model_source +
                                        ": every layer of a stack has the same size");
   }
-  FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> up, shape_of(weights, layer + "linear1.weight"));
+  FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> up, shape_of(weights, torch_join(layer, "linear1.weight")));
   const std::vector<int64_t> expected{s.layer.feedforward, s.layer.d_model};
   if (up != expected) {
-    return preset_refused(options, "layer '" + layer.substr(0, layer.size() - 1) + "': linear1.weight is " +
+    return preset_refused(options, "layer '" + layer + "': linear1.weight is " +
                                        shape_text(up) + ", expected " + shape_text(expected) +
                                        " ([dim_feedforward, d_model] as in layer 0)");
   }
@@ -71,6 +71,16 @@ ModuleSearch torch_decoder_search() {
   return {"nn.TransformerDecoder", {"layers.0.multihead_attn.in_proj_weight", "layers.0.self_attn.in_proj_weight"}, {}};
 }
 
+ModuleSearch torch_encoder_layer_search() {
+  return {"nn.TransformerEncoderLayer",
+          {"self_attn.in_proj_weight", "linear1.weight", "norm2.weight"},
+          {"multihead_attn.in_proj_weight"}};
+}
+
+ModuleSearch torch_decoder_layer_search() {
+  return {"nn.TransformerDecoderLayer", {"multihead_attn.in_proj_weight", "self_attn.in_proj_weight", "norm3.weight"}, {}};
+}
+
 ModuleSearch torch_transformer_search() {
   return {"nn.Transformer",
           {"encoder.layers.0.self_attn.in_proj_weight", "decoder.layers.0.multihead_attn.in_proj_weight"},
@@ -85,10 +95,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return "[" + text + "]";
 }
 
-std::string torch_layer_name(const std::string& prefix, int64_t index, const std::string& name) {
-  return prefix + "layers." + std::to_string(index) + "." + name;
-}
-
 Status infer_torch_attention(WeightSource& weights, const PresetOptions& options, const std::string& prefix,
                              TorchLayerConfig* c, std::string* source) {
   if (weights.has(prefix + "bias_k") || weights.has(prefix + "q_proj_weight")) {
@@ -101,26 +107,38 @@ Status infer_torch_attention(WeightSource& weights, const PresetOptions& options
 }
 
 Result<TorchStack> infer_torch_stack(WeightSource& weights, const PresetOptions& options, const std::string& prefix,
-                                     bool decoder) {
+                                     bool decoder, bool single_layer) {
   TorchStack s;
   s.prefix = prefix;
-  while (weights.has(torch_layer_name(prefix, s.layers, "self_attn.in_proj_weight"))) ++s.layers;
-  if (s.layers == 0) return preset_refused(options, "no tensor '" + torch_layer_name(prefix, 0, "self_attn.in_proj_weight") + "'");
-  FOCAL_RETURN_IF_ERROR(
-      infer_torch_attention(weights, options, torch_layer_name(prefix, 0, "self_attn."), &s.layer, &s.d_model_source));
-  FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> up, shape_of(weights, torch_layer_name(prefix, 0, "linear1.weight")));
+  s.single_layer = single_layer;
+  const auto attention_of = [&](int64_t l) { return torch_join(s.layer_name(l), "self_attn.in_proj_weight"); };
+  while (weights.has(attention_of(s.layers)) && !(single_layer && s.layers == 1)) ++s.layers;
+  if (s.layers == 0) return preset_refused(options, "no tensor '" + attention_of(0) + "'");
+  FOCAL_RETURN_IF_ERROR(infer_torch_attention(weights, options, torch_join(s.layer_name(0), "self_attn."), &s.layer,
+                                              &s.d_model_source));
+  FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> up, shape_of(weights, torch_join(s.layer_name(0), "linear1.weight")));
   s.layer.feedforward = up.size() == 2 ? up[0] : 0;
   for (int64_t l = 0; l < s.layers; ++l) {
     FOCAL_RETURN_IF_ERROR(check_layer(weights, options, s, l, "self_attn"));
     if (decoder) FOCAL_RETURN_IF_ERROR(check_layer(weights, options, s, l, "multihead_attn"));
   }
-  s.final_norm = weights.has(prefix + "norm.weight");
+  s.final_norm = !single_layer && weights.has(prefix + "norm.weight");
   return s;
 }
 
+Result<TorchStack> find_torch_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options,
+                                    bool decoder, const char* layers_key) {
+  const ModuleSearch stack = decoder ? torch_decoder_search() : torch_encoder_search();
+  const ModuleSearch layer = decoder ? torch_decoder_layer_search() : torch_encoder_layer_search();
+  // A layer saved alone only when no stack is there: each layer of a stack is one too.
+  const bool single = module_candidates(weights, stack).empty() && !module_candidates(weights, layer).empty();
+  FOCAL_ASSIGN_OR_RETURN(const std::string prefix, find_module_prefix(weights, config, options, single ? layer : stack));
+  return read_torch_stack(weights, config, options, prefix, decoder, layers_key, single);
+}
+
 Result<TorchStack> read_torch_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options,
-                                    const std::string& prefix, bool decoder, const char* layers_key) {
-  FOCAL_ASSIGN_OR_RETURN(TorchStack s, infer_torch_stack(weights, options, prefix, decoder));
+                                    const std::string& prefix, bool decoder, const char* layers_key, bool single_layer) {
+  FOCAL_ASSIGN_OR_RETURN(TorchStack s, infer_torch_stack(weights, options, prefix, decoder, single_layer));
   FOCAL_RETURN_IF_ERROR(read_torch_hyperparameters(config, options, TorchNames{}, s.d_model_source, &s.layer));
   FOCAL_RETURN_IF_ERROR(config_agrees(config, options, layers_key, s.layers,
                                       "the count of " + prefix + "layers.{i}"));

@@ -15,13 +15,10 @@
 namespace focal {
 namespace convert {
 
-// "prefix" + "layers.{index}." + name: a tensor of one layer of a stack.
-std::string torch_layer_name(const std::string& prefix, int64_t index, const std::string& name);
-
 // The stack under `prefix` (an nn.TransformerDecoder when `decoder`), layers counted
-// and checked against layer 0.
+// and checked against layer 0; or the one layer saved alone there (`single_layer`).
 Result<TorchStack> infer_torch_stack(WeightSource& weights, const PresetOptions& options, const std::string& prefix,
-                                     bool decoder);
+                                     bool decoder, bool single_layer = false);
 
 // d_model of an nn.MultiheadAttention under `prefix` from its in_proj_weight [3E, E],
 // and whether it has biases; `source` gets the tensor and shape, for messages.
@@ -44,11 +41,19 @@ Status read_torch_hyperparameters(const nlohmann::json& config, const PresetOpti
 // The stack under `prefix` with its hyperparameters (read_torch_hyperparameters); the
 // config's `layers_key` (num_layers, num_encoder_layers, ...), when given, must agree.
 Result<TorchStack> read_torch_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options,
-                                    const std::string& prefix, bool decoder, const char* layers_key);
+                                    const std::string& prefix, bool decoder, const char* layers_key,
+                                    bool single_layer = false);
+// The one nn.TransformerEncoder (nn.TransformerDecoder when `decoder`) the checkpoint
+// holds, under any prefix, read as read_torch_stack does; failing any, the one
+// nn.TransformerEncoderLayer (DecoderLayer) saved alone.
+Result<TorchStack> find_torch_stack(WeightSource& weights, const nlohmann::json& config, const PresetOptions& options,
+                                    bool decoder, const char* layers_key);
 
 // What find_module_prefix looks for (presets/module_prefix.h).
 ModuleSearch torch_encoder_search();      // an nn.TransformerEncoder (no cross-attention)
 ModuleSearch torch_decoder_search();      // an nn.TransformerDecoder
+ModuleSearch torch_encoder_layer_search();  // one nn.TransformerEncoderLayer
+ModuleSearch torch_decoder_layer_search();  // one nn.TransformerDecoderLayer
 ModuleSearch torch_transformer_search();  // an nn.Transformer (encoder. and decoder.)
 ModuleSearch torch_attention_search();    // an nn.MultiheadAttention
 

@@ -56,7 +56,7 @@ std::vector<TorchKeys> encode_stage(GraphBuilder& b, const TransformerConfig& se
   const TorchStack& decoder = settings.decoder;
   std::vector<TorchKeys> cross(static_cast<size_t>(decoder.layers));
   for (int64_t l = 0; l < decoder.layers; ++l) {
-    const std::string p = decoder.prefix + "layers." + std::to_string(l) + ".multihead_attn";
+    const std::string p = decoder.layer_name(l) + ".multihead_attn";
     TorchKeys& keys = cross[static_cast<size_t>(l)];
     keys.precomputed = true;
     keys.key_mask = kept_mask;
@@ -77,7 +77,7 @@ void decode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims
   const GraphBuilder::Dim context{settings.max_tgt, -1};
   int h = tgt;
   for (int64_t l = 0; l < decoder.layers; ++l) {
-    const std::string p = decoder.prefix + "layers." + std::to_string(l);
+    const std::string p = decoder.layer_name(l);
     TorchKeys self;
     self.causal = true;
     self.k_state = b.state(p + ".self_attn.k_cache", DType::kF32, {d.batch, context, d.width});
