@@ -8,9 +8,8 @@
 //                  (or nhead), max_len (512; --max-seq).
 //   torch-decoder  `layers.{i}.*` (nn.TransformerDecoderLayer: self_attn, multihead_attn,
 //                  linear1/2, norm1/2/3) and `norm` (optional), or one layer saved alone.
-//                  Inputs tgt [batch, seq, d]
-//                  (causal), memory [batch, src_seq, d] and memory_mask [batch, src_seq];
-//                  output output. config: nhead, activation, norm_first, layer_norm_eps,
+//                  Inputs tgt [batch, seq, d] (causal), memory [batch, src_seq, d] and
+//                  memory_mask [batch, src_seq]; output output. config: nhead, activation, norm_first, layer_norm_eps,
 //                  max_len (512; --max-seq).
 #include "presets/preset.h"
 #include "presets/torch_layers.h"
