@@ -70,10 +70,11 @@ TEST_CASE("RNN seq2seq converts from every checkpoint format") {
 }
 
 // The tutorial's Encoder/AttentionDecoder (Linear([s; h]) -> 1 scoring without tanh, zero
-// cell each step) and 2-layer GRU Luong models in the chatbot tutorial's naming, from each
-// weights file with config.json holding only bos_id, eos_id (and the combine order).
+// cell each step), 2-layer GRU Luong models in the chatbot tutorial's naming (general, dot,
+// concat) and a 2-layer LSTM Luong with input feeding, from each weights file with
+// config.json holding only bos_id, eos_id (and the combine order, input feeding).
 TEST_CASE("RNN seq2seq written as tutorials write them match PyTorch from their weights: greedy tokens exactly") {
-  for (const ModelCase& c : rnn_cases("rnn-seq2seq-modules", 3)) {
+  for (const ModelCase& c : rnn_cases("rnn-seq2seq-modules", 5)) {
     for (const auto& file : c.spec.at("weights_files")) {
       CAPTURE(c.name());
       CAPTURE(file.get<std::string>());
@@ -88,6 +89,10 @@ TEST_CASE("RNN seq2seq conversion errors name what to pass or what is missing") 
     if (c.name().find("tutorial") != std::string::npos) {
       check_refused(c, "missing_fc_out.safetensors", "config.json",
                     {"'decoder.fc_out.weight'", "nearest names: ", "decoder.attention.weight"});
+      continue;
+    }
+    if (c.name().find("feeding") != std::string::npos) {  // [embedded; X]: context or h~, equally wide
+      check_refused(c, "weights.pt", "config_no_feeding.json", {"input_feeding=true", "input_feeding"});
       continue;
     }
     check_refused(c, "weights.pt", "config_no_order.json", {"combine_order=state_first", "--set", "--config"});

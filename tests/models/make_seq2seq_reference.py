@@ -16,19 +16,26 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       without tanh, decoder.lstm fed [embedded; context] from (s_{t-1}, zero cell),
       decoder.fc_out(s_t). The tutorial has no source mask: every source is full length.
       config.json: bos_id, eos_id. missing_fc_out.safetensors lacks decoder.fc_out (an error case).
-  seq2seq_luong_general_gru_l2 / seq2seq_luong_dot_gru_l2
+  seq2seq_luong_general_gru_l2 / seq2seq_luong_dot_gru_l2 / seq2seq_luong_concat_gru_l2
       A 2-layer bidirectional GRU encoder and a 2-layer GRU decoder with Luong attention in
       the PyTorch chatbot tutorial's naming (EncoderRNN: embedding, gru; LuongAttnDecoderRNN:
       embedding, gru, attn (its Attn module: attn.attn = Linear(Dk, Hd) for general, no
-      weights for dot), concat, out), saved as {"en": ..., "de": ...} (.pt) and under a
+      weights for dot, attn.attn = Linear(Hd + Dk, Hd) and attn.v [Hd] for concat), concat,
+      out), saved as {"en": ..., "de": ...} (.pt) and under a
       DataParallel "module." prefix (safetensors, npz). Decoder layer k starts from the
       encoder's final [h_fwd_k; h_bwd_k]. score_j = s_t . attn(h_j) (general, with the
-      Linear's bias) or s_t . h_j (dot), over the valid positions of a ragged batch;
-      h~ = tanh(concat([s_t; c])) (general, the chatbot's order) or tanh(concat([c; s_t]))
-      (dot); logits = out(h~) (the chatbot's softmax left out: logits are compared).
+      Linear's bias), s_t . h_j (dot) or v . tanh(attn([s_t; h_j])) (concat), over the valid positions of a ragged batch;
+      h~ = tanh(concat([s_t; c])) (general and concat, the chatbot's order) or
+      tanh(concat([c; s_t])) (dot); logits = out(h~) (the chatbot's softmax left out: logits are compared).
       config.json: bos_id, eos_id, combine_order. Also config_no_order.json (no
       combine_order), config_no_bos.json (no bos_id) and mismatch_layers.safetensors (a
       3-layer encoder with the 2-layer decoder) for the error cases.
+  seq2seq_luong_feeding_lstm_l2
+      Luong with input feeding (OpenNMT's): 2-layer bidirectional LSTM encoder (en.lstm), a
+      2-layer LSTM decoder (de.lstm, carrying its cells from the encoder's per layer) reading
+      [embedded; h~_{t-1}] (h~_0 = 0), general scoring, h~ = tanh(concat([c; s_t])); saved as
+      {"en", "de"} (.pt) and under "model." (safetensors, npz). The context and h~ are equally
+      wide, so config.json says input_feeding: true; config_no_feeding.json leaves it out.
 """
 import copy
 import json
@@ -112,15 +119,18 @@ class Tutorial(nn.Module):
 # Luong attention in the PyTorch chatbot tutorial's naming (masked, batch_first).
 
 class EncoderRNN(nn.Module):
-    def __init__(self, vocab_size, embed_dim, hidden_size, n_layers):
+    def __init__(self, vocab_size, embed_dim, hidden_size, n_layers, cell="gru"):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embed_dim)
-        self.gru = nn.GRU(embed_dim, hidden_size, n_layers, bidirectional=True, batch_first=True)
+        rnn = (nn.GRU if cell == "gru" else nn.LSTM)(embed_dim, hidden_size, n_layers, bidirectional=True,
+                                                      batch_first=True)
+        self.cell = cell
+        setattr(self, cell, rnn)            # named gru (the chatbot's) or lstm
 
     def forward(self, input_seq, input_lengths):
         embedded = self.embedding(input_seq)
         packed = nn.utils.rnn.pack_padded_sequence(embedded, input_lengths, batch_first=True, enforce_sorted=False)
-        outputs, hidden = self.gru(packed)
+        outputs, hidden = getattr(self, self.cell)(packed)
         outputs, _ = nn.utils.rnn.pad_packed_sequence(outputs, batch_first=True, total_length=input_seq.shape[1])
         return outputs, hidden
 
@@ -131,10 +141,17 @@ class Attn(nn.Module):
         self.method = method
         if method == "general":
             self.attn = nn.Linear(memory_size, hidden_size)
+        elif method == "concat":
+            self.attn = nn.Linear(hidden_size + memory_size, hidden_size)
+            self.v = nn.Parameter(torch.FloatTensor(hidden_size))
 
     def forward(self, hidden, encoder_outputs, mask):
-        keys = self.attn(encoder_outputs) if self.method == "general" else encoder_outputs
-        energies = torch.sum(hidden * keys, dim=2)                  # (batch, src_len)
+        if self.method == "concat":
+            both = torch.cat((hidden.expand(-1, encoder_outputs.size(1), -1), encoder_outputs), 2)
+            energies = torch.sum(self.v * self.attn(both).tanh(), dim=2)
+        else:
+            keys = self.attn(encoder_outputs) if self.method == "general" else encoder_outputs
+            energies = torch.sum(hidden * keys, dim=2)              # (batch, src_len)
         return energies.masked_fill(mask == 0, float("-inf")).softmax(dim=1).unsqueeze(1)
 
 
@@ -167,11 +184,52 @@ class Luong(nn.Module):
 
     def start(self, source_ids, source_mask):
         outputs, hidden = self.en(source_ids, source_mask.sum(1))
-        # decoder layer k from the encoder's layer k: [h_fwd; h_bwd]
-        return outputs, torch.cat([hidden[0::2], hidden[1::2]], dim=-1)
+        return outputs, per_layer(hidden)
 
     def step(self, prev, hidden, memory, source_mask):
         return self.de(prev, hidden, memory, source_mask)
+
+
+def per_layer(state):
+    """Encoder final states [2L, B, H] as decoder states [L, B, 2H]: layer k's [h_fwd; h_bwd]."""
+    return torch.cat([state[0::2], state[1::2]], dim=-1)
+
+
+class FeedingDecoder(nn.Module):
+    """Luong with input feeding (as OpenNMT): the LSTM reads [embedded; h~_{t-1}], h~_0 = 0;
+    general scoring, h~ = tanh(concat([c; s_t])), logits = out(h~)."""
+
+    def __init__(self, vocab_size, embed_dim, hidden_size, memory_size, n_layers):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_dim)
+        self.lstm = nn.LSTM(embed_dim + hidden_size, hidden_size, n_layers, batch_first=True)
+        self.attn = Attn("general", hidden_size, memory_size)
+        self.concat = nn.Linear(memory_size + hidden_size, hidden_size)
+        self.out = nn.Linear(hidden_size, vocab_size)
+
+    def forward(self, input_step, state, encoder_outputs, mask):
+        hidden, feed = state
+        x = torch.cat([self.embedding(input_step), feed], 1).unsqueeze(1)
+        rnn_output, hidden = self.lstm(x, hidden)
+        attn_weights = self.attn(rnn_output, encoder_outputs, mask)
+        context = attn_weights.bmm(encoder_outputs).squeeze(1)
+        h_tilde = torch.tanh(self.concat(torch.cat((context, rnn_output.squeeze(1)), 1)))
+        return self.out(h_tilde), (hidden, h_tilde), attn_weights.squeeze(1)
+
+
+class Feeding(nn.Module):
+    def __init__(self, vs, vt, e, h, layers):
+        super().__init__()
+        self.en = EncoderRNN(vs, e, h, layers, cell="lstm")
+        self.de = FeedingDecoder(vt, e, 2 * h, 2 * h, layers)
+
+    def start(self, source_ids, source_mask):
+        outputs, (h, c) = self.en(source_ids, source_mask.sum(1))
+        feed = torch.zeros(source_ids.shape[0], h.shape[-1] * 2, dtype=outputs.dtype)
+        return outputs, ((per_layer(h), per_layer(c)), feed)
+
+    def step(self, prev, state, memory, source_mask):
+        return self.de(prev, state, memory, source_mask)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,7 +319,8 @@ def main(argv):
     save_weights(os.path.join(case_dir, "missing_fc_out.safetensors"), "safetensors", lacking)
 
     mask = ref.ragged_mask(BATCH, 9, (9, 6, 3))
-    for index, (method, order) in enumerate((("general", "state_first"), ("dot", "context_first"))):
+    for index, (method, order) in enumerate((("general", "state_first"), ("dot", "context_first"),
+                                             ("concat", "state_first"))):
         torch.manual_seed(BASE_SEED + 1000 * (index + 1))
         source = torch.randint(3, 37, (BATCH, 9)) * mask
         case_dir = write_case(
@@ -272,6 +331,13 @@ def main(argv):
         mismatch.en = EncoderRNN(37, 14, 10, 3)
         save_weights(os.path.join(case_dir, "mismatch_layers.safetensors"), "safetensors",
                      {k: v.detach().float().contiguous() for k, v in mismatch.state_dict().items()})
+
+    torch.manual_seed(BASE_SEED + 5000)
+    source = torch.randint(3, 37, (BATCH, 9)) * mask
+    feeding = {**tokens, "combine_order": "context_first", "input_feeding": True}
+    write_case(out_dir, "seq2seq_luong_feeding_lstm_l2", lambda: Feeding(37, 41, 14, 10, 2), source, mask,
+               ("en", "de"), "model.", feeding,
+               {"config_no_feeding.json": {**tokens, "combine_order": "context_first"}})
 
 
 if __name__ == "__main__":

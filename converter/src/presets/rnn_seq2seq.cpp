@@ -6,6 +6,7 @@
 // tanh(Linear([h_fwd; h_bwd])) when there is one. One step, for prev_ids:
 //   context fed (Bahdanau, the tutorial)  context from s_{t-1}; s_t = decoder([emb; context])
 //   Luong                                 s_t = decoder(emb); context from s_t
+//   Luong with input feeding              s_t = decoder([emb; h~_{t-1}]), h~ = tanh(combine(..))
 //   logits = output(s_t), output([s_t; context]) or output(tanh(combine([c; s_t] or [s_t; c])))
 // An LSTM decoder either carries its cell state or starts every step from zeros.
 // Two stages. encode: inputs source_ids, source_mask [batch, src_seq]; the encoder, the
@@ -122,6 +123,10 @@ void encode_stage(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g) {
   if (!b.status().ok()) return;
   decoder_start(b, m, g, enc);
   attention_keys(b, m, g);
+  if (m.input_feeding) {  // no attentional vector before the first step
+    g.feed = b.state("decoder.feed", DType::kF32, {g.batch, {m.decoder_hidden, -1}});
+    zeros_from(b, "decoder.feed.zero", g.h[0], m.decoder_hidden, m.decoder_hidden, g.feed);
+  }
   g.mask = b.copy("source_mask.keep", mask, b.state("source_mask.state", DType::kI32, {g.batch, g.src}));
 }
 
@@ -150,7 +155,8 @@ void logits(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g, int s
   const std::string& output = m.names.output;
   if (!m.names.combine.empty()) {
     const std::vector<int32_t> parts = m.context_first ? std::vector<int32_t>{context, s} : std::vector<int32_t>{s, context};
-    const int combined = linear(b, m.names.combine, b.concat("combine.input", parts), hd, dk + hd, fb::Activation_Tanh);
+    const int combined = linear(b, m.names.combine, b.concat("combine.input", parts), hd, dk + hd,
+                                fb::Activation_Tanh, g.feed);  // input feeding: kept for the next step
     linear(b, output, combined, m.tgt_vocab, hd, fb::Activation_None, out);
   } else if (m.output_with_context) {
     linear(b, output, b.concat("output.input", {s, context}), m.tgt_vocab, hd + dk, fb::Activation_None, out);
@@ -171,7 +177,9 @@ void decode_stage(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g)
     logits(b, m, g, decoder_steps(b, m, g, input, m.tgt_embedding + m.memory_width()), context);
     return;
   }
-  const int s = decoder_steps(b, m, g, e, m.tgt_embedding);
+  const int input = m.input_feeding ? b.concat("decoder.input", {e, g.feed}) : e;
+  const int64_t in = m.tgt_embedding + (m.input_feeding ? m.decoder_hidden : 0);
+  const int s = decoder_steps(b, m, g, input, in);
   logits(b, m, g, s, step_attention(b, m, g, s));  // s_t
 }
 

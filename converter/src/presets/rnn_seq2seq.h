@@ -43,6 +43,7 @@ struct Seq2SeqModel {
   bool reset_cell = false;      // LSTM decoder started each step from a zero cell state
   bool output_with_context = false;  // logits = output([s_t; context]) rather than output(s_t)
   bool context_first = true;    // Luong combine([context; s_t]) rather than combine([s_t; context])
+  bool input_feeding = false;   // Luong: decoder input [embedded; previous tanh(combine(...))]
   int64_t gates() const { return cell == fb::RecurrentCell_Lstm ? 4 : 3; }
   int64_t memory_width() const { return dirs * hidden; }  // Dk
 };
@@ -57,6 +58,7 @@ Result<Seq2SeqModel> describe_seq2seq(const nlohmann::json& config, WeightSource
 struct Seq2SeqGraph {
   GraphBuilder::Dim batch{1, -1}, src{1, -1};
   int memory = -1, keys = -1, mask = -1;
+  int feed = -1;          // input feeding: the previous attentional vector [B, Hd] (a state)
   std::vector<int> h, c;  // per decoder layer: state tensors [B, Hd] (c: LSTM)
 };
 // Encode stage: whatever the scoring precomputes once per source from g.memory (g.keys).

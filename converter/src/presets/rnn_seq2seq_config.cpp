@@ -158,11 +158,22 @@ Status read_module_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqM
   const Seq2SeqNames& n = m->names;
   const int64_t hd = m->decoder_hidden, dk = m->memory_width(), e = m->tgt_embedding;
   FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> ih, shape_of(w, n.decoder + ".weight_ih_l0"));
-  if (ih.size() != 2 || (ih[1] != e + dk && ih[1] != e)) {
-    return Status::error(StatusCode::kInvalidArgument, "the decoder's first layer takes %lld inputs: expected the embedding (%lld) or [embedding; "
-                   "context] (%lld)", ll(ih.size() == 2 ? ih[1] : -1), ll(e), ll(e + dk));
+  const bool combine = !n.combine.empty(), feedable = combine && ih.size() == 2 && ih[1] == e + hd;
+  if (ih.size() != 2 || (ih[1] != e + dk && ih[1] != e && !feedable)) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "the decoder's first layer takes %lld inputs: expected the embedding (%lld), [embedding; "
+                         "context] (%lld) or, with a combine Linear, [embedding; attentional vector] (%lld)",
+                         ll(ih.size() == 2 ? ih[1] : -1), ll(e), ll(e + dk), ll(e + hd));
   }
-  m->feed_context = ih[1] == e + dk;
+  m->input_feeding = feedable && hd != dk;
+  if (feedable && hd == dk) {  // [embedded; context] or [embedded; previous h~]: equally wide
+    if (!given(config, "input_feeding")) {
+      return config_refused("the decoder input [embedding; X] has X as wide as the context and the attentional vector:"
+                            " set input_feeding=true (X = the previous tanh(combine(..))) or false (the context)");
+    }
+    FOCAL_ASSIGN_OR_RETURN(m->input_feeding, config_bool(config, "input_feeding", false));
+  }
+  m->feed_context = !m->input_feeding && ih[1] == e + dk;
   FOCAL_RETURN_IF_ERROR(read_module_score(config, w, m));
   if (n.output.empty()) {
     Result<Matrix> probe = w.get_any(n.decoder.substr(0, n.decoder.find('.')) + ".fc_out.weight");
