@@ -133,6 +133,11 @@ Status read_module_score(const nlohmann::json& config, WeightSource& w, Seq2SeqM
                    "decoder hidden size (%lld); name the scoring Linear decoder.attention or decoder.attn",
                    ll(dk), ll(hd));
   }
+  if (n.attention_wa_ua) {  // v . tanh(Wa s + Ua h_j): A from Wa [A, Hd]
+    m->score = ScoreForm::kAdditive;
+    FOCAL_ASSIGN_OR_RETURN(m->units, size_of(config, "attention_units", w, n.attention + ".Wa.weight", 0));
+    return Status();
+  }
   FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, shape_of(w, n.attention + ".weight"));
   std::string activation;
   FOCAL_ASSIGN_OR_RETURN(activation, config_string(config, "score_activation", "none"));
