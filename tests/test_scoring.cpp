@@ -171,6 +171,11 @@ void check_all_kernels(const Problem& problem) {
   }
 }
 
+// A refusal whose message contains `text`.
+bool refused_with(const Status& s, const char* text) {
+  return !s.ok() && std::string(s.message()).find(text) != std::string::npos;
+}
+
 const size_t kSrcLens[] = {1,  2,  3,  4,  5,  7,  8,   9,   15,  16,  17,
                            31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200};
 const size_t kDims[] = {1, 3, 16, 17, 64, 100};
@@ -323,9 +328,7 @@ TEST_CASE("scoring: the public entry points run the best kernels") {
 }
 
 TEST_CASE("scoring: invalid parameters are refused with a message") {
-  const auto has = [](const Status& s, const char* text) {
-    return !s.ok() && std::string(s.message()).find(text) != std::string::npos;
-  };
+  const auto has = refused_with;
   Problem p;
   p.form = Form::kAdditive;
   Instance in(p);
@@ -401,23 +404,32 @@ TEST_CASE("scoring: invalid parameters are refused with a message") {
   l = il.luong();
   CHECK(luong_attention(l, ws, luong_attention_workspace_bytes(l) - 1).code() ==
         StatusCode::kResourceExhausted);
-  l = il.luong();
-  l.tanh = true;
-  CHECK(has(luong_attention(l, ws, size), "tanh is for the concat score only"));
-  l = il.luong();
-  l.bias = il.w.data();
-  CHECK(has(luong_attention(l, ws, size), "bias is for the concat score only"));
+}
 
-  Problem pc;
-  pc.form = Form::kConcatTanh;
-  pc.query_dim = 5;
-  Instance ic(pc);
-  LuongAttentionParams c = ic.luong();
-  REQUIRE(luong_attention(c, ws, size).ok());
-  c.bias = nullptr;  // optional
-  CHECK(luong_attention(c, ws, size).ok());
-  CHECK(luong_attention_reference(c).ok());
-  c.w = nullptr;
-  CHECK(has(luong_attention(c, ws, size), "concat score needs w [query_dim + key_dim]"));
-  CHECK(has(luong_attention_reference(c), "concat score needs w"));
+TEST_CASE("scoring: concat takes w, an optional bias and tanh; the other scores take neither") {
+  AlignedBuffer workspace(4096);
+  const auto run = [&](const LuongAttentionParams& params) {
+    return luong_attention(params, workspace.data(), workspace.size());
+  };
+  Problem concat;
+  concat.form = Form::kConcatTanh;
+  concat.query_dim = 5;
+  Instance in(concat);
+  LuongAttentionParams params = in.luong();
+  REQUIRE(run(params).ok());
+  params.bias = nullptr;  // optional
+  CHECK(run(params).ok());
+  CHECK(luong_attention_reference(params).ok());
+  params.w = nullptr;
+  CHECK(refused_with(run(params), "concat score needs w [query_dim + key_dim]"));
+  CHECK(refused_with(luong_attention_reference(params), "concat score needs w"));
+
+  concat.form = Form::kGeneral;
+  Instance general(concat);
+  params = general.luong();
+  params.tanh = true;
+  CHECK(refused_with(run(params), "tanh is for the concat score only"));
+  params.tanh = false;
+  params.bias = general.bias.data();
+  CHECK(refused_with(run(params), "bias is for the concat score only"));
 }
