@@ -1,5 +1,6 @@
 // HDF5 weight files (Keras .h5: model.save_weights / model.save; the model.weights.h5
-// inside a Keras 3 .keras archive), read through Debian's libhdf5: every dataset becomes
+// inside a Keras 3 .keras archive), read through Debian's libhdf5: every dataset (but
+// the optimizer's state) becomes
 // a tensor named by its path without the leading '/' (e.g.
 // "model_weights/dense/dense/kernel:0", "layers/dense/vars/0"). Float datasets are read
 // as f32, integer ones as i64; anything else is refused, naming the dataset. A hostile
@@ -24,6 +25,7 @@ struct Visit {
   uint64_t file_bytes = 0;
   Checkpoint* checkpoint = nullptr;
   ReadBudget* budget = nullptr;
+  const char* skipped = "";  // datasets under this prefix are not read
   Status status;
 };
 
@@ -92,12 +94,13 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* d
   const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
   if (object.id < 0) return 0;
   if (H5Iget_type(object.id) != H5I_DATASET) return 0;
+  if (*v.skipped != '\0' && std::string(name).rfind(v.skipped, 0) == 0) return 0;
   v.status = read_dataset(v, object.id, name);
   return v.status.ok() ? 0 : -1;
 }
 
-// Every dataset of an open file; `path` names the file in errors.
-Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes) {
+// Every dataset of an open file but those under `skipped`; `path` names the file in errors.
+Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes, const char* skipped) {
   Checkpoint checkpoint;
   checkpoint.path = path;
   ReadBudget budget("HDF5 dataset bytes", file_bytes, kInflateFactor);
@@ -106,6 +109,7 @@ Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t f
   v.file_bytes = file_bytes;
   v.checkpoint = &checkpoint;
   v.budget = &budget;
+  v.skipped = skipped;
   const herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
   if (!v.status.ok()) return v.status;
   if (walked < 0) return reader_error(path, "the HDF5 file's groups could not be walked (corrupt)");
@@ -121,12 +125,15 @@ Result<Checkpoint> read_hdf5(const std::string& path) {
   if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size));
+  // model.save("m.h5") keeps the optimizer's slots (shaped like the weights they train)
+  // under optimizer_weights/: training state, not the model.
+  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size), "optimizer_weights/");
 }
 
 // The core (in-memory) driver opens the image without a file: libhdf5 copies the
 // buffer once, so `image` need not outlive the call.
-Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image) {
+Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
+                                   const char* skipped) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (image.empty()) return reader_error(path, "an empty HDF5 image");
   const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
@@ -136,7 +143,7 @@ Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<ui
   }
   const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.id), H5Fclose};
   if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  return read_datasets(file.id, path, image.size());
+  return read_datasets(file.id, path, image.size(), skipped);
 }
 
 }  // namespace convert

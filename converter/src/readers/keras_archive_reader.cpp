@@ -27,14 +27,8 @@ Result<Checkpoint> read_keras_archive(const std::string& path) {
   }
   auto image = archive->read(kKerasWeightsMember, -1, max_materialized_bytes());
   if (!image.ok()) return image.status();
-  auto all = read_hdf5_image(path + ": " + kKerasWeightsMember, image.value());
-  if (!all.ok()) return all.status();
-  Checkpoint checkpoint;
-  checkpoint.path = path;
-  for (CheckpointTensor& t : all->tensors) {
-    if (t.name.rfind("optimizer/", 0) != 0) checkpoint.tensors.push_back(std::move(t));
-  }
-  if (checkpoint.tensors.empty()) return reader_error(path, "no model weights in " + std::string(kKerasWeightsMember));
+  auto checkpoint = read_hdf5_image(path + ": " + kKerasWeightsMember, image.value(), "optimizer/");
+  if (checkpoint.ok()) checkpoint->path = path;
   return checkpoint;
 }
 
