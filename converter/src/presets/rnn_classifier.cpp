@@ -104,7 +104,7 @@ bool is_head_part(const std::string& part) {
 Result<std::string> only(const std::vector<std::string>& found, const std::string& what,
                          const std::vector<std::string>& names) {
   if (found.size() == 1) return found[0];
-  if (found.empty()) return refused("rnn-classifier: no " + what + "; the checkpoint holds " + listed(names));
+  if (found.empty()) return refused("rnn-classifier: no " + what + "; tensors not placed: " + listed(names));
   return refused("rnn-classifier: several candidates for " + what + ": " + listed(found, 6) +
                  " (keep one, or convert with --spec)");
 }
@@ -118,15 +118,15 @@ Result<std::string> find_embedding(const std::vector<std::string>& names) {
 }
 
 // The head: a Linear whose module's last name is one of is_head_part's, outside the
-// attention module.
-Result<std::string> find_head(const std::vector<std::string>& names) {
+// attention module; when there is none, the error lists the tensors not yet placed.
+Result<std::string> find_head(const std::vector<std::string>& names, const std::vector<std::string>& unplaced) {
   std::vector<std::string> found;
   for (const std::string& name : names) {
     const std::vector<std::string> parts = components(name);
     if (parts.size() < 2 || parts.back() != "weight" || !is_head_part(parts[parts.size() - 2])) continue;
     if (!has_component(name, is_attention_part)) found.push_back(name);
   }
-  return only(found, "classifier head (a Linear named classifier, fc, head, out, output or linear)", names);
+  return only(found, "classifier head (a Linear named classifier, fc, head, out, output or linear)", unplaced);
 }
 
 std::string module_of(const std::string& name) {
@@ -206,7 +206,7 @@ Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& o
   if (!attention.b.empty()) w.att_b = as_vector(take(b, attention.b));
   w.att_v = as_vector(take(b, attention.v));
   if (!attention.v_bias.empty()) take(b, attention.v_bias);  // adds one constant to every score: cancels
-  FOCAL_ASSIGN_OR_RETURN(n.classifier_w, find_head(names));
+  FOCAL_ASSIGN_OR_RETURN(n.classifier_w, find_head(names, b.weights().unused()));
   n.classifier_b = module_of(n.classifier_w) + ".bias";
   w.cls_w = take(b, n.classifier_w);
   w.cls_b = take_if_present(b, n.classifier_b);

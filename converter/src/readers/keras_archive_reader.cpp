@@ -13,9 +13,11 @@
 namespace focal {
 namespace convert {
 
+// Keras writes config.json and metadata.json into every archive (saving_lib.py
+// _save_model_to_fileobj); torch.save and .npz archives hold neither.
 bool is_keras_archive(const std::string& path) {
   auto archive = ZipArchive::open(path);
-  return archive.ok() && archive->contains(kKerasWeightsMember);
+  return archive.ok() && archive->contains("config.json") && archive->contains("metadata.json");
 }
 
 Result<Checkpoint> read_keras_archive(const std::string& path) {
