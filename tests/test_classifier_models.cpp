@@ -1,8 +1,9 @@
 // The attention-pooled classifiers converted from weights alone (no config: every size
 // from the tensors), from the cases tests/models/make_classifier_reference.py writes at
-// test time: the Keras tutorial model (two-Dense BahdanauAttention) from a Keras 2
-// save_weights .h5, a Keras 2 model.save .h5 and a Keras 3 .keras archive against a NumPy
-// float64 re-implementation of Keras's layers; PyTorch classifiers with a head named
+// test time: the Keras tutorial model (two-Dense BahdanauAttention; with its
+// Bidirectional LSTM, and with a Bidirectional GRU) from a Keras 2 save_weights .h5, a
+// Keras 2 model.save .h5 and a Keras 3 .keras archive against a NumPy float64
+// re-implementation of Keras's layers; PyTorch classifiers with a head named
 // `fc`, a wrapper prefix, a 2-layer LSTM whose module name does not say LSTM, and a GRU,
 // against float64 PyTorch on a ragged padded batch.
 #include <doctest/doctest.h>
@@ -39,9 +40,9 @@ void convert_and_check(const ModelCase& c, const std::string& preset, const std:
 
 }  // namespace
 
-TEST_CASE("keras-classifier: the tutorial's BahdanauAttention model from Keras 2 .h5 and Keras 3 .keras") {
+TEST_CASE("keras-classifier: the tutorial's BahdanauAttention model (LSTM, GRU) from Keras 2 .h5 and Keras 3 .keras") {
   const std::vector<ModelCase> found = cases("keras-classifier");
-  REQUIRE_MESSAGE(!found.empty(), "no keras-classifier cases: is FOCAL_MODEL_CASES set?");
+  REQUIRE_MESSAGE(found.size() == 2, "keras-classifier cases (LSTM, GRU): is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : found) {
     REQUIRE(c.spec.at("weights_files").size() == 3);
     for (const auto& file : c.spec.at("weights_files")) convert_and_check(c, "keras-classifier", file.get<std::string>());

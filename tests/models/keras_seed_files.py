@@ -46,14 +46,17 @@ import h5py
 import numpy as np
 
 
-def seed_weights(rng, vocab, embed, hidden, units, classes=1, scale=0.4):
+def seed_weights(rng, vocab, embed, hidden, units, classes=1, scale=0.4, cell="lstm"):
+    """The model's variables as Keras holds them; cell "gru" swaps the LSTM for a GRU
+    (reset_after=True, the default: bias [2, 3H], input then recurrent)."""
     def w(*shape):
         return (scale * rng.standard_normal(shape)).astype(np.float32)
 
-    weights = {"embeddings": w(vocab, embed)}
+    gates = 4 if cell == "lstm" else 3
+    weights = {"cell": cell, "embeddings": w(vocab, embed)}
     for direction in ("forward", "backward"):
-        weights[direction] = {"kernel": w(embed, 4 * hidden), "recurrent_kernel": w(hidden, 4 * hidden),
-                              "bias": w(4 * hidden)}
+        weights[direction] = {"kernel": w(embed, gates * hidden), "recurrent_kernel": w(hidden, gates * hidden),
+                              "bias": w(4 * hidden) if cell == "lstm" else w(2, 3 * hidden)}
     weights["W"] = {"kernel": w(2 * hidden, units), "bias": w(units)}
     weights["V"] = {"kernel": w(units, 1), "bias": w(1)}
     weights["dense"] = {"kernel": w(2 * hidden, classes), "bias": w(classes)}
@@ -81,11 +84,33 @@ def lstm(x, cell, reverse=False):
     return np.stack(out, 1)
 
 
+def gru(x, cell, reverse=False):
+    """keras/src/layers/rnn/gru.py GRUCell.call with reset_after=True: x_z, x_r, x_h =
+    split(x @ kernel + input_bias), r_z, r_r, r_h = split(h @ recurrent_kernel +
+    recurrent_bias); z = sigmoid(x_z + r_z), r = sigmoid(x_r + r_r),
+    hh = tanh(x_h + r * r_h), h = z * h + (1 - z) * hh."""
+    kernel, recurrent, bias = (cell[k].astype(np.float64) for k in ("kernel", "recurrent_kernel", "bias"))
+    hidden = recurrent.shape[0]
+    h = np.zeros((x.shape[0], hidden))
+    steps = range(x.shape[1] - 1, -1, -1) if reverse else range(x.shape[1])
+    out = []
+    for t in steps:
+        mx = x[:, t] @ kernel + bias[0]
+        mh = h @ recurrent + bias[1]
+        z = sigmoid(mx[:, :hidden] + mh[:, :hidden])
+        r = sigmoid(mx[:, hidden:2 * hidden] + mh[:, hidden:2 * hidden])
+        hh = np.tanh(mx[:, 2 * hidden:] + r * mh[:, 2 * hidden:])
+        h = z * h + (1 - z) * hh
+        out.append(h)
+    return np.stack(out, 1)
+
+
 def forward(weights, ids):
     """ids [B, S] -> logits [B, C], probabilities [B, C], attention [B, S], in float64."""
     x = weights["embeddings"].astype(np.float64)[ids]
-    y = lstm(x, weights["forward"])
-    y_rev = lstm(x, weights["backward"], reverse=True)[:, ::-1]  # ops.flip(y_rev, axis=1)
+    run = lstm if weights["cell"] == "lstm" else gru
+    y = run(x, weights["forward"])
+    y_rev = run(x, weights["backward"], reverse=True)[:, ::-1]  # ops.flip(y_rev, axis=1)
     states = np.concatenate([y, y_rev], -1)
 
     def dense(v, layer):
@@ -102,9 +127,10 @@ def forward(weights, ids):
 def keras2_weights(weights):
     """(layer, {weight name: value}) in model order, the names Keras 2 gives them."""
     cells = {}
-    for direction, cell in (("forward", "lstm_cell_1"), ("backward", "lstm_cell_2")):
+    kind = weights["cell"]
+    for direction, cell in (("forward", f"{kind}_cell_1"), ("backward", f"{kind}_cell_2")):
         for k in ("kernel", "recurrent_kernel", "bias"):
-            cells[f"bidirectional/{direction}_lstm/{cell}/{k}:0"] = weights[direction][k]
+            cells[f"bidirectional/{direction}_{kind}/{cell}/{k}:0"] = weights[direction][k]
     return [("input_1", {}),
             ("embedding", {"embedding/embeddings:0": weights["embeddings"]}),
             ("bidirectional", cells),
@@ -153,19 +179,21 @@ def keras3_config(weights, seq):
         return {"module": module, "class_name": cls, "config": config, "registered_name": None if module else cls,
                 "name": config["name"]}
 
-    lstm_config = {"name": "forward_lstm", "trainable": True, "dtype": "float32", "return_sequences": True,
+    kind = weights["cell"]
+    lstm_config = {"name": f"forward_{kind}", "trainable": True, "dtype": "float32", "return_sequences": True,
                    "return_state": False, "go_backwards": False, "stateful": False, "unroll": False,
                    "zero_output_for_mask": True, "units": hidden, "activation": "tanh",
-                   "recurrent_activation": "sigmoid", "use_bias": True, "unit_forget_bias": True,
-                   "dropout": 0.0, "recurrent_dropout": 0.0}
-    backward = dict(lstm_config, name="backward_lstm", go_backwards=True)
+                   "recurrent_activation": "sigmoid", "use_bias": True, "dropout": 0.0, "recurrent_dropout": 0.0}
+    lstm_config.update({"unit_forget_bias": True} if kind == "lstm" else {"reset_after": True})
+    backward = dict(lstm_config, name=f"backward_{kind}", go_backwards=True)
+    cls = "LSTM" if kind == "lstm" else "GRU"
     layers = [layer("InputLayer", {"batch_shape": [None, seq], "dtype": "float32", "sparse": False,
                                    "name": "input_layer"}),
               layer("Embedding", {"name": "embedding", "trainable": True, "dtype": "float32",
                                   "input_dim": int(vocab), "output_dim": int(embed), "mask_zero": False}),
               layer("Bidirectional", {"name": "bidirectional", "trainable": True, "dtype": "float32",
-                                      "merge_mode": "concat", "layer": layer("LSTM", lstm_config),
-                                      "backward_layer": layer("LSTM", backward)}),
+                                      "merge_mode": "concat", "layer": layer(cls, lstm_config),
+                                      "backward_layer": layer(cls, backward)}),
               layer("BahdanauAttention", {"name": "bahdanau_attention", "trainable": True, "dtype": "float32",
                                           "units": int(units)}, module=None),
               layer("Dropout", {"name": "dropout", "trainable": True, "dtype": "float32", "rate": 0.5}),

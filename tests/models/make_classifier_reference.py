@@ -13,12 +13,13 @@ PyTorch cases (family rnn-classifier; float64 PyTorch reference, ragged padded b
   fc(pooled), probabilities = sigmoid (C == 1) or softmax. Inputs input_ids,
   attention_mask [B, S]; expected logits, probabilities [B, C], attention [B, S].
 
-Keras case (family keras-classifier): the tutorial seed's model (keras_seed_files.py) with
-vocab 53, embed 10, LSTM 14, units 6, as a Keras 2 save_weights .h5, a Keras 2
-model.save .h5 (with the optimizer's slots) and a Keras 3 .keras archive; expected
+Keras cases (family keras-classifier): the tutorial seed's model (keras_seed_files.py) with
+vocab 53, embed 10, LSTM 14, units 6 (and once with a GRU of 11 in its place), as a Keras 2
+save_weights .h5, a Keras 2 model.save .h5 (with the optimizer's slots) and a Keras 3
+.keras archive; expected
 outputs from the NumPy float64 re-implementation of Keras's layers, checked here against
-the same model run through torch.nn.LSTM (Keras's kernels transposed, its one bias as
-bias_ih) to 1e-9.
+the same model run through torch.nn.LSTM / nn.GRU (Keras's kernels transposed, an LSTM's
+one bias as bias_ih, a GRU's gates reordered) to 1e-9.
 Usage: make_classifier_reference.py OUT_DIR
 """
 import copy
@@ -105,19 +106,32 @@ TORCH_CASES = [
 ]
 
 
-def torch_lstm_check(weights, ids, want):
-    """The NumPy Keras forward against torch.nn.LSTM on the same weights (float64)."""
+def as_torch_gates(m, cell, hidden):
+    """Keras's [..., G*H] (columns) as PyTorch's [G*H, ...] rows; GRU gates z, r, h -> r, z, n."""
+    m = torch.from_numpy(np.ascontiguousarray(m.T).astype(np.float64))
+    if cell == "gru":
+        m = torch.cat([m[hidden:2 * hidden], m[:hidden], m[2 * hidden:]])
+    return m
+
+
+def torch_rnn_check(weights, ids, want):
+    """The NumPy Keras forward against torch.nn.LSTM / nn.GRU on the same weights (float64)."""
+    cell = weights["cell"]
     embed, hidden = weights["forward"]["kernel"].shape[0], weights["forward"]["recurrent_kernel"].shape[0]
-    lstm = nn.LSTM(embed, hidden, bidirectional=True, batch_first=True).double()
+    module = (nn.LSTM if cell == "lstm" else nn.GRU)(embed, hidden, bidirectional=True, batch_first=True).double()
     with torch.no_grad():
         for direction, suffix in (("forward", ""), ("backward", "_reverse")):
-            cell = weights[direction]
-            getattr(lstm, "weight_ih_l0" + suffix).copy_(torch.from_numpy(cell["kernel"].T.astype(np.float64)))
-            getattr(lstm, "weight_hh_l0" + suffix).copy_(torch.from_numpy(cell["recurrent_kernel"].T.astype(np.float64)))
-            getattr(lstm, "bias_ih_l0" + suffix).copy_(torch.from_numpy(cell["bias"].astype(np.float64)))
-            getattr(lstm, "bias_hh_l0" + suffix).zero_()
+            w = weights[direction]
+            bias = w["bias"] if cell == "lstm" else w["bias"][0]
+            getattr(module, "weight_ih_l0" + suffix).copy_(as_torch_gates(w["kernel"], cell, hidden))
+            getattr(module, "weight_hh_l0" + suffix).copy_(as_torch_gates(w["recurrent_kernel"], cell, hidden))
+            getattr(module, "bias_ih_l0" + suffix).copy_(as_torch_gates(bias[None], cell, hidden)[:, 0])
+            if cell == "lstm":
+                getattr(module, "bias_hh_l0" + suffix).zero_()
+            else:
+                getattr(module, "bias_hh_l0" + suffix).copy_(as_torch_gates(w["bias"][1][None], cell, hidden)[:, 0])
         x = torch.from_numpy(weights["embeddings"].astype(np.float64)[ids])
-        states = lstm(x)[0].numpy()
+        states = module(x)[0].numpy()
     w = {k: {n: v.astype(np.float64) for n, v in weights[k].items()} for k in ("W", "V", "dense")}
     score = (np.tanh(states @ w["W"]["kernel"] + w["W"]["bias"]) @ w["V"]["kernel"])[..., 0]
     attention = np.exp(score - score.max(1, keepdims=True))
@@ -127,15 +141,15 @@ def torch_lstm_check(weights, ids, want):
     assert np.abs(logits - want["logits"]).max() < 1e-9
 
 
-def keras_case(out_dir, name, seed, vocab=53, embed=10, hidden=14, units=6, seq=12):
+def keras_case(out_dir, name, seed, vocab=53, embed=10, hidden=14, units=6, seq=12, cell="lstm"):
     rng = np.random.default_rng(seed)
-    weights = keras.seed_weights(rng, vocab, embed, hidden, units)
+    weights = keras.seed_weights(rng, vocab, embed, hidden, units, cell=cell)
     # pad_sequences(maxlen=seq) pads in front with 0s, which the seed's Embedding reads as tokens
     ids = rng.integers(1, vocab, (BATCH, seq))
     for row, length in enumerate((seq, 8, 3)):
         ids[row, :seq - length] = 0
     outputs = keras.forward(weights, ids)
-    torch_lstm_check(weights, ids, outputs)
+    torch_rnn_check(weights, ids, outputs)
     case_dir = os.path.join(out_dir, name)
     os.makedirs(case_dir, exist_ok=True)
     keras.write_keras2_h5(os.path.join(case_dir, "weights_keras2.h5"), weights)
@@ -167,6 +181,8 @@ def main(out_dir):
         ref.write_case(out_dir, name, "rnn-classifier", seed, fmt, built)
         print(f"{name}: {sorted(built[0].state_dict())}")
     keras_case(out_dir, "keras_seed_bahdanau_v53_e10_h14_a6", BASE_SEED + 5000)
+    # the same model with Bidirectional(GRU(...)) in place of the LSTM
+    keras_case(out_dir, "keras_bigru_bahdanau_v41_e9_h11_a5", BASE_SEED + 6000, 41, 9, 11, 5, 10, cell="gru")
 
 
 if __name__ == "__main__":

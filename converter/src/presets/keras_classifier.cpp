@@ -7,9 +7,11 @@
 // read as blocks: a layer, the sublayer path inside it and its variables by name. The
 // model found in them:
 //   Embedding        the block with `embeddings` [V, E];
-//   LSTM             a block with kernel [in, 4H], recurrent_kernel [H, 4H] and bias [4H]
-//                    (gates i, f, c, o as PyTorch's i, f, g, o), inside a Bidirectional
-//                    when a second one's path says backward (outputs concatenated);
+//   LSTM or GRU      a block with kernel [in, G*H], recurrent_kernel [H, G*H] and bias:
+//                    an LSTM's [4H] (gates i, f, c, o as PyTorch's i, f, g, o), a GRU's
+//                    [2, 3H] (reset_after; gates z, r, h reordered to PyTorch's r, z, n);
+//                    inside a Bidirectional when a second one's path says backward
+//                    (outputs concatenated);
 //   attention        own weights W [2H, A], b [A], v (or u) [A] or [A, 1], or two Dense
 //                    sublayers (the BahdanauAttention: score = V(tanh(W(h))), W kernel
 //                    [2H, A] and bias [A], V kernel [A, 1] and a bias that cancels in the
@@ -38,17 +40,6 @@ struct KerasBlock {
   std::string where() const { return path.empty() ? layer : layer + "/" + path; }
 };
 
-std::vector<std::string> split_path(const std::string& name) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', start)) {
-    parts.push_back(name.substr(start, slash - start));
-    start = slash + 1;
-  }
-  parts.push_back(name.substr(start));
-  return parts;
-}
-
 std::string joined(const std::vector<std::string>& parts, size_t begin, size_t end) {
   std::string text;
   for (size_t i = begin; i < end; ++i) text += (text.empty() ? "" : "/") + parts[i];
@@ -58,7 +49,7 @@ std::string joined(const std::vector<std::string>& parts, size_t begin, size_t e
 // Keras 2: [model_weights/]<layer>/[<layer>/]<path>/<var>:0. The optimizer's slots
 // (optimizer_weights/...) are not the model's.
 bool parse_keras2(const std::string& name, KerasBlock* block, std::string* var) {
-  std::vector<std::string> parts = split_path(name);
+  std::vector<std::string> parts = split_on(name, '/');
   if (parts.size() < 2 || !ends_with(parts.back(), ":0") || parts[0] == "optimizer_weights") return false;
   if (parts[0] == "model_weights") parts.erase(parts.begin());
   if (parts.size() < 2) return false;
@@ -72,7 +63,7 @@ bool parse_keras2(const std::string& name, KerasBlock* block, std::string* var) 
 
 // Keras 3: [layers/]<layer>/<path>/vars/<i>.
 bool parse_keras3(const std::string& name, KerasBlock* block, std::string* var) {
-  std::vector<std::string> parts = split_path(name);
+  std::vector<std::string> parts = split_on(name, '/');
   if (!parts.empty() && parts[0] == "layers") parts.erase(parts.begin());
   if (parts.size() < 3 || parts[parts.size() - 2] != "vars") return false;
   if (parts.back().empty() || parts.back().find_first_not_of("0123456789") != std::string::npos) return false;
@@ -142,6 +133,45 @@ Matrix keras_kernel(GraphBuilder& b, const std::string& tensor) {
 
 bool is_backward(const KerasBlock& block) { return block.where().find("backward") != std::string::npos; }
 
+// Keras's GRU gates are z, r, h (keras/src/layers/rnn/gru.py), PyTorch's r, z, n: the
+// row blocks of a [3H, ...] weight (or [3H] bias) reordered.
+Matrix gru_gates_as_pytorch(const Matrix& m, int64_t hidden) {
+  if (m.shape.empty() || m.shape[0] != 3 * hidden) return m;  // the shape check names it
+  return stacked(stacked(row_slice(m, hidden, hidden), row_slice(m, 0, hidden)), row_slice(m, 2 * hidden, hidden));
+}
+
+// One direction in PyTorch's layout. An LSTM has one bias (taken as b_ih); a GRU with
+// reset_after (the default since Keras 2.3) has [2, 3H]: input bias, then recurrent.
+Status take_direction(GraphBuilder& b, const KerasBlock& block, RecurrentDirection* d, fb::RecurrentCell* cell,
+                      int64_t* hidden) {
+  d->w_ih = keras_kernel(b, block.find("kernel"));
+  d->w_hh = keras_kernel(b, block.find("recurrent_kernel"));
+  const Matrix bias = block.find("bias").empty() ? Matrix{} : take(b, block.find("bias"));
+  FOCAL_RETURN_IF_ERROR(b.status());
+  const std::vector<int64_t>& w_hh = d->w_hh.shape;
+  if (w_hh.size() != 2 || w_hh[1] == 0 || (w_hh[0] != 4 * w_hh[1] && w_hh[0] != 3 * w_hh[1])) {
+    return refused("keras-classifier: " + block.where() + " recurrent_kernel is " + dims_text(w_hh) +
+                   " (as [G*H, H]); LSTM (4H) and GRU (3H) cells are read");
+  }
+  *hidden = w_hh[1];
+  *cell = w_hh[0] == 4 * w_hh[1] ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
+  if (*cell == fb::RecurrentCell_Lstm) {
+    d->b_ih = bias.shape.empty() ? bias : as_vector(bias);
+    return Status();
+  }
+  if (!bias.shape.empty() && bias.shape != std::vector<int64_t>{2, w_hh[0]}) {
+    return refused("keras-classifier: the GRU bias " + block.find("bias") + " is " + dims_text(bias.shape) + ", expected " +
+                   dims_text({2, w_hh[0]}) + " (a GRU with reset_after=False is not read)");
+  }
+  d->w_ih = gru_gates_as_pytorch(d->w_ih, *hidden);
+  d->w_hh = gru_gates_as_pytorch(d->w_hh, *hidden);
+  if (!bias.shape.empty()) {
+    d->b_ih = gru_gates_as_pytorch(as_vector(row_slice(bias, 0, 1)), *hidden);
+    d->b_hh = gru_gates_as_pytorch(as_vector(row_slice(bias, 1, 1)), *hidden);
+  }
+  return Status();
+}
+
 Status take_recurrent(GraphBuilder& b, const std::vector<KerasBlock>& blocks, ClassifierWeights* w,
                       ClassifierNames* n) {
   const KerasBlock* dirs[2] = {nullptr, nullptr};
@@ -150,28 +180,18 @@ Status take_recurrent(GraphBuilder& b, const std::vector<KerasBlock>& blocks, Cl
     const KerasBlock*& slot = dirs[is_backward(block) ? 1 : 0];
     if (slot != nullptr) {
       return refused("keras-classifier: several recurrent layers (" + slot->where() + ", " + block.where() +
-                     "); the classifier has one LSTM (or one Bidirectional LSTM)");
+                     "); the classifier has one LSTM or GRU (or one Bidirectional)");
     }
     slot = &block;
   }
-  if (dirs[0] == nullptr) return unknown_layout(blocks, "no LSTM (a block with kernel, recurrent_kernel, bias)");
+  if (dirs[0] == nullptr) return unknown_layout(blocks, "no LSTM or GRU (a block with kernel, recurrent_kernel, bias)");
   n->recurrent = dirs[0]->where();
   std::vector<RecurrentDirection> layer;
   for (const KerasBlock* block : dirs) {
     if (block == nullptr) continue;
-    RecurrentDirection d;
-    d.w_ih = keras_kernel(b, block->find("kernel"));
-    d.w_hh = keras_kernel(b, block->find("recurrent_kernel"));
-    if (!block->find("bias").empty()) d.b_ih = as_vector(take(b, block->find("bias")));  // Keras has one bias
-    layer.push_back(std::move(d));
+    layer.emplace_back();
+    FOCAL_RETURN_IF_ERROR(take_direction(b, *block, &layer.back(), &w->cell, &w->hidden));
   }
-  FOCAL_RETURN_IF_ERROR(b.status());
-  const std::vector<int64_t>& w_hh = layer[0].w_hh.shape;
-  if (w_hh.size() != 2 || w_hh[0] != 4 * w_hh[1]) {
-    return refused("keras-classifier: " + n->recurrent + " recurrent_kernel is " + dims_text(w_hh) +
-                   " (as [G*H, H]); only LSTM cells (4H gates) are read");
-  }
-  w->hidden = w_hh[1];
   w->layers.push_back(std::move(layer));
   return Status();
 }

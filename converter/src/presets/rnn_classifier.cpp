@@ -21,17 +21,6 @@ namespace focal {
 namespace convert {
 namespace {
 
-std::vector<std::string> components(const std::string& name) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', start)) {
-    parts.push_back(name.substr(start, dot - start));
-    start = dot + 1;
-  }
-  parts.push_back(name.substr(start));
-  return parts;
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -86,7 +75,7 @@ Status take_recurrent(GraphBuilder& b, const std::string& module, ClassifierWeig
 }
 
 bool has_component(const std::string& name, bool (*test)(const std::string&)) {
-  const std::vector<std::string> parts = components(name);
+  const std::vector<std::string> parts = split_on(name, '.');
   return std::any_of(parts.begin(), parts.end() - 1, test);
 }
 
@@ -122,7 +111,7 @@ Result<std::string> find_embedding(const std::vector<std::string>& names) {
 Result<std::string> find_head(const std::vector<std::string>& names, const std::vector<std::string>& unplaced) {
   std::vector<std::string> found;
   for (const std::string& name : names) {
-    const std::vector<std::string> parts = components(name);
+    const std::vector<std::string> parts = split_on(name, '.');
     if (parts.size() < 2 || parts.back() != "weight" || !is_head_part(parts[parts.size() - 2])) continue;
     if (!has_component(name, is_attention_part)) found.push_back(name);
   }

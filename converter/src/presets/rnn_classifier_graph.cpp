@@ -101,6 +101,17 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::vector<std::string> split_on(const std::string& name, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at = name.find(separator); at != std::string::npos; at = name.find(separator, start)) {
+    parts.push_back(name.substr(start, at - start));
+    start = at + 1;
+  }
+  parts.push_back(name.substr(start));
+  return parts;
+}
+
 std::string listed(const std::vector<std::string>& names, size_t count) {
   std::string text;
   for (size_t i = 0; i < names.size() && i < count; ++i) text += (i ? ", " : "") + names[i];

@@ -50,6 +50,7 @@ Status check_config_agrees(const nlohmann::json& config, const char* key, int64_
 
 // Helpers the two presets share.
 bool ends_with(const std::string& s, const std::string& suffix);
+std::vector<std::string> split_on(const std::string& name, char separator);  // "a.b" -> a, b
 // "a, b, c" (at most `count`, then "..."): errors hold 240 characters.
 std::string listed(const std::vector<std::string>& names, size_t count = 4);
 Status refused(const std::string& what);  // kInvalidArgument with this message
