@@ -40,12 +40,16 @@ void convert_and_check(const ModelCase& c, const std::string& preset, const std:
 
 }  // namespace
 
-TEST_CASE("keras-classifier: the tutorial's BahdanauAttention model (LSTM, GRU) from Keras 2 .h5 and Keras 3 .keras") {
+TEST_CASE(
+    "keras-classifier: the tutorial's BahdanauAttention model (LSTM, GRU) from Keras 2 .h5 and "
+    "Keras 3 .keras") {
   const std::vector<ModelCase> found = cases("keras-classifier");
-  REQUIRE_MESSAGE(found.size() == 2, "keras-classifier cases (LSTM, GRU): is FOCAL_MODEL_CASES set?");
+  REQUIRE_MESSAGE(found.size() == 2,
+                  "keras-classifier cases (LSTM, GRU): is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : found) {
     REQUIRE(c.spec.at("weights_files").size() == 3);
-    for (const auto& file : c.spec.at("weights_files")) convert_and_check(c, "keras-classifier", file.get<std::string>());
+    for (const auto& file : c.spec.at("weights_files"))
+      convert_and_check(c, "keras-classifier", file.get<std::string>());
   }
 }
 
@@ -53,7 +57,8 @@ TEST_CASE("rnn-classifier from weights alone: head fc, wrapper prefix, stacked L
   size_t converted = 0;
   for (const ModelCase& c : cases("rnn-classifier")) {
     if (c.name().find("_fc_") == std::string::npos) continue;
-    for (const auto& file : c.spec.at("weights_files")) convert_and_check(c, "rnn-classifier", file.get<std::string>());
+    for (const auto& file : c.spec.at("weights_files"))
+      convert_and_check(c, "rnn-classifier", file.get<std::string>());
     ++converted;
   }
   CHECK(converted == 2);

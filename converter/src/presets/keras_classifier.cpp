@@ -50,11 +50,13 @@ std::string joined(const std::vector<std::string>& parts, size_t begin, size_t e
 // (optimizer_weights/...) are not the model's.
 bool parse_keras2(const std::string& name, KerasBlock* block, std::string* var) {
   std::vector<std::string> parts = split_on(name, '/');
-  if (parts.size() < 2 || !ends_with(parts.back(), ":0") || parts[0] == "optimizer_weights") return false;
+  if (parts.size() < 2 || !ends_with(parts.back(), ":0") || parts[0] == "optimizer_weights")
+    return false;
   if (parts[0] == "model_weights") parts.erase(parts.begin());
   if (parts.size() < 2) return false;
   size_t begin = 1;
-  if (parts.size() > 2 && parts[1] == parts[0]) begin = 2;  // the weight's name scope repeats the layer
+  if (parts.size() > 2 && parts[1] == parts[0])
+    begin = 2;  // the weight's name scope repeats the layer
   block->layer = parts[0];
   block->path = joined(parts, begin, parts.size() - 1);
   *var = parts.back().substr(0, parts.back().size() - 2);
@@ -66,7 +68,8 @@ bool parse_keras3(const std::string& name, KerasBlock* block, std::string* var) 
   std::vector<std::string> parts = split_on(name, '/');
   if (!parts.empty() && parts[0] == "layers") parts.erase(parts.begin());
   if (parts.size() < 3 || parts[parts.size() - 2] != "vars") return false;
-  if (parts.back().empty() || parts.back().find_first_not_of("0123456789") != std::string::npos) return false;
+  if (parts.back().empty() || parts.back().find_first_not_of("0123456789") != std::string::npos)
+    return false;
   block->layer = parts[0];
   block->path = joined(parts, 1, parts.size() - 2);
   *var = parts.back();
@@ -87,7 +90,8 @@ void name_keras3_vars(KerasBlock& block) {
     names = {"W", "b", "v"};
   }
   std::sort(block.vars.begin(), block.vars.end(), [](const auto& a, const auto& b) {
-    return a.first.size() != b.first.size() ? a.first.size() < b.first.size() : a.first < b.first;  // digits
+    return a.first.size() != b.first.size() ? a.first.size() < b.first.size()
+                                            : a.first < b.first;  // digits
   });
   for (size_t i = 0; i < block.vars.size() && i < names.size(); ++i) block.vars[i].first = names[i];
 }
@@ -115,13 +119,15 @@ std::vector<KerasBlock> keras_blocks(const std::vector<std::string>& names) {
 std::vector<std::string> layer_names(const std::vector<KerasBlock>& blocks) {
   std::vector<std::string> layers;
   for (const KerasBlock& block : blocks) {
-    if (std::find(layers.begin(), layers.end(), block.layer) == layers.end()) layers.push_back(block.layer);
+    if (std::find(layers.begin(), layers.end(), block.layer) == layers.end())
+      layers.push_back(block.layer);
   }
   return layers;
 }
 
 Status unknown_layout(const std::vector<KerasBlock>& blocks, const std::string& missing) {
-  return refused("keras-classifier: " + missing + "; the file's layers: " + listed(layer_names(blocks), 8));
+  return refused("keras-classifier: " + missing +
+                 "; the file's layers: " + listed(layer_names(blocks), 8));
 }
 
 // A Keras kernel [in, out] as PyTorch's [out, in]; empty when missing or not 2-D (the
@@ -131,27 +137,30 @@ Matrix keras_kernel(GraphBuilder& b, const std::string& tensor) {
   return m.shape.size() == 2 ? transposed(m) : m;
 }
 
-bool is_backward(const KerasBlock& block) { return block.where().find("backward") != std::string::npos; }
+bool is_backward(const KerasBlock& block) {
+  return block.where().find("backward") != std::string::npos;
+}
 
 // Keras's GRU gates are z, r, h (keras/src/layers/rnn/gru.py), PyTorch's r, z, n: the
 // row blocks of a [3H, ...] weight (or [3H] bias) reordered.
 Matrix gru_gates_as_pytorch(const Matrix& m, int64_t hidden) {
   if (m.shape.empty() || m.shape[0] != 3 * hidden) return m;  // the shape check names it
-  return stacked(stacked(row_slice(m, hidden, hidden), row_slice(m, 0, hidden)), row_slice(m, 2 * hidden, hidden));
+  return stacked(stacked(row_slice(m, hidden, hidden), row_slice(m, 0, hidden)),
+                 row_slice(m, 2 * hidden, hidden));
 }
 
 // One direction in PyTorch's layout. An LSTM has one bias (taken as b_ih); a GRU with
 // reset_after (the default since Keras 2.3) has [2, 3H]: input bias, then recurrent.
-Status take_direction(GraphBuilder& b, const KerasBlock& block, RecurrentDirection* d, fb::RecurrentCell* cell,
-                      int64_t* hidden) {
+Status take_direction(GraphBuilder& b, const KerasBlock& block, RecurrentDirection* d,
+                      fb::RecurrentCell* cell, int64_t* hidden) {
   d->w_ih = keras_kernel(b, block.find("kernel"));
   d->w_hh = keras_kernel(b, block.find("recurrent_kernel"));
   const Matrix bias = block.find("bias").empty() ? Matrix{} : take(b, block.find("bias"));
   FOCAL_RETURN_IF_ERROR(b.status());
   const std::vector<int64_t>& w_hh = d->w_hh.shape;
   if (w_hh.size() != 2 || w_hh[1] == 0 || (w_hh[0] != 4 * w_hh[1] && w_hh[0] != 3 * w_hh[1])) {
-    return refused("keras-classifier: " + block.where() + " recurrent_kernel is " + dims_text(w_hh) +
-                   " (as [G*H, H]); LSTM (4H) and GRU (3H) cells are read");
+    return refused("keras-classifier: " + block.where() + " recurrent_kernel is " +
+                   dims_text(w_hh) + " (as [G*H, H]); LSTM (4H) and GRU (3H) cells are read");
   }
   *hidden = w_hh[1];
   *cell = w_hh[0] == 4 * w_hh[1] ? fb::RecurrentCell_Lstm : fb::RecurrentCell_Gru;
@@ -160,8 +169,9 @@ Status take_direction(GraphBuilder& b, const KerasBlock& block, RecurrentDirecti
     return Status();
   }
   if (!bias.shape.empty() && bias.shape != std::vector<int64_t>{2, w_hh[0]}) {
-    return refused("keras-classifier: the GRU bias " + block.find("bias") + " is " + dims_text(bias.shape) + ", expected " +
-                   dims_text({2, w_hh[0]}) + " (a GRU with reset_after=False is not read)");
+    return refused("keras-classifier: the GRU bias " + block.find("bias") + " is " +
+                   dims_text(bias.shape) + ", expected " + dims_text({2, w_hh[0]}) +
+                   " (a GRU with reset_after=False is not read)");
   }
   d->w_ih = gru_gates_as_pytorch(d->w_ih, *hidden);
   d->w_hh = gru_gates_as_pytorch(d->w_hh, *hidden);
@@ -179,12 +189,14 @@ Status take_recurrent(GraphBuilder& b, const std::vector<KerasBlock>& blocks, Cl
     if (block.find("recurrent_kernel").empty()) continue;
     const KerasBlock*& slot = dirs[is_backward(block) ? 1 : 0];
     if (slot != nullptr) {
-      return refused("keras-classifier: several recurrent layers (" + slot->where() + ", " + block.where() +
+      return refused("keras-classifier: several recurrent layers (" + slot->where() + ", " +
+                     block.where() +
                      "); the classifier has one LSTM or GRU (or one Bidirectional)");
     }
     slot = &block;
   }
-  if (dirs[0] == nullptr) return unknown_layout(blocks, "no LSTM or GRU (a block with kernel, recurrent_kernel, bias)");
+  if (dirs[0] == nullptr)
+    return unknown_layout(blocks, "no LSTM or GRU (a block with kernel, recurrent_kernel, bias)");
   n->recurrent = dirs[0]->where();
   std::vector<RecurrentDirection> layer;
   for (const KerasBlock* block : dirs) {
@@ -203,7 +215,8 @@ Status take_embedding(GraphBuilder& b, const std::vector<KerasBlock>& blocks, Cl
     n->embedding = block.find("embeddings");
     w->embedding = take(b, n->embedding);
     if (b.status().ok() && w->embedding.shape.size() != 2) {
-      return refused("keras-classifier: " + n->embedding + " has shape " + dims_text(w->embedding.shape) + ", expected [vocab, E]");
+      return refused("keras-classifier: " + n->embedding + " has shape " +
+                     dims_text(w->embedding.shape) + ", expected [vocab, E]");
     }
     return b.status();
   }
@@ -211,7 +224,8 @@ Status take_embedding(GraphBuilder& b, const std::vector<KerasBlock>& blocks, Cl
 }
 
 // An attention layer with its own weights W, b, v (or u).
-bool take_own_attention(GraphBuilder& b, const KerasBlock& block, ClassifierWeights* w, ClassifierNames* n) {
+bool take_own_attention(GraphBuilder& b, const KerasBlock& block, ClassifierWeights* w,
+                        ClassifierNames* n) {
   const std::string v = block.find("v").empty() ? block.find("u") : block.find("v");
   if (block.find("W").empty() || v.empty()) return false;
   n->attention_w = block.find("W");
@@ -224,8 +238,8 @@ bool take_own_attention(GraphBuilder& b, const KerasBlock& block, ClassifierWeig
 }
 
 // A layer of two Dense sublayers: V's kernel has one column, W's the units.
-bool take_sublayer_attention(GraphBuilder& b, const std::vector<KerasBlock>& blocks, const std::string& layer,
-                             ClassifierWeights* w, ClassifierNames* n) {
+bool take_sublayer_attention(GraphBuilder& b, const std::vector<KerasBlock>& blocks,
+                             const std::string& layer, ClassifierWeights* w, ClassifierNames* n) {
   std::vector<const KerasBlock*> dense;
   for (const KerasBlock& block : blocks) {
     if (block.layer == layer && !block.path.empty() && !block.find("kernel").empty() &&
@@ -245,25 +259,28 @@ bool take_sublayer_attention(GraphBuilder& b, const std::vector<KerasBlock>& blo
   w->att_w = transposed(first_is_v ? second : first);
   w->att_v = as_vector(first_is_v ? first : second);
   if (!n->attention_b.empty()) w->att_b = as_vector(take(b, n->attention_b));
-  if (!vb.find("bias").empty()) take(b, vb.find("bias"));  // one constant added to every score: cancels
+  if (!vb.find("bias").empty())
+    take(b, vb.find("bias"));  // one constant added to every score: cancels
   return true;
 }
 
 // The attention layer's name, its weights taken.
-Result<std::string> take_attention(GraphBuilder& b, const std::vector<KerasBlock>& blocks, ClassifierWeights* w,
-                                   ClassifierNames* n) {
+Result<std::string> take_attention(GraphBuilder& b, const std::vector<KerasBlock>& blocks,
+                                   ClassifierWeights* w, ClassifierNames* n) {
   for (const KerasBlock& block : blocks) {
     if (take_own_attention(b, block, w, n)) return block.layer;
   }
   for (const std::string& layer : layer_names(blocks)) {
     if (take_sublayer_attention(b, blocks, layer, w, n)) return layer;
   }
-  return unknown_layout(blocks, "no attention layer (own weights W, b, v, or two Dense sublayers: W kernel [2H, A], "
-                                "V kernel [A, 1])");
+  return unknown_layout(
+      blocks,
+      "no attention layer (own weights W, b, v, or two Dense sublayers: W kernel [2H, A], "
+      "V kernel [A, 1])");
 }
 
-Status take_head(GraphBuilder& b, const std::vector<KerasBlock>& blocks, const std::string& attention,
-                 ClassifierWeights* w, ClassifierNames* n) {
+Status take_head(GraphBuilder& b, const std::vector<KerasBlock>& blocks,
+                 const std::string& attention, ClassifierWeights* w, ClassifierNames* n) {
   std::vector<const KerasBlock*> found;
   for (const KerasBlock& block : blocks) {
     if (block.path.empty() && block.layer != attention && !block.find("kernel").empty() &&
@@ -271,11 +288,13 @@ Status take_head(GraphBuilder& b, const std::vector<KerasBlock>& blocks, const s
       found.push_back(&block);
     }
   }
-  if (found.empty()) return unknown_layout(blocks, "no Dense head (a layer with kernel [2H, C] and bias)");
+  if (found.empty())
+    return unknown_layout(blocks, "no Dense head (a layer with kernel [2H, C] and bias)");
   if (found.size() > 1) {
     std::vector<std::string> names;
     for (const KerasBlock* block : found) names.push_back(block->layer);
-    return refused("keras-classifier: several Dense heads: " + listed(names) + "; the classifier has one");
+    return refused("keras-classifier: several Dense heads: " + listed(names) +
+                   "; the classifier has one");
   }
   n->classifier_w = found[0]->find("kernel");
   n->classifier_b = found[0]->find("bias");
@@ -283,19 +302,23 @@ Status take_head(GraphBuilder& b, const std::vector<KerasBlock>& blocks, const s
   if (!n->classifier_b.empty()) w->cls_b = as_vector(take(b, n->classifier_b));
   FOCAL_RETURN_IF_ERROR(b.status());
   if (w->cls_w.shape.size() != 2) {
-    return refused("keras-classifier: " + n->classifier_w + " has shape " + dims_text(w->cls_w.shape) + ", expected [2H, C]");
+    return refused("keras-classifier: " + n->classifier_w + " has shape " +
+                   dims_text(w->cls_w.shape) + ", expected [2H, C]");
   }
   return Status();
 }
 
 }  // namespace
 
-Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
+Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options,
+                              GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq, classifier_max_seq(config, options));
   const std::vector<KerasBlock> blocks = keras_blocks(b.weights().names());
   if (blocks.empty()) {
-    return refused("keras-classifier: no Keras weights (names like <layer>/<layer>/kernel:0 from a .h5, or "
-                   "layers/<layer>/vars/0 from a .keras archive); the file holds " + listed(b.weights().names()));
+    return refused(
+        "keras-classifier: no Keras weights (names like <layer>/<layer>/kernel:0 from a .h5, or "
+        "layers/<layer>/vars/0 from a .keras archive); the file holds " +
+        listed(b.weights().names()));
   }
   ClassifierWeights w;
   ClassifierNames n;

@@ -22,10 +22,10 @@ struct RecurrentDirection {
 struct ClassifierWeights {
   fb::RecurrentCell cell = fb::RecurrentCell_Lstm;
   int64_t hidden = 0;
-  Matrix embedding;                                    // [V, E]
+  Matrix embedding;                                     // [V, E]
   std::vector<std::vector<RecurrentDirection>> layers;  // per layer: forward, then backward
-  Matrix att_w, att_b, att_v;                          // [A, dirs*H], [A] (or empty), [A]
-  Matrix cls_w, cls_b;                                 // [C, dirs*H], [C] (or empty)
+  Matrix att_w, att_b, att_v;                           // [A, dirs*H], [A] (or empty), [A]
+  Matrix cls_w, cls_b;                                  // [C, dirs*H], [C] (or empty)
 
   int64_t directions() const { return layers.empty() ? 0 : int64_t(layers[0].size()); }
   int64_t width() const { return directions() * hidden; }  // of the pooled states
@@ -36,10 +36,11 @@ struct ClassifierWeights {
 // width), naming the checkpoint tensor in `names` (what each part is called in this
 // checkpoint: "embedding", "attention W", ...) that disagrees, then builds the graph.
 struct ClassifierNames {
-  std::string embedding, recurrent, attention_w, attention_b, attention_v, classifier_w, classifier_b;
+  std::string embedding, recurrent, attention_w, attention_b, attention_v, classifier_w,
+      classifier_b;
 };
-Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames& names, int64_t max_seq,
-                              const PresetOptions& options, GraphBuilder& b);
+Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames& names,
+                              int64_t max_seq, const PresetOptions& options, GraphBuilder& b);
 
 // The planned sequence length: --max-seq, else the config's max_len (256 by default).
 Result<int64_t> classifier_max_seq(const nlohmann::json& config, const PresetOptions& options);
@@ -60,7 +61,7 @@ Status refused(const std::string& what);  // kInvalidArgument with this message
 Matrix take(GraphBuilder& b, const std::string& name);
 Matrix take_if_present(GraphBuilder& b, const std::string& name);
 std::string dims_text(const std::vector<int64_t>& shape);  // "[2, 3]"
-Matrix as_vector(Matrix m);  // every element, in order, as one dim
+Matrix as_vector(Matrix m);                                // every element, in order, as one dim
 
 }  // namespace convert
 }  // namespace focal

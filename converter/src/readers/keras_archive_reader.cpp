@@ -24,8 +24,9 @@ Result<Checkpoint> read_keras_archive(const std::string& path) {
   auto archive = ZipArchive::open(path);
   if (!archive.ok()) return archive.status();
   if (!archive->contains(kKerasWeightsMember)) {
-    return reader_error(path, std::string("a .keras archive without ") + kKerasWeightsMember +
-                                  " (re-save it with model.save(\"model.keras\"), whose weights are HDF5)");
+    return reader_error(
+        path, std::string("a .keras archive without ") + kKerasWeightsMember +
+                  " (re-save it with model.save(\"model.keras\"), whose weights are HDF5)");
   }
   auto image = archive->read(kKerasWeightsMember, -1, max_materialized_bytes());
   if (!image.ok()) return image.status();
