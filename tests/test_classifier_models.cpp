@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,16 @@ TEST_CASE(
     for (const auto& file : c.spec.at("weights_files"))
       convert_and_check(c, "keras-classifier", file.get<std::string>());
   }
+}
+
+TEST_CASE("keras-classifier: an attention layer with its own W, b, v from a Keras 3 .keras archive") {
+  size_t converted = 0;  // tests/models/make_keras_reference.py writes them from PyTorch cases
+  for (const ModelCase& c : cases("rnn-classifier")) {
+    if (!std::ifstream(c.dir + "/weights_keras3.keras").good()) continue;
+    convert_and_check(c, "keras-classifier", "weights_keras3.keras");
+    ++converted;
+  }
+  CHECK(converted >= 1);
 }
 
 TEST_CASE("rnn-classifier from weights alone: head fc, wrapper prefix, stacked LSTM, GRU") {

@@ -79,16 +79,16 @@ bool parse_keras3(const std::string& name, KerasBlock* block, std::string* var) 
 // Keras 3 keeps no variable names: they follow from the layer kind, in build order
 // (a recurrent cell: kernel, recurrent_kernel, bias; an Embedding: embeddings; a Dense:
 // kernel, bias; a layer with three weights of its own: W, b, v).
+std::vector<const char*> keras3_var_names(const KerasBlock& block) {
+  if (block.path == "cell" || ends_with(block.path, "/cell"))
+    return {"kernel", "recurrent_kernel", "bias"};
+  if (block.vars.size() == 1 && block.layer.rfind("embedding", 0) == 0) return {"embeddings"};
+  if (block.vars.size() == 3) return {"W", "b", "v"};
+  return {"kernel", "bias"};
+}
+
 void name_keras3_vars(KerasBlock& block) {
-  const bool cell = block.path == "cell" || ends_with(block.path, "/cell");
-  std::vector<const char*> names = {"kernel", "bias"};
-  if (cell) {
-    names = {"kernel", "recurrent_kernel", "bias"};
-  } else if (block.vars.size() == 1 && block.layer.rfind("embedding", 0) == 0) {
-    names = {"embeddings"};
-  } else if (block.vars.size() == 3) {
-    names = {"W", "b", "v"};
-  }
+  const std::vector<const char*> names = keras3_var_names(block);
   std::sort(block.vars.begin(), block.vars.end(), [](const auto& a, const auto& b) {
     return a.first.size() != b.first.size() ? a.first.size() < b.first.size()
                                             : a.first < b.first;  // digits
