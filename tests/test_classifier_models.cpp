@@ -2,10 +2,10 @@
 // from the tensors), from the cases tests/models/make_classifier_reference.py writes at
 // test time: the Keras tutorial model (two-Dense BahdanauAttention; with its
 // Bidirectional LSTM, and with a Bidirectional GRU) from a Keras 2 save_weights .h5, a
-// Keras 2 model.save .h5 and a Keras 3 .keras archive against a NumPy float64
-// re-implementation of Keras's layers; PyTorch classifiers with a head named
-// `fc`, a wrapper prefix, a 2-layer LSTM whose module name does not say LSTM, and a GRU,
-// against float64 PyTorch on a ragged padded batch.
+// Keras 2 model.save .h5, a Keras 3 .keras archive and a Keras 3 .weights.h5, against a
+// NumPy float64 re-implementation of Keras's layers; PyTorch classifiers with a head
+// named `fc`, a wrapper prefix, a 2-layer LSTM whose module name does not say LSTM, and
+// a GRU, against float64 PyTorch on a ragged padded batch.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -48,7 +48,7 @@ TEST_CASE(
   REQUIRE_MESSAGE(found.size() == 2,
                   "keras-classifier cases (LSTM, GRU): is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : found) {
-    REQUIRE(c.spec.at("weights_files").size() == 3);
+    REQUIRE(c.spec.at("weights_files").size() == 4);
     for (const auto& file : c.spec.at("weights_files"))
       convert_and_check(c, "keras-classifier", file.get<std::string>());
   }

@@ -228,13 +228,19 @@ def keras3_vars(weights):
     return groups
 
 
-def write_keras3_archive(path, weights, seq):
-    image = io.BytesIO()
-    with h5py.File(image, "w") as f:
+def write_keras3_weights(target, weights):
+    """model.weights.h5 as H5IOStore writes it (to a path or a file object); Keras 3's
+    model.save_weights("m.weights.h5") writes the same file on its own."""
+    with h5py.File(target, "w") as f:
         for group, values in keras3_vars(weights).items():
             g = f.create_group(group)
             for i, value in enumerate(values):
                 g.create_dataset(str(i), data=value)
+
+
+def write_keras3_archive(path, weights, seq):
+    image = io.BytesIO()
+    write_keras3_weights(image, weights)
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("metadata.json", json.dumps({"keras_version": "3.3.3", "date_saved": "2024-06-01@12:00:00"}))
         archive.writestr("config.json", json.dumps(keras3_config(weights, seq)))

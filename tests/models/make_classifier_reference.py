@@ -15,8 +15,8 @@ PyTorch cases (family rnn-classifier; float64 PyTorch reference, ragged padded b
 
 Keras cases (family keras-classifier): the tutorial seed's model (keras_seed_files.py) with
 vocab 53, embed 10, LSTM 14, units 6 (and once with a GRU of 11 in its place), as a Keras 2
-save_weights .h5, a Keras 2 model.save .h5 (with the optimizer's slots) and a Keras 3
-.keras archive; expected
+save_weights .h5, a Keras 2 model.save .h5 (with the optimizer's slots), a Keras 3
+.keras archive and a Keras 3 save_weights .weights.h5; expected
 outputs from the NumPy float64 re-implementation of Keras's layers, checked here against
 the same model run through torch.nn.LSTM / nn.GRU (Keras's kernels transposed, an LSTM's
 one bias as bias_ih, a GRU's gates reordered) to 1e-9.
@@ -155,19 +155,20 @@ def keras_case(out_dir, name, seed, vocab=53, embed=10, hidden=14, units=6, seq=
     keras.write_keras2_h5(os.path.join(case_dir, "weights_keras2.h5"), weights)
     keras.write_keras2_h5(os.path.join(case_dir, "model_keras2.h5"), weights, whole_model=True)
     keras.write_keras3_archive(os.path.join(case_dir, "model.keras"), weights, seq)
+    keras.write_keras3_weights(os.path.join(case_dir, "model.weights.h5"), weights)
     inputs = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.ones(BATCH, seq, dtype=torch.int64)}
     ref.save_arrays(os.path.join(case_dir, "inputs"), inputs)
     ref.save_arrays(os.path.join(case_dir, "expected"), {k: torch.from_numpy(v) for k, v in outputs.items()})
-    # model_keras2.h5 and model.keras also hold the optimizer's slots: the readers leave them out
+    # all but weights_keras2.h5 also hold the optimizer's slots: the readers leave them out
     case = {"family": "keras-classifier", "preset": "keras-classifier", "weights": "model.keras",
-            "weights_files": ["weights_keras2.h5", "model_keras2.h5", "model.keras"],
+            "weights_files": ["weights_keras2.h5", "model_keras2.h5", "model.keras", "model.weights.h5"],
             "inputs": list(inputs),
             "outputs": list(outputs), "seed": seed}
     with open(os.path.join(case_dir, "case.json"), "w") as f:
         json.dump(case, f, indent=2)
     with open(os.path.join(case_dir, "config.json"), "w") as f:
         f.write("{}\n")
-    print(f"{name}: Keras 2 .h5 (save_weights, save) and Keras 3 .keras, seq {seq}, "
+    print(f"{name}: Keras 2 .h5 (save_weights, save), Keras 3 .keras and .weights.h5, seq {seq}, "
           f"p = {outputs['probabilities'][:, 0].round(4).tolist()}")
 
 

@@ -64,9 +64,16 @@ bool parse_keras2(const std::string& name, KerasBlock* block, std::string* var) 
 }
 
 // Keras 3: [layers/]<layer>/<path>/vars/<i>.
+// Outside layers/ (a subclassed model's attributes) the optimizer and the private
+// trackers of compiled metrics and losses (_loss_tracker, ...) hold training state:
+// skipped, as a .weights.h5 of save_weights keeps them next to the layers.
 bool parse_keras3(const std::string& name, KerasBlock* block, std::string* var) {
   std::vector<std::string> parts = split_on(name, '/');
-  if (!parts.empty() && parts[0] == "layers") parts.erase(parts.begin());
+  if (!parts.empty() && parts[0] == "layers") {
+    parts.erase(parts.begin());
+  } else if (!parts.empty() && (parts[0] == "optimizer" || parts[0].rfind('_', 0) == 0)) {
+    return false;
+  }
   if (parts.size() < 3 || parts[parts.size() - 2] != "vars") return false;
   if (parts.back().empty() || parts.back().find_first_not_of("0123456789") != std::string::npos)
     return false;

@@ -64,12 +64,13 @@ Result<Checkpoint> read_safetensors(const std::string& path);
 Result<Checkpoint> read_pytorch(const std::string& path);
 Result<Checkpoint> read_npz(const std::string& path);
 Result<Checkpoint> read_npy(const std::string& path);
-// HDF5 (Keras .h5 weights): every dataset, named by its path, but model.save's
-// optimizer_weights/ (training state).
+// HDF5 (Keras .h5 weights): every dataset, named by its path, but the optimizer's state
+// (training state: Keras 2's optimizer_weights/, Keras 3's optimizer/).
 Result<Checkpoint> read_hdf5(const std::string& path);
-// Every dataset of an HDF5 file's bytes in memory but those under `skipped` (a path
-// prefix, "" for none); `path` names it in errors.
-Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image, const char* skipped);
+// Every dataset of an HDF5 file's bytes in memory but those under the `skipped` path
+// prefixes; `path` names it in errors.
+Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
+                                   const std::vector<std::string>& skipped);
 // Keras 3 .keras archives: the model weights of their model.weights.h5, named by their
 // paths in it (layers/<layer>/.../vars/<i>); the optimizer's state is left out.
 constexpr const char* kKerasWeightsMember = "model.weights.h5";

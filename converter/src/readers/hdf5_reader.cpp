@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "readers/checkpoint.h"
 #include "readers/read_budget.h"
@@ -25,7 +26,7 @@ struct Visit {
   uint64_t file_bytes = 0;
   Checkpoint* checkpoint = nullptr;
   ReadBudget* budget = nullptr;
-  const char* skipped = "";  // datasets under this prefix are not read
+  std::vector<std::string> skipped;  // datasets under these prefixes are not read
   Status status;
 };
 
@@ -94,13 +95,16 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* d
   const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
   if (object.id < 0) return 0;
   if (H5Iget_type(object.id) != H5I_DATASET) return 0;
-  if (*v.skipped != '\0' && std::string(name).rfind(v.skipped, 0) == 0) return 0;
+  for (const std::string& prefix : v.skipped) {
+    if (std::string(name).rfind(prefix, 0) == 0) return 0;
+  }
   v.status = read_dataset(v, object.id, name);
   return v.status.ok() ? 0 : -1;
 }
 
 // Every dataset of an open file but those under `skipped`; `path` names the file in errors.
-Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes, const char* skipped) {
+Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes,
+                                 const std::vector<std::string>& skipped) {
   Checkpoint checkpoint;
   checkpoint.path = path;
   ReadBudget budget("HDF5 dataset bytes", file_bytes, kInflateFactor);
@@ -125,15 +129,16 @@ Result<Checkpoint> read_hdf5(const std::string& path) {
   if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  // model.save("m.h5") keeps the optimizer's slots (shaped like the weights they train)
-  // under optimizer_weights/: training state, not the model.
-  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size), "optimizer_weights/");
+  // Keras 2's model.save("m.h5") keeps the optimizer's slots (shaped like the weights
+  // they train) under optimizer_weights/, Keras 3's save_weights("m.weights.h5") under
+  // optimizer/: training state, not the model.
+  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size), {"optimizer_weights/", "optimizer/"});
 }
 
 // The core (in-memory) driver opens the image without a file: libhdf5 copies the
 // buffer once, so `image` need not outlive the call.
 Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
-                                   const char* skipped) {
+                                   const std::vector<std::string>& skipped) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (image.empty()) return reader_error(path, "an empty HDF5 image");
   const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};

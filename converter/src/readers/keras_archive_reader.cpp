@@ -30,7 +30,7 @@ Result<Checkpoint> read_keras_archive(const std::string& path) {
   }
   auto image = archive->read(kKerasWeightsMember, -1, max_materialized_bytes());
   if (!image.ok()) return image.status();
-  auto checkpoint = read_hdf5_image(path + ": " + kKerasWeightsMember, image.value(), "optimizer/");
+  auto checkpoint = read_hdf5_image(path + ": " + kKerasWeightsMember, image.value(), {"optimizer/"});
   if (checkpoint.ok()) checkpoint->path = path;
   return checkpoint;
 }
