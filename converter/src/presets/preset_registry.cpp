@@ -31,7 +31,7 @@ const Preset kPresets[] = {
     {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
      build_rnn_classifier},
     {"keras-classifier",
-     "the same classifier from a Keras .h5 (Embedding, Bidirectional(LSTM), attention W/b/v, Dense)",
+     "the same classifier from a Keras .h5 or .keras (Embedding, (Bidirectional) LSTM/GRU, attention, Dense)",
      build_keras_classifier},
 };
 
