@@ -2,7 +2,8 @@
 // GPT2LMHeadModel is optional): learned positions, pre-LN blocks with gelu-tanh, Conv1D
 // weights stored [in, out] (transposed here), fused c_attn split into q, k, v, a KV
 // cache per layer, and the LM head tied to the token embeddings.
-// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position.
+// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
+// [batch, seq, vocab] with --logits all.
 #include "presets/decoder_common.h"
 
 namespace focal {
@@ -90,7 +91,7 @@ Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, Gr
   int h = b.embedding("embeddings", g.input_ids, table, positions, -1, -1, 1.0f);
   for (int64_t l = 0; l < c.layers; ++l) h = gpt2_block(b, g, "h." + std::to_string(l), h, c);
   const int head = b.constant("lm_head.weight (tied to wte)", wte);
-  last_position_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
+  decoder_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
   return b.status();
 }
 

@@ -2,7 +2,8 @@
 // HF stores q_proj/k_proj), grouped-query attention with head_dim from the config, a
 // SwiGLU MLP (gate and up stacked into one GEMM), a KV cache per layer and an untied
 // (or, with tie_word_embeddings, tied) LM head.
-// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position.
+// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
+// [batch, seq, vocab] with --logits all.
 #include "presets/decoder_common.h"
 
 namespace focal {
@@ -78,7 +79,7 @@ Status build_llama(const nlohmann::json& config, const PresetOptions& options, G
   int h = b.embedding("embed_tokens", g.input_ids, b.constant("model.embed_tokens.weight", embed), -1, -1, -1, 1.0f);
   for (int64_t l = 0; l < c.layers; ++l) h = llama_layer(b, g, "model.layers." + std::to_string(l), h, c);
   const int head = c.tied ? b.constant("lm_head.weight (tied)", embed) : b.param("lm_head.weight", {c.vocab, c.hidden});
-  last_position_logits(b, g, h, [&](int x) { return llama_norm(b, "model.norm", x, c); }, head, c.vocab);
+  decoder_logits(b, g, h, [&](int x) { return llama_norm(b, "model.norm", x, c); }, head, c.vocab);
   return b.status();
 }
 

@@ -16,6 +16,8 @@ struct PresetOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default (the model's maximum positions, or 512)
   const char* preset = nullptr;  // the preset's name, for config errors; null: unnamed
+  bool logits_all = false;       // --logits all: a decoder's logits at every position
+  bool* logits_option_taken = nullptr;  // set by presets that honour logits_all
 };
 
 struct Preset {
