@@ -1,6 +1,8 @@
 // BERT (HuggingFace names and config.json): word + position + token type embeddings and
 // LayerNorm, post-LN layers with GELU, the tanh pooler over [CLS], and a classifier
-// head when the checkpoint has one (BertForSequenceClassification, prefix "bert.").
+// head when the checkpoint has one (BertForSequenceClassification, prefix "bert." or
+// any other before "embeddings."). Sizes come from the tensors; config.json gives the
+// heads, activation and epsilon (BertConfig's defaults when absent) and id2label.
 // Inputs input_ids, attention_mask, token_type_ids [batch, seq]; outputs
 // last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden], logits.
 #include "presets/hf_config.h"
@@ -33,9 +35,11 @@ Status read_config_only(const nlohmann::json& j, BertConfig* c) {
   FOCAL_ASSIGN_OR_RETURN(const std::string positions, config_string(j, "position_embedding_type", "absolute"));
   if (positions != "absolute") return config_refused("position_embedding_type " + positions + " is not supported (absolute)");
   if (c->heads < 1 || c->hidden % c->heads != 0) {
-    return config_refused("num_attention_heads " + std::to_string(c->heads) + " does not divide hidden_size " +
-                          std::to_string(c->hidden) + " (12 when config.json lacks it); pass the model's with " +
-                          "--set num_attention_heads=N or in --config config.json");
+    const bool given = j.is_object() && j.contains("num_attention_heads");
+    return config_refused("num_attention_heads is " + std::to_string(c->heads) +
+                          (given ? "" : " (transformers' default: the config lacks it)") +
+                          ", which does not divide hidden_size " + std::to_string(c->hidden) +
+                          "; pass the model's head count with --set num_attention_heads=N or in --config config.json");
   }
   return Status();
 }
@@ -64,10 +68,13 @@ Status read_sizes(const WeightSource& w, const nlohmann::json& j, BertConfig* c)
   return Status();
 }
 
-Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j) {
+// Sizes first (their errors name the tensor or the config key), then the config's own
+// values (errors named "preset bert: config: ...").
+Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
   BertConfig c;
   FOCAL_RETURN_IF_ERROR(read_sizes(w, j, &c));
-  FOCAL_RETURN_IF_ERROR(read_config_only(j, &c));
+  const Status config_only = read_config_only(j, &c);
+  if (!config_only.ok()) return config_error(options, config_only);
   return c;
 }
 
@@ -110,8 +117,8 @@ int bert_layer(GraphBuilder& b, const std::string& p, int x, int mask, const Ber
 }  // namespace
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  if (b.weights().has("bert.embeddings.word_embeddings.weight")) b.weights().set_prefix("bert.");
-  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, named_config(options, read_config(b.weights(), config)));
+  b.weights().set_prefix(prefix_of(b.weights(), "embeddings.word_embeddings.weight"));  // "bert." or a wrapper's
+  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, read_config(b.weights(), config, options));
   store_label_names(b.writer(), c.label_names);
   FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq,
                          planned_seq_within(options, c.positions, 512, "max_position_embeddings"));

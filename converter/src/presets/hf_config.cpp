@@ -13,8 +13,8 @@ bool has_key(const nlohmann::json& config, const char* key) {
 }
 
 Status disagrees(const char* key, int64_t stated, const std::string& tensor, const std::vector<int64_t>& shape) {
-  return config_refused(std::string("'") + key + "' is " + std::to_string(stated) + " but tensor '" + tensor +
-                        "' has shape " + shape_text(shape) + "; drop the key (the tensors state it) or fix it");
+  return config_refused(std::string("config: '") + key + "' is " + std::to_string(stated) + " but tensor '" +
+                        tensor + "' has shape " + shape_text(shape) + "; drop the key (the tensors state it) or fix it");
 }
 
 Status check_stated(const nlohmann::json& config, const char* key, int64_t found, const std::string& tensor,
@@ -61,14 +61,14 @@ Result<std::vector<std::string>> hf_label_names(const nlohmann::json& config) {
     return std::vector<std::string>{};
   }
   const nlohmann::json& map = config.at("id2label");
-  if (!map.is_object()) return config_refused("'id2label' must be an object {\"0\": \"NAME\", ...}");
+  if (!map.is_object()) return config_refused("config: 'id2label' must be an object {\"0\": \"NAME\", ...}");
   std::vector<std::string> names(map.size());
   std::vector<bool> seen(map.size(), false);
   for (const auto& [key, value] : map.items()) {
     char* end = nullptr;
     const unsigned long long id = std::strtoull(key.c_str(), &end, 10);
     if (key.empty() || *end != '\0' || id >= names.size() || seen[id] || !value.is_string()) {
-      return config_refused("'id2label' must map the ids 0 to " + std::to_string(names.size() - 1) +
+      return config_refused("config: 'id2label' must map the ids 0 to " + std::to_string(names.size() - 1) +
                             " to names, each once; found \"" + key + "\": " + value.dump());
     }
     seen[id] = true;
@@ -81,13 +81,24 @@ Status check_label_count(const nlohmann::json& config, const std::vector<std::st
                          const std::string& head, int64_t rows) {
   if (!names.empty()) {
     if (static_cast<int64_t>(names.size()) == rows) return Status();
-    return config_refused("'id2label' names " + std::to_string(names.size()) + " labels but '" + head + "' has " +
+    return config_refused("config: 'id2label' names " + std::to_string(names.size()) + " labels but '" + head + "' has " +
                           std::to_string(rows) + " rows (one per label); fix id2label or the checkpoint");
   }
   FOCAL_ASSIGN_OR_RETURN(const int64_t stated, config_int(config, "num_labels", rows));
   if (stated == rows) return Status();
-  return config_refused("'num_labels' is " + std::to_string(stated) + " but '" + head + "' has " +
+  return config_refused("config: 'num_labels' is " + std::to_string(stated) + " but '" + head + "' has " +
                         std::to_string(rows) + " rows (one per label); drop num_labels or fix it");
+}
+
+std::string prefix_of(const WeightSource& weights, const std::string& anchor) {
+  for (const std::string& name : weights.names()) {
+    if (name == anchor) return "";
+    if (name.size() > anchor.size() && name.compare(name.size() - anchor.size(), anchor.size(), anchor) == 0 &&
+        name[name.size() - anchor.size() - 1] == '.') {
+      return name.substr(0, name.size() - anchor.size());
+    }
+  }
+  return "";
 }
 
 void store_label_names(ModelWriter& writer, const std::vector<std::string>& names) {

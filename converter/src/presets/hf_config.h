@@ -12,6 +12,8 @@
 namespace focal {
 namespace convert {
 
+// Errors here name the config key or the tensor themselves ("config: ..."), so they
+// are returned as they are.
 // Dimension `axis` of checkpoint tensor `tensor`; when the config has `key`, its value
 // must equal it (an error names both). A missing tensor is get()'s error, unless the
 // config states the size (random weights for benchmarks have no shapes).
@@ -30,6 +32,9 @@ Result<std::vector<std::string>> hf_label_names(const nlohmann::json& config);
 // num_labels (transformers takes id2label's length when both are there).
 Status check_label_count(const nlohmann::json& config, const std::vector<std::string>& names,
                          const std::string& head, int64_t rows);
+// The prefix ("bert.", "module.bert.", a wrapper's attribute) under which the checkpoint
+// holds `anchor`; "" when it holds it bare or not at all.
+std::string prefix_of(const WeightSource& weights, const std::string& anchor);
 // The names as hyperparameters label.0, label.1, ... (what `focal run` prints).
 void store_label_names(ModelWriter& writer, const std::vector<std::string>& names);
 
