@@ -28,6 +28,11 @@ r = run("convert", "--preset", "auto", "--weights", os.path.join(case, "weights.
 assert r.returncode == 0, r.stderr
 assert "preset auto: chose bert (config.json model_type 'bert')" in r.stderr, r.stderr
 
+r = run("inspect", "--json", model)
+assert r.returncode == 0 and json.loads(r.stdout)["labels"] == json.load(open(os.path.join(case, "case.json")))["label_names"], r.stdout[:400]
+r = run("inspect", model)
+assert "label        2 positive" in r.stdout, r.stdout[:800]
+
 inputs = [f"{name}={os.path.join(case, 'inputs', name + '.npy')}"
           for name in ("input_ids", "attention_mask", "token_type_ids")]
 out_dir = os.path.join(work, "out")
