@@ -270,3 +270,27 @@ TEST_CASE("--logits all: gpt2 and llama logits at every position match PyTorch; 
   o.logits_all = true;
   CHECK(contains(error_of(o), "--logits all is for decoders (gpt2, llama); bert has no per-position logits"));
 }
+
+TEST_CASE("gpt2 and llama from their weights alone: sizes from the tensors, heads from --set") {
+  const std::pair<const char*, const char*> heads[] = {{"gpt2", "n_head"}, {"llama", "num_attention_heads"}};
+  for (const auto& [family, key] : heads) {
+    for (const ModelCase& c : testing::model_cases(std::getenv("FOCAL_MODEL_CASES"), family)) {
+      CAPTURE(c.name());
+      const nlohmann::json config = nlohmann::json::parse(std::ifstream(c.dir + "/config.json"));
+      convert::ConvertOptions o = options_for(c, c.spec.at("weights").get<std::string>(), 80);
+      o.max_batch = 1;
+      o.preset = family;
+      o.overrides = {std::string(key) + "=" + std::to_string(config.at(key).get<int>())};
+      for (const char* extra : {"n_positions", "max_position_embeddings", "head_dim", "rope_theta", "rms_norm_eps"}) {
+        if (config.contains(extra)) o.overrides.push_back(std::string(extra) + "=" + config.at(extra).dump());
+      }
+      auto result = convert::convert_checkpoint(o);
+      REQUIRE_MESSAGE(result.ok(), result.status().message());
+      for (const std::string& warning : result->warnings) CHECK_MESSAGE(!contains(warning, key), warning);
+      testing::check_decoder(c, *testing::load_model_bytes(result->bytes));
+      o.overrides = {std::string(key) + "=" + std::to_string(config.at(key).get<int>() + 1)};  // a wrong head count
+      const std::string wrong = error_of(o);
+      CHECK_MESSAGE(contains(wrong, key), wrong);
+    }
+  }
+}

@@ -51,7 +51,7 @@ Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) 
 
 // Builds the graph; config errors come back named "preset NAME: config: ...".
 Status build(const Preset& preset, const nlohmann::json& config, const ConvertOptions& options,
-             GraphBuilder& builder) {
+             GraphBuilder& builder, std::vector<std::string>* warnings) {
   PresetOptions preset_options;
   preset_options.max_batch = options.max_batch;
   preset_options.max_seq = options.max_seq;
@@ -59,6 +59,7 @@ Status build(const Preset& preset, const nlohmann::json& config, const ConvertOp
   preset_options.logits_all = options.logits_all;
   bool logits_taken = false;
   preset_options.logits_option_taken = &logits_taken;
+  preset_options.warnings = warnings;
   FOCAL_RETURN_IF_ERROR(preset.build(config, preset_options, builder));
   if (options.logits_all && !logits_taken) {
     return Status::error(StatusCode::kInvalidArgument,
@@ -189,7 +190,7 @@ Status build_model(const ConvertOptions& options, const nlohmann::json& config, 
   report_building(options, preset, weights);
   FOCAL_RETURN_IF_ERROR(configure_writer(options, writer));
   GraphBuilder builder(writer, weights);
-  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder));
+  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(add_tokenizers(options, writer));
   std::string architecture = preset.name;

@@ -28,8 +28,8 @@ Result<fb::Activation> bert_activation(const nlohmann::json& j) {
 
 // What only the config can tell (heads, activation, epsilon), with BertConfig's
 // defaults when absent; relative position embeddings are not built.
-Status read_config_only(const nlohmann::json& j, BertConfig* c) {
-  FOCAL_ASSIGN_OR_RETURN(c->heads, config_int(j, "num_attention_heads", 12));
+Status read_config_only(const nlohmann::json& j, const PresetOptions& options, BertConfig* c) {
+  FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "num_attention_heads", 12, options));
   FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(j, "layer_norm_eps", 1e-12));
   FOCAL_ASSIGN_OR_RETURN(c->activation, bert_activation(j));
   FOCAL_ASSIGN_OR_RETURN(const std::string positions, config_string(j, "position_embedding_type", "absolute"));
@@ -73,7 +73,7 @@ Status read_sizes(const WeightSource& w, const nlohmann::json& j, BertConfig* c)
 Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
   BertConfig c;
   FOCAL_RETURN_IF_ERROR(read_sizes(w, j, &c));
-  const Status config_only = read_config_only(j, &c);
+  const Status config_only = read_config_only(j, options, &c);
   if (!config_only.ok()) return config_error(options, config_only);
   return c;
 }

@@ -101,6 +101,15 @@ std::string prefix_of(const WeightSource& weights, const std::string& anchor) {
   return "";
 }
 
+Result<int64_t> head_count(const nlohmann::json& config, const char* key, int64_t fallback,
+                           const PresetOptions& options) {
+  if (!has_key(config, key) && options.warnings != nullptr) {
+    options.warnings->push_back(std::string("the config lacks '") + key + "': took transformers' default " +
+                                std::to_string(fallback) + "; if the model has another, pass --set " + key + "=N");
+  }
+  return config_int(config, key, fallback);
+}
+
 void store_label_names(ModelWriter& writer, const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i) writer.add_hyperparameter("label." + std::to_string(i), names[i]);
 }

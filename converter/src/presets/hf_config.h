@@ -35,6 +35,10 @@ Status check_label_count(const nlohmann::json& config, const std::vector<std::st
 // The prefix ("bert.", "module.bert.", a wrapper's attribute) under which the checkpoint
 // holds `anchor`; "" when it holds it bare or not at all.
 std::string prefix_of(const WeightSource& weights, const std::string& anchor);
+// A head count no tensor states: config key `key`, else transformers' default
+// `fallback`, with a warning that says how to give the model's own.
+Result<int64_t> head_count(const nlohmann::json& config, const char* key, int64_t fallback,
+                           const PresetOptions& options);
 // The names as hyperparameters label.0, label.1, ... (what `focal run` prints).
 void store_label_names(ModelWriter& writer, const std::vector<std::string>& names);
 

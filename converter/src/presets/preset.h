@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "assign_or_return.h"
 #include "presets/graph_builder.h"
@@ -18,6 +19,7 @@ struct PresetOptions {
   const char* preset = nullptr;  // the preset's name, for config errors; null: unnamed
   bool logits_all = false;       // --logits all: a decoder's logits at every position
   bool* logits_option_taken = nullptr;  // set by presets that honour logits_all
+  std::vector<std::string>* warnings = nullptr;  // what the conversion should tell the user; null: none
 };
 
 struct Preset {
