@@ -169,14 +169,16 @@ Status add_tokenizers(const ConvertOptions& options, ModelWriter& writer) {
 const Preset kSpecPreset{"spec", "a declarative model spec", build_from_spec};
 
 // --preset NAME, the spec, or the preset --preset auto finds (said on the progress line).
-Result<const Preset*> choose_preset(const ConvertOptions& options, const nlohmann::json& config,
-                                    const WeightSource& weights) {
-  if (!options.spec.empty()) return &kSpecPreset;
-  if (options.preset != "auto") return find_preset(options.preset);
-  Result<DetectedPreset> detected = detect_preset(config, weights);
-  if (!detected.ok()) return detected.status();
-  report(options, std::string("preset auto: chose ") + detected->preset->name + " (" + detected->reason + ")");
-  return detected->preset;
+Status choose_preset(const ConvertOptions& options, const nlohmann::json& config, const WeightSource& weights,
+                     const Preset** chosen) {
+  *chosen = !options.spec.empty() ? &kSpecPreset : find_preset(options.preset);
+  if (options.spec.empty() && options.preset == "auto") {
+    Result<DetectedPreset> detected = detect_preset(config, weights);
+    if (!detected.ok()) return detected.status();
+    report(options, std::string("preset auto: chose ") + detected->preset->name + " (" + detected->reason + ")");
+    *chosen = detected->preset;
+  }
+  return Status();
 }
 
 // The graph, weights, tokenizers and metadata in `writer`, unused tensors warned about.
@@ -185,7 +187,8 @@ Status build_model(const ConvertOptions& options, const nlohmann::json& config, 
   Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
   if (!checkpoints.ok()) return checkpoints.status();
   WeightSource weights(std::move(checkpoints).value());
-  FOCAL_ASSIGN_OR_RETURN(const Preset* chosen, choose_preset(options, config, weights));
+  const Preset* chosen = nullptr;
+  FOCAL_RETURN_IF_ERROR(choose_preset(options, config, weights, &chosen));
   const Preset& preset = *chosen;
   report_building(options, preset, weights);
   FOCAL_RETURN_IF_ERROR(configure_writer(options, writer));

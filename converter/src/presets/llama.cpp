@@ -22,6 +22,7 @@ Status read_config_only(const nlohmann::json& j, const PresetOptions& options, L
   FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "num_attention_heads", 32, options));
   if (c->heads < 1) return config_refused("num_attention_heads must be at least 1");
   FOCAL_ASSIGN_OR_RETURN(c->head_dim, config_int(j, "head_dim", c->hidden / c->heads));
+  if (c->head_dim < 1) return config_refused("head_dim must be at least 1 (hidden_size / num_attention_heads when absent)");
   FOCAL_ASSIGN_OR_RETURN(c->positions, config_int(j, "max_position_embeddings", 2048));
   FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(j, "rms_norm_eps", 1e-6));
   FOCAL_ASSIGN_OR_RETURN(c->theta, config_float(j, "rope_theta", 10000.0));
@@ -35,6 +36,7 @@ Status read_config_only(const nlohmann::json& j, const PresetOptions& options, L
 // q_proj's rows are heads * head_dim; k_proj's give the kv heads (num_key_value_heads,
 // when present, must agree).
 Status check_heads(const WeightSource& w, const nlohmann::json& j, LlamaConfig* c) {
+  if (c->head_dim < 1) return config_refused("config: head_dim must be at least 1");  // checked again: divided by
   const std::string q = "model.layers.0.self_attn.q_proj.weight", k = "model.layers.0.self_attn.k_proj.weight";
   FOCAL_ASSIGN_OR_RETURN(const int64_t q_rows, size_from_tensor(w, nlohmann::json::object(), "", q, 0));
   if (w.shape_of(q) != nullptr && q_rows != c->heads * c->head_dim) {
