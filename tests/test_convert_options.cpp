@@ -18,17 +18,7 @@ using testing::ModelCase;
 
 namespace {
 
-ModelCase find_case(const char* family, const std::string& name_start) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
-  REQUIRE_MESSAGE(root != nullptr, "FOCAL_MODEL_CASES is not set");
-  for (const ModelCase& c : testing::model_cases(root, family)) {
-    if (c.name().rfind(name_start, 0) == 0) return c;
-  }
-  FAIL("no reference case ", name_start, " of ", family);
-  return {};
-}
-
-ModelCase hf_bert() { return find_case("bert", "bert_hf_cls3"); }
+ModelCase hf_bert() { return testing::model_case("bert", "bert_hf_cls3_l2_d40_h5"); }
 
 convert::ConvertOptions options_for(const ModelCase& c, const std::string& weights, int64_t max_seq) {
   convert::ConvertOptions o;
@@ -36,6 +26,14 @@ convert::ConvertOptions options_for(const ModelCase& c, const std::string& weigh
   o.max_batch = 4;
   o.max_seq = max_seq;
   o.strict = true;
+  return o;
+}
+
+// The HF BERT case's renamed copy ("module.encoder.", "module.head."), heads from --set.
+convert::ConvertOptions renamed_bert(const ModelCase& c, const char* preset) {
+  convert::ConvertOptions o = options_for(c, c.spec.at("renamed_weights").get<std::string>(), 16);
+  o.preset = preset;
+  o.overrides = {"num_attention_heads=5"};
   return o;
 }
 
@@ -123,9 +121,7 @@ TEST_CASE("HF BERT: a config that disagrees with the tensors is an error naming 
 
 TEST_CASE("--rename maps names no preset knows onto a preset's, $1 groups and first rule winning") {
   const ModelCase c = hf_bert();
-  convert::ConvertOptions o = options_for(c, c.spec.at("renamed_weights").get<std::string>(), 16);
-  o.preset = "bert";
-  o.overrides = {"num_attention_heads=5"};
+  convert::ConvertOptions o = renamed_bert(c, "bert");
   o.renames = {R"(^module\.head\.(weight|bias)$=classifier.$1)", R"(^module\.encoder\.=bert.)",
                R"(^module\.=never.)"};
   CHECK(testing::encoder_error(c, *converted(o), "renamed") <= testing::kF32Tolerance);
@@ -141,9 +137,7 @@ TEST_CASE("--rename maps names no preset knows onto a preset's, $1 groups and fi
 
 TEST_CASE("--preset auto: from config.json, from tensor names under any prefix, or a list of candidates") {
   const ModelCase bert = hf_bert();
-  convert::ConvertOptions o = options_for(bert, bert.spec.at("renamed_weights").get<std::string>(), 16);
-  o.preset = "auto";
-  o.overrides = {"num_attention_heads=5"};
+  convert::ConvertOptions o = renamed_bert(bert, "auto");
   o.renames = {R"(^module\.head\.=classifier.)"};
   std::string chosen;
   o.progress = [&chosen](const std::string& line) {
