@@ -110,7 +110,7 @@ TEST_CASE("HF BERT: a config that disagrees with the tensors is an error naming 
   o.config = write_config("num_labels2", R"({"num_attention_heads": 5, "num_labels": 2})");
   CHECK(contains(error_of(o), "'num_labels' is 2 but 'classifier.weight' has 3 rows"));
   o.config = write_config("hidden48", R"({"num_attention_heads": 5, "hidden_size": 48})");
-  CHECK(contains(error_of(o), "'hidden_size' is 48 but tensor 'embeddings.word_embeddings.weight' has shape [120, 40]"));
+  CHECK(contains(error_of(o), "'hidden_size' is 48 but tensor 'bert.embeddings.word_embeddings.weight' has shape [120, 40]"));
   o.config = write_config("layers3", R"({"num_attention_heads": 5, "num_hidden_layers": 3})");
   CHECK(contains(error_of(o), "'num_hidden_layers' is 3"));
   o.config = write_config("relative", R"({"num_attention_heads": 5, "position_embedding_type": "relative_key"})");

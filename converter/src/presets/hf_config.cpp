@@ -36,7 +36,7 @@ Result<int64_t> size_from_tensor(const WeightSource& weights, const nlohmann::js
                          tensor.c_str(), shape_text(*shape).c_str(), axis + 1);
   }
   const int64_t found = (*shape)[axis];
-  FOCAL_RETURN_IF_ERROR(check_stated(config, key, found, tensor, *shape));
+  FOCAL_RETURN_IF_ERROR(check_stated(config, key, found, weights.stored_name(tensor), *shape));
   return found;
 }
 
@@ -52,8 +52,13 @@ Result<int64_t> layers_from_tensors(const WeightSource& weights, const nlohmann:
   const std::string first = before + "0" + after;
   if (layers == 0 && has_key(config, key)) return read_json_integer(config.at(key), key);  // random weights
   if (layers == 0) return weights.missing(first);
-  FOCAL_RETURN_IF_ERROR(check_stated(config, key, layers, first + " ...", {layers}));
-  return layers;
+  if (!has_key(config, key)) return layers;
+  FOCAL_ASSIGN_OR_RETURN(const int64_t stated, read_json_integer(config.at(key), key));
+  if (stated == layers) return layers;
+  const std::string pattern = weights.stored_name(first);
+  return config_refused(std::string("config: '") + key + "' is " + std::to_string(stated) + " but the checkpoint holds " +
+                        std::to_string(layers) + " blocks like '" + pattern +
+                        "'; drop the key (the tensors state it) or fix it");
 }
 
 Result<std::vector<std::string>> hf_label_names(const nlohmann::json& config) {

@@ -142,6 +142,11 @@ Status WeightSource::missing(const std::string& name, const std::vector<int64_t>
                        nearest_names(name).c_str());
 }
 
+std::string WeightSource::stored_name(const std::string& name) const {
+  const CheckpointTensor* t = find(name);
+  return t != nullptr ? t->name : name;
+}
+
 const std::vector<int64_t>* WeightSource::shape_of(const std::string& name) const {
   const CheckpointTensor* t = find(name);
   return t != nullptr ? &t->shape : nullptr;

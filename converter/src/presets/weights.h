@@ -50,6 +50,8 @@ class WeightSource {
   // The tensor's shape without reading it (a preset infers sizes from it); null when
   // absent, as in random mode.
   const std::vector<int64_t>* shape_of(const std::string& name) const;
+  // The name the checkpoint holds it under (prefix included), for messages; `name` if absent.
+  std::string stored_name(const std::string& name) const;
   // The error get() gives for a tensor the checkpoint lacks, naming the nearest names.
   Status missing(const std::string& name, const std::vector<int64_t>& shape = {}) const;
   // Tensors never returned by get(), in checkpoint order.
