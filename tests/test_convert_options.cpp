@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "focal/generate.h"
+#include "presets/preset_detection.h"
 #include "support/model_checks.h"
 
 using namespace focal;
@@ -287,4 +288,30 @@ TEST_CASE("gpt2 and llama from their weights alone: sizes from the tensors, head
       CHECK_MESSAGE(contains(wrong, key), wrong);
     }
   }
+}
+
+TEST_CASE("--preset auto picks every reference case's own preset from its tensor names (and Keras .h5)") {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  REQUIRE(root != nullptr);
+  int checked = 0;
+  for (const char* family : {"bert", "torch-encoder", "gpt2", "llama", "torch-transformer", "torch-mha",
+                             "torch-decoder", "rnn-seq2seq", "rnn-classifier"}) {
+    for (const ModelCase& c : testing::model_cases(root, family)) {
+      CAPTURE(c.name());
+      std::vector<std::pair<std::string, std::string>> files = {{c.spec.at("weights").get<std::string>(), family}};
+      if (std::ifstream(c.dir + "/weights_keras.h5").good()) files.emplace_back("weights_keras.h5", "keras-classifier");
+      for (const auto& [file, want] : files) {
+        auto checkpoint = convert::read_checkpoint(c.dir + "/" + file);
+        REQUIRE_MESSAGE(checkpoint.ok(), checkpoint.status().message());
+        std::vector<convert::Checkpoint> checkpoints;
+        checkpoints.push_back(std::move(checkpoint).value());
+        const convert::WeightSource weights(std::move(checkpoints));
+        auto detected = convert::detect_preset(nlohmann::json::object(), weights);  // no config: the names decide
+        REQUIRE_MESSAGE(detected.ok(), detected.status().message());
+        CHECK(std::string(detected->preset->name) == want);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked >= 25);
 }
