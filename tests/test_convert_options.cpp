@@ -315,3 +315,19 @@ TEST_CASE("--preset auto picks every reference case's own preset from its tensor
   }
   CHECK(checked >= 25);
 }
+
+TEST_CASE("llama: rope_theta as newer transformers write it, in rope_parameters; other rope types refused") {
+  const ModelCase c = testing::model_case("llama", "llama_mqa_hd16_l3_d32_h4_kv1");  // rope_theta 500
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(c.dir + "/config.json"));
+  const double theta = config.at("rope_theta").get<double>();
+  config.erase("rope_theta");
+  config["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", theta}};
+  convert::ConvertOptions o = options_for(c, c.spec.at("weights").get<std::string>(), 80);
+  o.max_batch = 1;
+  o.preset = "llama";
+  o.config = write_config("rope_parameters", config.dump());
+  testing::check_decoder(c, *converted(o));
+  config["rope_parameters"]["rope_type"] = "yarn";
+  o.config = write_config("rope_yarn", config.dump());
+  CHECK(contains(error_of(o), "rope_parameters rope_type yarn is not supported"));
+}

@@ -17,6 +17,18 @@ struct LlamaConfig : HfSizes {
   bool tied = false;
 };
 
+// Newer transformers write RoPE's settings as "rope_parameters" {"rope_type", "rope_theta"}
+// in place of rope_theta; only the plain ("default") rotation is built.
+Status read_rope_parameters(const nlohmann::json& j, LlamaConfig* c) {
+  if (!j.contains("rope_parameters") || j.at("rope_parameters").is_null()) return Status();
+  const nlohmann::json& rope = j.at("rope_parameters");
+  if (!rope.is_object()) return config_refused("'rope_parameters' must be an object");
+  FOCAL_ASSIGN_OR_RETURN(const std::string type, config_string(rope, "rope_type", "default"));
+  if (type != "default") return config_refused("rope_parameters rope_type " + type + " is not supported (default)");
+  FOCAL_ASSIGN_OR_RETURN(c->theta, config_float(rope, "rope_theta", c->theta));
+  return Status();
+}
+
 // Heads and what no shape tells, with LlamaConfig's defaults when absent.
 Status read_config_only(const nlohmann::json& j, const PresetOptions& options, LlamaConfig* c) {
   FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "num_attention_heads", 32, options));
@@ -26,6 +38,7 @@ Status read_config_only(const nlohmann::json& j, const PresetOptions& options, L
   FOCAL_ASSIGN_OR_RETURN(c->positions, config_int(j, "max_position_embeddings", 2048));
   FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(j, "rms_norm_eps", 1e-6));
   FOCAL_ASSIGN_OR_RETURN(c->theta, config_float(j, "rope_theta", 10000.0));
+  FOCAL_RETURN_IF_ERROR(read_rope_parameters(j, c));
   FOCAL_ASSIGN_OR_RETURN(c->tied, config_bool(j, "tie_word_embeddings", false));
   if (j.contains("rope_scaling") && !j.at("rope_scaling").is_null()) {
     return config_refused("rope_scaling is not supported");
