@@ -96,15 +96,6 @@ Result<std::string> config_string(const nlohmann::json& config, const char* key,
   return value.get<std::string>();
 }
 
-Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes) {
-  FOCAL_ASSIGN_OR_RETURN(sizes->vocab, config_int(config, "vocab_size"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->hidden, config_int(config, "hidden_size"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->layers, config_int(config, "num_hidden_layers"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->heads, config_int(config, "num_attention_heads"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->intermediate, config_int(config, "intermediate_size"));
-  return Status();
-}
-
 Status config_refused(const std::string& why) {
   return Status::error(StatusCode::kInvalidArgument, "%s", why.c_str());
 }
