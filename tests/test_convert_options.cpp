@@ -163,7 +163,7 @@ TEST_CASE("--preset auto: from config.json, from tensor names under any prefix, 
   unknown.preset = "auto";
   const std::string message = error_of(unknown);
   CHECK(contains(message, "no preset recognizes the checkpoint's tensor names"));
-  CHECK(contains(message, "bert, "));
+  CHECK(contains(message, "--list-presets"));
   CHECK(contains(message, "--preset NAME"));
 }
 
@@ -290,17 +290,30 @@ TEST_CASE("gpt2 and llama from their weights alone: sizes from the tensors, head
   }
 }
 
-TEST_CASE("--preset auto picks every reference case's own preset from its tensor names (and Keras .h5)") {
+// The checkpoint files of a case: its "weights", else every one of its "weights_files".
+std::vector<std::string> weight_files_of(const ModelCase& c) {
+  if (c.spec.contains("weights")) return {c.spec.at("weights").get<std::string>()};
+  std::vector<std::string> files;
+  for (const auto& f : c.spec.at("weights_files")) files.push_back(f.get<std::string>());
+  return files;
+}
+
+TEST_CASE("--preset auto picks every reference case's own preset from its tensor names (and Keras files)") {
   const char* root = std::getenv("FOCAL_MODEL_CASES");
   REQUIRE(root != nullptr);
   int checked = 0;
-  for (const char* family : {"bert", "torch-encoder", "gpt2", "llama", "torch-transformer", "torch-mha",
-                             "torch-decoder", "rnn-seq2seq", "rnn-classifier"}) {
+  // The families whose cases all use one preset, then those naming theirs per case.
+  for (const char* family : {"bert", "torch-encoder", "gpt2", "llama", "torch-transformer", "torch-mha", "torch-decoder",
+                             "rnn-seq2seq", "rnn-classifier", "torch-module", "rnn-seq2seq-modules",
+                             "keras-classifier"}) {
     for (const ModelCase& c : testing::model_cases(root, family)) {
       CAPTURE(c.name());
-      std::vector<std::pair<std::string, std::string>> files = {{c.spec.at("weights").get<std::string>(), family}};
+      const std::string own = c.spec.contains("preset") ? c.spec.at("preset").get<std::string>() : family;
+      std::vector<std::pair<std::string, std::string>> files;
+      for (const std::string& file : weight_files_of(c)) files.emplace_back(file, own);
       if (std::ifstream(c.dir + "/weights_keras.h5").good()) files.emplace_back("weights_keras.h5", "keras-classifier");
       for (const auto& [file, want] : files) {
+        CAPTURE(file);
         auto checkpoint = convert::read_checkpoint(c.dir + "/" + file);
         REQUIRE_MESSAGE(checkpoint.ok(), checkpoint.status().message());
         std::vector<convert::Checkpoint> checkpoints;
@@ -313,7 +326,7 @@ TEST_CASE("--preset auto picks every reference case's own preset from its tensor
       }
     }
   }
-  CHECK(checked >= 25);
+  CHECK(checked >= 60);
 }
 
 TEST_CASE("llama: rope_theta as newer transformers write it, in rope_parameters; other rope types refused") {
