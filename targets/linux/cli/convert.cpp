@@ -4,6 +4,7 @@
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -148,7 +149,9 @@ std::vector<std::string> input_files(const convert::ConvertOptions& o) {
 void list_presets() {
   size_t count = 0;
   const convert::Preset* all = convert::presets(&count);
-  for (size_t i = 0; i < count; ++i) std::printf("%-18s %s\n", all[i].name, all[i].description);
+  int width = 0;  // the longest name, so the descriptions line up
+  for (size_t i = 0; i < count; ++i) width = std::max(width, static_cast<int>(std::strlen(all[i].name)));
+  for (size_t i = 0; i < count; ++i) std::printf("%-*s  %s\n", width, all[i].name, all[i].description);
 }
 #endif
 
