@@ -14,7 +14,10 @@ Result<int> dense_layer(const Layer& l) {
   // The weight's constant before the bias's: tensors are numbered (and laid out) in the
   // order they are made.
   const int weight_tensor = l.c.b.constant(weight, w);
-  return l.c.b.dense(l.name, x, weight_tensor, l.bias("bias", w.shape[0]), act);
+  std::vector<GraphBuilder::Dim> dims = l.c.b.dims(x);
+  dims.back() = {w.shape[0], -1};
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(dims));
+  return l.c.b.dense(l.name, x, weight_tensor, l.bias("bias", w.shape[0]), act, y);
 }
 
 }  // namespace spec
