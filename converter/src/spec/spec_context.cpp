@@ -111,13 +111,12 @@ Result<int> Layer::output_tensor(const std::vector<GraphBuilder::Dim>& dims, DTy
   return state;
 }
 
-Result<int> Layer::extra_output(const char* key, const std::string& suffix,
-                                const std::vector<GraphBuilder::Dim>& dims) const {
+Result<int> Layer::extra_output(const char* key, const std::vector<GraphBuilder::Dim>& dims) const {
   if (!has(key)) return -1;
   const std::string tensor_name = text(key);
   const int state = c.state_named(tensor_name);
   if (state < 0) {
-    const int t = c.b.activation(name + suffix, dims);
+    const int t = c.b.activation(tensor_name, dims);
     FOCAL_RETURN_IF_ERROR(define(tensor_name, t));
     return t;
   }

@@ -86,9 +86,9 @@ struct Layer {
   // checked to have `dims` and `dtype`, or else a new activation.
   Result<int> output_tensor(const std::vector<GraphBuilder::Dim>& dims, DType dtype = DType::kF32) const;
   // The same for a further output that field `key` names (a final state, attention
-  // weights): a declared state, or an activation "<name><suffix>" defined under the
-  // field's name. -1 when the field is absent.
-  Result<int> extra_output(const char* key, const std::string& suffix, const std::vector<GraphBuilder::Dim>& dims) const;
+  // weights): a declared state, or an activation of the field's name (model outputs are
+  // found by it). -1 when the field is absent.
+  Result<int> extra_output(const char* key, const std::vector<GraphBuilder::Dim>& dims) const;
 
   // A dense weight from the checkpoint as [out, in] (from the layer's or the spec's
   // "layout"), checked to take `in` inputs.

@@ -51,10 +51,10 @@ Result<std::vector<int32_t>> final_states(const Layer& l, const Cell& cell, Grap
   const bool c_n = cell.kind == fb::RecurrentCell_Lstm && l.has("c_n");
   if (!l.has("h_n") && !c_n) return outputs;
   const std::vector<GraphBuilder::Dim> dims = {batch, {width, -1}};
-  FOCAL_SPEC_ASSIGN(int h_n, l.extra_output("h_n", ".h_n", dims));
+  FOCAL_SPEC_ASSIGN(int h_n, l.extra_output("h_n", dims));
   outputs.push_back(h_n >= 0 ? h_n : l.c.b.activation(l.name + ".h_n", dims));
   if (!c_n) return outputs;
-  FOCAL_SPEC_ASSIGN(const int c, l.extra_output("c_n", ".c_n", dims));
+  FOCAL_SPEC_ASSIGN(const int c, l.extra_output("c_n", dims));
   outputs.push_back(c);
   return outputs;
 }

@@ -13,7 +13,7 @@ namespace {
 
 // The attention weights [B, S] as a tensor named by "weights_output"; -1 when absent.
 Result<int> weights_output(const Layer& l, GraphBuilder::Dim batch, GraphBuilder::Dim seq) {
-  return l.extra_output("weights_output", ".weights", {batch, seq});
+  return l.extra_output("weights_output", {batch, seq});
 }
 
 Result<fb::ScoreKind> score_kind(const Layer& l) {

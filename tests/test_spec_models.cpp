@@ -1,0 +1,199 @@
+// The RNN families written as declarative specs (tests/models/specs/, the files
+// converter/README.md quotes) instead of presets: each spec converts the same PyTorch
+// reference cases (tests/models/make_rnn_reference.py) and must match PyTorch as the
+// presets do (support/rnn_checks.h: teacher-forced logits and alignments, greedy tokens
+// exactly, beam search), and the seq2seq specs must give the rnn-seq2seq preset's own
+// outputs. Errors of staged specs name the stage and the layer.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "convert.h"
+#include "support/rnn_checks.h"
+
+using namespace focal;
+using testing::ModelCase;
+
+namespace {
+
+const std::string kSpecDir = FOCAL_SPEC_DIR;
+
+std::vector<ModelCase> cases_of(const char* family) {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  auto found = root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
+  REQUIRE_MESSAGE(!found.empty(), "no reference cases of ", family, ": is FOCAL_MODEL_CASES set?");
+  return found;
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+Result<convert::Converted> convert_spec(const std::string& spec, const std::string& weights) {
+  convert::ConvertOptions options;
+  options.spec = spec;
+  options.weights = {weights};
+  options.max_batch = 4;
+  options.strict = true;  // every checkpoint tensor is taken by some layer
+  return convert::convert_checkpoint(options);
+}
+
+std::unique_ptr<testing::LoadedCase> load_spec(const std::string& spec, const std::string& weights) {
+  auto converted = convert_spec(spec, weights);
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  return testing::load_model_bytes(converted->bytes);
+}
+
+std::unique_ptr<testing::LoadedCase> load_preset(const ModelCase& c) {
+  convert::ConvertOptions options;
+  options.preset = "rnn-seq2seq";
+  options.weights = {c.dir + "/" + c.spec.at("weights").get<std::string>()};
+  options.config = c.dir + "/config.json";
+  options.max_batch = 4;
+  auto converted = convert::convert_checkpoint(options);
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  return testing::load_model_bytes(converted->bytes);
+}
+
+// Logits then attention of every step, the batch encoded once and each step fed
+// PyTorch's greedy tokens (as support/rnn_checks.cpp does).
+std::vector<float> decoded(const ModelCase& c, Session& s) {
+  const auto greedy = c.array("expected/greedy_ids");
+  const std::vector<float> ids = greedy.to_f32();
+  const int64_t batch = greedy.shape[0], steps = greedy.shape[1];
+  s.reset_state();
+  testing::set_input(s, "source_ids", c.array("inputs/source_ids"));
+  testing::set_input(s, "source_mask", c.array("inputs/source_mask"));
+  REQUIRE(s.run_stage(s.find_stage("encode")).ok());
+  std::vector<int32_t> prev(static_cast<size_t>(batch), c.spec.value("bos_id", 1));
+  std::vector<float> all;
+  for (int64_t t = 0; t < steps; ++t) {
+    Shape shape;
+    shape.rank = 1;
+    shape.dims[0] = batch;
+    REQUIRE(s.set_input(s.find_input("prev_ids"), shape, prev.data(), prev.size() * 4).ok());
+    REQUIRE(s.run_stage(s.find_stage("decode")).ok());
+    for (const char* name : {"logits", "attention"}) {
+      const TensorView out = s.output(s.find_output(name));
+      const float* values = static_cast<const float*>(out.data);
+      all.insert(all.end(), values, values + out.shape.element_count());
+    }
+    for (int64_t b = 0; b < batch; ++b) prev[size_t(b)] = static_cast<int32_t>(ids[size_t(b * steps + t)]);
+  }
+  return all;
+}
+
+double worst_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / (std::fabs(b[i]) + 1.0));
+  return worst;
+}
+
+int64_t num_classes(const ModelCase& c) {
+  std::ifstream in(c.dir + "/config.json");
+  return nlohmann::json::parse(in).at("num_classes").get<int64_t>();
+}
+
+// A conversion of `spec` (JSON text) that must fail with `expected` in its message.
+void check_refused(const nlohmann::json& spec, const std::string& weights, const std::string& expected) {
+  const std::string path = std::string(std::getenv("FOCAL_MODEL_CASES")) + "/broken_staged_spec.json";
+  std::ofstream(path) << spec.dump();
+  auto converted = convert_spec(path, weights);
+  REQUIRE(!converted.ok());
+  const std::string message = converted.status().message();
+  CAPTURE(message);
+  CHECK(message.find(expected) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("RNN seq2seq specs (stages, states) match PyTorch and the rnn-seq2seq preset") {
+  size_t converted = 0;
+  for (const ModelCase& c : cases_of("rnn-seq2seq")) {
+    const std::string spec = kSpecDir + "/" + c.name() + ".json";
+    if (!exists(spec)) continue;
+    CAPTURE(c.name());
+    auto from_spec = load_spec(spec, c.dir + "/" + c.spec.at("weights").get<std::string>());
+    testing::check_seq2seq(c, *from_spec);
+    // The same graph as the preset's: the same f32 arithmetic, so the same numbers.
+    const double apart = worst_difference(decoded(c, *from_spec->session), decoded(c, *load_preset(c)->session));
+    MESSAGE(c.name(), ": spec against preset, worst difference ", apart);
+    CHECK(apart <= 1e-6);
+    ++converted;
+  }
+  CHECK(converted >= 5);
+}
+
+TEST_CASE("attention-pooled classifier specs match PyTorch: PyTorch names and a Keras .h5") {
+  size_t keras = 0;
+  for (const ModelCase& c : cases_of("rnn-classifier")) {
+    CAPTURE(c.name());
+    const bool sigmoid = num_classes(c) == 1;
+    const std::string spec = kSpecDir + (sigmoid ? "/rnn_classifier_sigmoid.json" : "/rnn_classifier_softmax.json");
+    testing::check_rnn_classifier(c, *load_spec(spec, c.dir + "/weights.pt"));
+    if (sigmoid || !exists(c.dir + "/weights_keras.h5")) continue;
+    testing::check_rnn_classifier(c, *load_spec(kSpecDir + "/keras_classifier_softmax.json", c.dir + "/weights_keras.h5"));
+    ++keras;
+  }
+  CHECK(keras >= 1);
+}
+
+TEST_CASE("staged spec errors name the stage, the layer and what to change") {
+  ModelCase c;
+  for (const ModelCase& each : cases_of("rnn-seq2seq")) {
+    if (each.name() == "rnn_bahdanau_lstm_bi_l1_e16_h16_hd24") c = each;
+  }
+  REQUIRE(!c.dir.empty());
+  const std::string spec_path = kSpecDir + "/" + c.name() + ".json";
+  REQUIRE(exists(spec_path));
+  std::ifstream in(spec_path);
+  const nlohmann::json good = nlohmann::json::parse(in);
+  const std::string weights = c.dir + "/weights.pt";
+  {  // a decode layer reading an encode activation
+    nlohmann::json spec = good;
+    spec["stages"][1]["layers"][1]["query"] = "enc_h";
+    check_refused(spec, weights, "stage 'decode' layer 7 'context': reads 'enc_h', made in stage 'encode'");
+  }
+  {  // a state of the wrong width
+    nlohmann::json spec = good;
+    spec["state"][0]["shape"][2] = 30;
+    check_refused(spec, weights, "stage 'encode' layer 1 'encoder': writes state 'memory' f32 [batch, seq, 30], "
+                                 "but its output is f32 [batch, seq, 32]");
+  }
+  {  // a step state that is not declared
+    nlohmann::json spec = good;
+    spec["stages"][1]["layers"][3]["state"]["c"] = "dec_cell";
+    check_refused(spec, weights, "\"state\" names 'dec_cell', which is not a declared state");
+  }
+  {  // both forms of a step's state
+    nlohmann::json spec = good;
+    spec["stages"][1]["layers"][3]["h0"] = "dec_h";
+    check_refused(spec, weights, "layer 9 'decoder': give \"state\"");
+  }
+  {  // a GRU has no cell to reset
+    nlohmann::json spec = good;
+    spec["stages"][1]["layers"][3]["cell"] = "gru";
+    spec["stages"][1]["layers"][3]["reset_cell"] = true;
+    check_refused(spec, weights, "\"reset_cell\" is for an LSTM");
+  }
+  {  // an output made in the wrong stage
+    nlohmann::json spec = good;
+    spec["stages"][0]["outputs"] = {"logits"};
+    spec["stages"][1]["outputs"] = {"attention"};
+    check_refused(spec, weights, "layer 11 'logits': makes 'logits', an output of stage 'encode', in another stage");
+  }
+  {  // an empty stage, and "layers" beside "stages"
+    nlohmann::json spec = good;
+    spec["stages"][1]["layers"] = nlohmann::json::array();
+    spec["stages"][1]["outputs"] = nlohmann::json::array();
+    spec["outputs"] = {"enc_h"};
+    check_refused(spec, weights, "stage 'decode' has no layers");
+    spec["layers"] = nlohmann::json::array();
+    check_refused(spec, weights, "not both");
+  }
+}
