@@ -129,6 +129,25 @@ TEST_CASE("RNN seq2seq specs (stages, states) match PyTorch and the rnn-seq2seq 
   CHECK(converted >= 5);
 }
 
+TEST_CASE("a 2-layer decoder from the encoder's states, each step from a zero cell (reset_cell), matches PyTorch") {
+  const ModelCase c = cases_of("spec-seq2seq")[0];
+  const std::string spec_path = kSpecDir + "/" + c.name() + ".json";
+  auto loaded = load_spec(spec_path, c.dir + "/weights.pt");
+  testing::check_seq2seq(c, *loaded);
+  // The control: the same decoder carrying its cell state (from the encoder's final
+  // cells) gives other outputs, so the reset is what matches.
+  std::ifstream in(spec_path);
+  nlohmann::json carried = nlohmann::json::parse(in);
+  carried["stages"][0]["layers"][1]["layers"][0]["c_n"] = "dec_c{i}";
+  carried["stages"][1]["layers"][3]["layers"][0].erase("reset_cell");
+  const std::string carried_path = std::string(std::getenv("FOCAL_MODEL_CASES")) + "/carried_cell_spec.json";
+  std::ofstream(carried_path) << carried.dump();
+  const double apart = worst_difference(decoded(c, *load_spec(carried_path, c.dir + "/weights.pt")->session),
+                                        decoded(c, *loaded->session));
+  MESSAGE("carried against reset cell state: worst difference ", apart);
+  CHECK(apart > 1e-2);
+}
+
 TEST_CASE("attention-pooled classifier specs match PyTorch: PyTorch names and a Keras .h5") {
   size_t keras = 0;
   for (const ModelCase& c : cases_of("rnn-classifier")) {
