@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -215,4 +216,26 @@ TEST_CASE("staged spec errors name the stage, the layer and what to change") {
     spec["layers"] = nlohmann::json::array();
     check_refused(spec, weights, "not both");
   }
+}
+
+TEST_CASE("converter/README.md quotes the worked examples' spec files exactly") {
+  std::ifstream in(kSpecDir + "/../../../converter/README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const std::string marker = "`tests/models/specs/", fence = "```json\n";
+  size_t quoted = 0;
+  for (size_t at = readme.find(marker); at != std::string::npos; at = readme.find(marker, at + 1)) {
+    const size_t name_end = readme.find("`:\n\n" + fence, at);
+    if (name_end == std::string::npos || readme.find('`', at + 1) != name_end) continue;  // a mention, not a quote
+    const std::string file = readme.substr(at + marker.size(), name_end - at - marker.size());
+    CAPTURE(file);
+    const size_t body = name_end + 4 + fence.size();
+    const std::string block = readme.substr(body, readme.find("```", body) - body);
+    std::ifstream spec(kSpecDir + "/" + file);
+    REQUIRE(spec.good());
+    CHECK(nlohmann::json::parse(block) == nlohmann::json::parse(spec));
+    ++quoted;
+  }
+  CHECK(quoted >= 2);
 }
