@@ -91,7 +91,9 @@ std::vector<float> decoded(const ModelCase& c, Session& s) {
 double worst_difference(const std::vector<float>& a, const std::vector<float>& b) {
   REQUIRE(a.size() == b.size());
   double worst = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / (std::fabs(b[i]) + 1.0));
+  for (size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / (std::fabs(b[i]) + 1.0));
+  }
   return worst;
 }
 
@@ -157,7 +159,8 @@ TEST_CASE("attention-pooled classifier specs match PyTorch: PyTorch names and a 
     const std::string spec = kSpecDir + (sigmoid ? "/rnn_classifier_sigmoid.json" : "/rnn_classifier_softmax.json");
     testing::check_rnn_classifier(c, *load_spec(spec, c.dir + "/weights.pt"));
     if (sigmoid || !exists(c.dir + "/weights_keras.h5")) continue;
-    testing::check_rnn_classifier(c, *load_spec(kSpecDir + "/keras_classifier_softmax.json", c.dir + "/weights_keras.h5"));
+    const std::string keras_spec = kSpecDir + "/keras_classifier_softmax.json";
+    testing::check_rnn_classifier(c, *load_spec(keras_spec, c.dir + "/weights_keras.h5"));
     ++keras;
   }
   CHECK(keras >= 1);

@@ -64,14 +64,12 @@ Status build_layers(Context& c, const json& spec, const json& layers, spec::Expa
 }
 
 // Model outputs: the spec's "outputs" (made by any layer) and each stage's (made there).
-Status collect_outputs(Context& c, const json& spec) {
-  for (const json& o : spec.value("outputs", json::array())) c.outputs[o.get<std::string>()] = -1;
-  const json stages = spec.value("stages", json::array());
-  for (size_t s = 0; s < stages.size(); ++s) {
-    for (const json& o : stages[s].value("outputs", json::array())) c.outputs[o.get<std::string>()] = int(s);
+void collect_outputs(Context& c, const json& spec) {
+  for (const json& o : spec.value("outputs", json::array())) c.outputs[o.get<std::string>()] = "";
+  for (const json& stage : spec.value("stages", json::array())) {
+    const std::string name = stage.at("name").get<std::string>();
+    for (const json& o : stage.value("outputs", json::array())) c.outputs[o.get<std::string>()] = name;
   }
-  if (c.outputs.empty()) return spec_error("spec: no \"outputs\"");
-  return Status();
 }
 
 // Each stage: its name, its own inputs (read by it or later stages), its layers; the
@@ -96,7 +94,7 @@ Status build_stages(Context& c, const json& spec, spec::Expander& expander) {
 Status check_outputs(const Context& c) {
   for (const auto& [name, stage] : c.outputs) {
     const auto it = c.tensors.find(name);
-    const std::string where = stage >= 0 ? " of stage '" + c.stages[size_t(stage)] + "'" : "";
+    const std::string where = stage.empty() ? "" : " of stage '" + stage + "'";
     if (it == c.tensors.end()) return spec_error("output '" + name + "'" + where + " is not produced by any layer");
     if (!c.made_in_stage.count(it->second)) {
       return spec_error("output '" + name + "' is an input or a state: a \"copy\" layer can make it an output");
@@ -110,7 +108,7 @@ Status build(Context& c, const json& spec) {
   FOCAL_RETURN_IF_ERROR(spec::declare_inputs(c, spec.value("inputs", json::array())));
   FOCAL_RETURN_IF_ERROR(spec::declare_states(c, spec));
   FOCAL_RETURN_IF_ERROR(spec::declare_hyperparameters(c, spec));
-  FOCAL_RETURN_IF_ERROR(collect_outputs(c, spec));
+  collect_outputs(c, spec);
   spec::Expander expander;
   if (spec.contains("stages") == spec.contains("layers")) {
     return spec_error("spec: give \"layers\" (one graph) or \"stages\" (each with its own \"layers\"), not both");

@@ -91,9 +91,9 @@ Status Layer::define(const std::string& tensor_name, int tensor) const {
   c.made_in_stage[tensor] = c.stage;
   const auto output = c.outputs.find(tensor_name);
   if (output == c.outputs.end()) return Status();
-  if (output->second >= 0 && output->second != c.stage) {
-    return fail("makes '" + tensor_name + "', an output of stage '" + c.stages[size_t(output->second)] +
-                "', in another stage");
+  const std::string stage = c.stage >= 0 ? c.stages[size_t(c.stage)] : "";
+  if (!output->second.empty() && output->second != stage) {
+    return fail("makes '" + tensor_name + "', an output of stage '" + output->second + "', in another stage");
   }
   c.b.writer().make_output(tensor);
   return Status();
@@ -106,7 +106,8 @@ Result<int> Layer::output_tensor(const std::vector<GraphBuilder::Dim>& dims, DTy
   const DType state_dtype = c.int_tensors.count(state) ? DType::kI32 : DType::kF32;
   if (!same_dims(c.b.dims(state), dims) || state_dtype != dtype) {
     return fail("writes state '" + output + "' " + focal::dtype_name(state_dtype) + " " +
-                c.describe(c.b.dims(state)) + ", but its output is " + focal::dtype_name(dtype) + " " + c.describe(dims));
+                c.describe(c.b.dims(state)) + ", but its output is " + focal::dtype_name(dtype) + " " +
+                c.describe(dims));
   }
   return state;
 }
@@ -155,7 +156,8 @@ int Layer::bias(const char* key, int64_t out) const {
 Result<int> Layer::vector_param(const std::string& weight, int64_t n) const {
   FOCAL_SPEC_ASSIGN(Matrix m, checkpoint(weight));
   const auto& s = m.shape;
-  const bool vector = (s.size() == 1 && s[0] == n) || (s.size() == 2 && ((s[0] == 1 && s[1] == n) || (s[0] == n && s[1] == 1)));
+  const bool row_or_column = s.size() == 2 && ((s[0] == 1 && s[1] == n) || (s[0] == n && s[1] == 1));
+  const bool vector = (s.size() == 1 && s[0] == n) || row_or_column;
   if (!vector) {
     return fail(weight + " must hold " + std::to_string(n) + " values ([" + std::to_string(n) + "], [1, " +
                 std::to_string(n) + "] or [" + std::to_string(n) + ", 1])");

@@ -39,7 +39,7 @@ struct Context {
   std::map<std::string, int> tensors;  // spec name -> tensor index
   std::set<int> int_tensors;           // i32 tensors (ids, masks), for ops that keep the dtype
   std::map<std::string, GraphBuilder::Dim> symbols;
-  std::map<std::string, int> outputs;  // model output -> the stage that must make it (-1: any)
+  std::map<std::string, std::string> outputs;  // model output -> the stage that must make it ("": any)
   std::string where;   // "layer 3 'attn'" for messages
   std::string output;  // the "output" of the layer being built
   // Declared "state" tensors: kept in the arena across runs, written by any layer whose

@@ -88,7 +88,9 @@ Status declare_hyperparameters(Context& c, const json& spec) {
   const json values = spec.value("hyperparameters", json::object());
   if (!values.is_object()) return spec_error("\"hyperparameters\" must be an object of numbers or strings");
   for (auto it = values.begin(); it != values.end(); ++it) {
-    if (!it->is_string() && !it->is_number()) return spec_error("hyperparameter '" + it.key() + "' must be a number or a string");
+    if (!it->is_string() && !it->is_number()) {
+      return spec_error("hyperparameter '" + it.key() + "' must be a number or a string");
+    }
     c.b.writer().add_hyperparameter(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
   }
   return Status();

@@ -74,7 +74,8 @@ Result<StepState> declared_step_state(const Layer& l, const Cell& cell, GraphBui
     const int t = l.c.state_named(name);
     if (t < 0) return l.fail("\"state\" names '" + name + "', which is not a declared state (list it under \"state\")");
     if (l.c.describe(l.c.b.dims(t)) != l.c.describe(want) || l.c.int_tensors.count(t)) {
-      return l.fail("state '" + name + "' is " + l.c.describe(l.c.b.dims(t)) + ", the step needs f32 " + l.c.describe(want));
+      return l.fail("state '" + name + "' is " + l.c.describe(l.c.b.dims(t)) + ", the step needs f32 " +
+                    l.c.describe(want));
     }
     return t;
   };
@@ -142,9 +143,12 @@ Result<int> recurrent_step_layer(const Layer& l) {
   std::vector<GraphBuilder::Dim> xd;
   if (!l.c.b.has_rank(l.name, x, 2, &xd)) return -1;  // [B, In]
   const bool reset_cell = l.fields.value("reset_cell", false);
-  if (reset_cell && cell.kind != fb::RecurrentCell_Lstm) return l.fail("\"reset_cell\" is for an LSTM (a GRU has no cell state)");
+  if (reset_cell && cell.kind != fb::RecurrentCell_Lstm) {
+    return l.fail("\"reset_cell\" is for an LSTM (a GRU has no cell state)");
+  }
   if (l.has("state") == (l.has("h0") || l.has("c0"))) {
-    return l.fail("give \"state\": {\"h\", \"c\"} (declared states, carried across runs) or \"h0\"/\"c0\" (copied at every run)");
+    return l.fail("give \"state\": {\"h\", \"c\"} (declared states, carried across runs) or \"h0\"/\"c0\" "
+                  "(copied at every run)");
   }
   FOCAL_SPEC_ASSIGN(const Direction d, direction(l, cell, xd[1].size));
   FOCAL_SPEC_ASSIGN(const StepState state, l.has("state") ? declared_step_state(l, cell, xd[0], d.hidden)
