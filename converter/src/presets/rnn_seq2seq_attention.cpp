@@ -1,0 +1,146 @@
+// One decoder step's attention over the source memory h_j [B, S, Dk] for the decoder
+// state s [B, Hd], as ScoreAttention ops (and the key projections the encode stage
+// precomputes once per source):
+//   kAdditive      v . tanh(Wq s + bq + Wk h_j + bk): Additive with keys = Wk h + bk.
+//                  Ours: attention.query / attention.key / attention.energy; the module
+//                  naming: one Linear(Hd + Dk, A) over [s; h_j] (split by columns, its
+//                  bias as bq) with v (or v = [1] for Linear(Hd + Dk, 1) with tanh)
+//   kConcatLinear  Linear([s; h_j]) -> 1 without tanh = ws . s + b + wh . h_j: a Dot over
+//                  two-wide rows, keys_j = [wh . h_j, 1] and query = [1, ws . s + b], so
+//                  the score is the tutorial's sum itself (the s term is the same for every
+//                  j of a row, yet it is kept rather than dropped)
+//   kDot           s . h_j
+//   kGeneral       s . W h_j with W [Hd, Dk] (nn.Linear(Dk, Hd).weight); the Linear's bias
+//                  adds s . b to every score of a row, which the softmax removes exactly
+#include "presets/rnn_seq2seq.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+// Columns [begin, begin + count) of a 2-D matrix.
+Matrix columns(const Matrix& m, int64_t begin, int64_t count) {
+  Matrix out{{m.shape[0], count}, {}};
+  for (int64_t r = 0; r < m.shape[0]; ++r) {
+    const auto row = m.values.begin() + r * m.shape[1] + begin;
+    out.values.insert(out.values.end(), row, row + count);
+  }
+  return out;
+}
+
+Matrix as_vector(Matrix m) {
+  m.shape = {static_cast<int64_t>(m.values.size())};
+  return m;
+}
+
+Matrix filled(std::vector<int64_t> shape, float value) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return Matrix{std::move(shape), std::vector<float>(static_cast<size_t>(count), value)};
+}
+
+// The scoring Linear over [s; h] of the module naming: [units, Hd + Dk].
+Matrix concat_weight(GraphBuilder& b, const Seq2SeqModel& m) {
+  return b.fetch(m.names.attention + ".weight", {m.units, m.decoder_hidden + m.memory_width()});
+}
+
+// Wk [A, Dk] and bk [A] (empty when absent) of additive scoring.
+void key_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix* bias) {
+  if (m.names.ours) {
+    *w = b.fetch("attention.key.weight", {m.units, m.memory_width()});
+    if (b.weights().has("attention.key.bias")) *bias = b.fetch("attention.key.bias", {m.units});
+    return;
+  }
+  const Matrix both = concat_weight(b, m);
+  if (b.status().ok()) *w = columns(both, m.decoder_hidden, m.memory_width());
+}
+
+// Wq [A, Hd], bq [A] (empty when absent) and v [A] of additive scoring.
+void query_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix* bias, Matrix* v) {
+  const std::string& name = m.names.ours ? std::string("attention.query") : m.names.attention;
+  if (m.names.ours) {
+    *w = b.fetch("attention.query.weight", {m.units, m.decoder_hidden});
+    *v = as_vector(b.fetch("attention.energy.weight", {1, m.units}));
+  } else {
+    const Matrix both = concat_weight(b, m);
+    if (b.status().ok()) *w = columns(both, 0, m.decoder_hidden);
+    *v = m.names.attention_v.empty() ? filled({m.units}, 1.0f)
+                                     : as_vector(b.fetch(m.names.attention_v, {m.units}));
+  }
+  if (b.weights().has(name + ".bias")) *bias = b.fetch(name + ".bias", {m.units});
+}
+
+int optional_constant(GraphBuilder& b, const std::string& name, const Matrix& m) {
+  return m.shape.empty() ? -1 : b.constant(name, m);
+}
+
+// kConcatLinear's two-wide rows: weight [2, in] = rows (first, second), bias [2].
+int two_wide(GraphBuilder& b, const std::string& name, int x, const Matrix& first, const Matrix& second,
+             float bias0, float bias1, int out) {
+  Matrix w = first;
+  w.shape[0] = 2;
+  w.values.insert(w.values.end(), second.values.begin(), second.values.end());
+  return b.dense(name, x, b.constant(name + ".weight", w), b.constant(name + ".bias", Matrix{{2}, {bias0, bias1}}),
+                 fb::Activation_None, out);
+}
+
+float scalar_or_zero(const Matrix& m) { return m.values.empty() ? 0.0f : m.values[0]; }
+
+}  // namespace
+
+int zeros_from(GraphBuilder& b, const std::string& name, int x, int64_t in, int64_t width, int out) {
+  return b.dense(name, x, b.constant(name + ".weight", filled({width, in}, 0.0f)),
+                 b.constant(name + ".bias", filled({width}, 0.0f)), fb::Activation_None, out);
+}
+
+void attention_keys(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g) {
+  if (m.score != ScoreForm::kAdditive && m.score != ScoreForm::kConcatLinear) return;
+  Matrix w, bias;
+  key_projection(b, m, &w, &bias);
+  if (!b.status().ok()) return;
+  if (m.score == ScoreForm::kConcatLinear) {  // keys_j = [wh . h_j, 1]
+    const int keys = b.state("attention.keys", DType::kF32, {g.batch, g.src, {2, -1}});
+    g.keys = two_wide(b, "attention.key", g.memory, w, filled({1, m.memory_width()}, 0.0f), 0.0f, 1.0f, keys);
+    return;
+  }
+  const int keys = b.state("attention.keys", DType::kF32, {g.batch, g.src, {m.units, -1}});
+  g.keys = b.dense("attention.key", g.memory, b.constant("attention.key.weight", w),
+                   optional_constant(b, "attention.key.bias", bias), fb::Activation_None, keys);
+}
+
+int step_attention(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g, int query) {
+  const int context = b.activation("attention.context", {g.batch, {m.memory_width(), -1}});
+  const int weights = b.output("attention", {g.batch, g.src});
+  if (!b.status().ok()) return -1;
+  const int64_t hd = m.decoder_hidden, dk = m.memory_width();
+  if (m.score == ScoreForm::kDot) {
+    b.writer().add_score_attention("attention", fb::ScoreKind_Dot, 1.0f, query, g.memory, g.memory, g.mask, -1, -1,
+                                   -1, context, weights);
+  } else if (m.score == ScoreForm::kGeneral) {
+    const int w = b.param(m.names.attention + ".weight", {hd, dk});
+    if (b.weights().has(m.names.attention + ".bias")) b.fetch(m.names.attention + ".bias", {hd});  // see above
+    if (!b.status().ok()) return -1;
+    b.writer().add_score_attention("attention", fb::ScoreKind_General, 1.0f, query, g.memory, g.memory, g.mask, w,
+                                   -1, -1, context, weights);
+  } else {
+    Matrix w, bias, v;
+    query_projection(b, m, &w, &bias, &v);
+    if (!b.status().ok()) return -1;
+    if (m.score == ScoreForm::kConcatLinear) {  // query = [1, ws . s + b]
+      const int q = two_wide(b, "attention.query", query, filled({1, hd}, 0.0f), w, 1.0f, scalar_or_zero(bias), -1);
+      if (!b.status().ok()) return -1;
+      b.writer().add_score_attention("attention", fb::ScoreKind_Dot, 1.0f, q, g.keys, g.memory, g.mask, -1, -1, -1,
+                                     context, weights);
+      return context;
+    }
+    const int wq = b.constant("attention.query.weight", w), bq = optional_constant(b, "attention.query.bias", bias);
+    const int energy = b.constant("attention.energy", v);
+    if (!b.status().ok()) return -1;
+    b.writer().add_score_attention("attention", fb::ScoreKind_Additive, 1.0f, query, g.keys, g.memory, g.mask, wq,
+                                   bq, energy, context, weights);
+  }
+  return context;
+}
+
+}  // namespace convert
+}  // namespace focal
