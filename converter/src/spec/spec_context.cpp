@@ -1,5 +1,7 @@
 #include "spec/spec_context.h"
 
+#include "spec/spec_tensor_refs.h"
+
 namespace focal {
 namespace convert {
 namespace spec {
@@ -134,14 +136,26 @@ std::string Layer::weight_layout() const {
 }
 
 Result<Matrix> Layer::checkpoint(const std::string& weight) const {
-  Result<Matrix> got = c.b.weights().get_any(weight);
+  Result<TensorRef> ref = c.b.weights().has(weight) ? Result<TensorRef>(TensorRef{weight, {}}) : parse_tensor_ref(weight);
+  if (!ref.ok()) return fail(ref.status().message());
+  Result<Matrix> got = c.b.weights().get_any(ref->name);
   if (!got.ok()) return fail(got.status().message());
-  return std::move(got.value());
+  Result<Matrix> block = tensor_block(got.value(), ref.value(), weight);
+  if (!block.ok()) return fail(block.status().message());
+  return std::move(block.value());
 }
 
-Result<Matrix> Layer::dense_weight(const std::string& weight, int64_t in) const {
-  FOCAL_SPEC_ASSIGN(Matrix stored, checkpoint(weight));
-  FOCAL_SPEC_ASSIGN(Matrix m, as_out_in(*this, std::move(stored), weight, weight_layout()));
+Result<Matrix> Layer::stored(const json& weight) const {
+  if (!weight.is_object()) return checkpoint(weight.get<std::string>());
+  Result<Matrix> m = filled_tensor(weight);
+  if (!m.ok()) return fail(m.status().message());
+  return std::move(m.value());
+}
+
+Result<Matrix> Layer::dense_weight(const json& ref, int64_t in) const {
+  const std::string weight = ref.is_object() ? ref.dump() : ref.get<std::string>();
+  FOCAL_SPEC_ASSIGN(Matrix stored_weight, stored(ref));
+  FOCAL_SPEC_ASSIGN(Matrix m, as_out_in(*this, std::move(stored_weight), weight, weight_layout()));
   if (m.shape[1] != in) {
     return fail(weight + " takes " + std::to_string(m.shape[1]) + " inputs, the layer's input has " +
                 std::to_string(in));
@@ -150,7 +164,19 @@ Result<Matrix> Layer::dense_weight(const std::string& weight, int64_t in) const 
 }
 
 int Layer::bias(const char* key, int64_t out) const {
-  return has(key) ? c.b.param(text(key), {out}) : -1;
+  if (!has(key)) return -1;
+  const json& ref = fields.at(key);
+  if (ref.is_string() && c.b.weights().has(ref.get<std::string>())) return c.b.param(text(key), {out});
+  Result<Matrix> m = stored(ref);
+  const Status status = !m.ok() ? m.status()
+                        : m->shape != std::vector<int64_t>{out}
+                            ? fail(std::string("\"") + key + "\" must be [" + std::to_string(out) + "]")
+                            : Status();
+  if (!status.ok()) {
+    c.b.fail(status);
+    return -1;
+  }
+  return c.b.constant(ref.is_object() ? name + "." + key : ref.get<std::string>(), m.value());
 }
 
 Result<int> Layer::vector_param(const std::string& weight, int64_t n) const {

@@ -90,13 +90,15 @@ struct Layer {
   // found by it). -1 when the field is absent.
   Result<int> extra_output(const char* key, const std::vector<GraphBuilder::Dim>& dims) const;
 
-  // A dense weight from the checkpoint as [out, in] (from the layer's or the spec's
-  // "layout"), checked to take `in` inputs.
-  Result<Matrix> dense_weight(const std::string& weight, int64_t in) const;
+  // A dense weight as [out, in] (from the layer's or the spec's "layout"), checked to
+  // take `in` inputs: a checkpoint tensor reference or a fill (spec/spec_tensor_refs.h).
+  Result<Matrix> dense_weight(const json& weight, int64_t in) const;
   std::string weight_layout() const;
-  // A checkpoint tensor of any shape.
+  // A checkpoint tensor of any shape, by name or a block of one ("name[:, 20:60]").
   Result<Matrix> checkpoint(const std::string& weight) const;
-  // The bias a field names, [out], as a constant; -1 when absent.
+  // What a weight field holds: a checkpoint reference or {"fill": v, "shape": [...]}.
+  Result<Matrix> stored(const json& weight) const;
+  // The bias a field names (as `stored`), [out], as a constant; -1 when absent.
   int bias(const char* key, int64_t out) const;
   // A vector of `n` from the checkpoint, stored [n], [1, n] (PyTorch nn.Linear(n, 1)'s
   // weight) or [n, 1] (a Keras Dense(1) kernel), as a constant [n].

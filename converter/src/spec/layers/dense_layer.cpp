@@ -8,8 +8,9 @@ namespace spec {
 Result<int> dense_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(const int64_t in, l.width(x));
-  const std::string weight = l.text("weight");
-  FOCAL_SPEC_ASSIGN(const Matrix w, l.dense_weight(weight, in));
+  const json& weight_ref = l.fields.at("weight");
+  const std::string weight = weight_ref.is_object() ? l.name + ".weight" : weight_ref.get<std::string>();
+  FOCAL_SPEC_ASSIGN(const Matrix w, l.dense_weight(weight_ref, in));
   FOCAL_SPEC_ASSIGN(const fb::Activation act, l.activation(l.text_or("activation", "none")));
   // The weight's constant before the bias's: tensors are numbered (and laid out) in the
   // order they are made.
