@@ -236,6 +236,17 @@ TEST_CASE("staged spec errors name the stage, the layer and what to change") {
     spec["stages"][1]["outputs"] = {"attention"};
     check_refused(spec, weights, "layer 11 'logits': makes 'logits', an output of stage 'encode', in another stage");
   }
+  {  // blocks of a tensor beyond it or badly written, a filled bias of the wrong shape
+    nlohmann::json spec = good;
+    spec["stages"][0]["layers"][4]["weight"] = "attention.key.weight[:, 0:99]";
+    check_refused(spec, weights, "layer 4 'attention_keys': tensor reference 'attention.key.weight[:, 0:99]': "
+                                 "range 0:99 is empty or beyond the tensor's 32");
+    spec["stages"][0]["layers"][4]["weight"] = "attention.key.weight[0-3]";
+    check_refused(spec, weights, "each range is begin:end");
+    spec["stages"][0]["layers"][4]["weight"] = "attention.key.weight[:, :]";
+    spec["stages"][0]["layers"][4]["bias"] = {{"fill", 0.5}, {"shape", {21}}};
+    check_refused(spec, weights, "layer 4 'attention_keys': \"bias\" must be [20]");
+  }
   {  // an empty stage, and "layers" beside "stages"
     nlohmann::json spec = good;
     spec["stages"][1]["layers"] = nlohmann::json::array();
