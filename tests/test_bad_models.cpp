@@ -3,6 +3,7 @@
 // UBSan in the host-asan preset).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -272,4 +273,33 @@ TEST_CASE("packed dense weights: size and layout checks") {
     m.options.data_ref_overrides.push_back({m.w, fb::BufferRef(0, 448)});
   }));
   CHECK(contains(status, "'w': data is 448 bytes, its shape and dtype need 512"));
+}
+
+TEST_CASE("L2Normalize and Scale: bad options and shapes are refused, naming the op and the value") {
+  // x [1, 4] -> Dense -> y, and x -> the op -> out [1, width].
+  const auto with_op = [](const std::function<void(SmallModel&, int out)>& add, int64_t width = 4) {
+    return load_status(small_model(
+        [&](SmallModel& m) {
+          m.writer.add_dense("dense", m.x, m.w, m.b, m.y);
+          add(m, m.writer.add_output("out", DType::kF32, {1, width}));
+        },
+        false));
+  };
+  Status status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 1e-12f); });
+  CHECK_MESSAGE(status.ok(), status.message());
+  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 0.5f, -1.0f); });
+  CHECK_MESSAGE(status.ok(), status.message());
+
+  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 0.0f); });
+  CHECK(contains(status, "op 1 'l2' (L2NormalizeOptions): epsilon must be positive and finite, found 0"));
+  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, NAN); });
+  CHECK(contains(status, "epsilon must be positive and finite, found nan"));
+  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 1e-12f); }, 3);
+  CHECK(contains(status, "'x' and 'out' must have the same shape"));
+  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, NAN, 0.0f); });
+  CHECK(contains(status, "op 1 'scale' (ScaleOptions): scale and shift must be finite, found nan and 0"));
+  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 1.0f, INFINITY); });
+  CHECK(contains(status, "scale and shift must be finite, found 1 and inf"));
+  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 2.0f, 0.0f); }, 3);
+  CHECK(contains(status, "'x' and 'out' must have the same shape"));
 }

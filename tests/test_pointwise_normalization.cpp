@@ -139,6 +139,69 @@ TEST_CASE("pointwise: l2-normalize on every ISA") {
   check_norm(NormOp::kL2, "l2_normalize", 1e-12f);
 }
 
+// Rows of every width a sentence encoder could feed the L2 normalization, with the
+// values that break a naive kernel: zeros (0 / max(0, eps) = 0, not NaN), one NaN (the
+// whole row is NaN, as PyTorch's clamp_min keeps a NaN norm; std::fmax would give
+// finite values), huge values whose squares are near the f32 limit, values so small the
+// norm is below epsilon (y = x / epsilon), and one +inf (x / inf: zeros, NaN for inf).
+enum class L2Row { kZero, kNan, kHuge, kBelowEpsilon, kInf };
+
+std::vector<float> l2_row(L2Row kind, size_t width, uint32_t seed) {
+  std::vector<float> x = uniform(width, seed, -1.0f, 1.0f);
+  const float huge = 5e17f;  // 768 squares of up to 2.5e35 stay below FLT_MAX (3.4e38)
+  for (float& v : x) {
+    if (kind == L2Row::kZero) v = 0.0f;
+    if (kind == L2Row::kHuge) v *= huge;
+    if (kind == L2Row::kBelowEpsilon) v *= 1e-16f;  // norm <= 768 * 1e-16 < 1e-12
+  }
+  if (kind == L2Row::kNan) x[width / 2] = NAN;
+  if (kind == L2Row::kInf) x[width / 2] = kInf;
+  return x;
+}
+
+TEST_CASE("pointwise: l2-normalize of zero, NaN, huge, below-epsilon and inf rows on every ISA") {
+  CaseReport report("l2_normalize extremes");
+  const L2Row kinds[] = {L2Row::kZero, L2Row::kNan, L2Row::kHuge, L2Row::kBelowEpsilon, L2Row::kInf};
+  std::vector<const KernelSet*> runs = {nullptr};
+  const auto sets = kernel_sets();
+  for (const auto& k : sets) runs.push_back(&k);
+  uint32_t seed = 300;
+  for (size_t width : kWidths) {
+    for (L2Row kind : kinds) {
+      CAPTURE(width);
+      CAPTURE(static_cast<int>(kind));
+      const std::vector<float> xv = l2_row(kind, width, ++seed);
+      const LayerNormParams p{1, width, 1e-12f};
+      double squares = 0.0;
+      for (float v : xv) squares += double(v) * v;
+      const double norm = std::sqrt(squares);
+      const double epsilon = double(p.epsilon), divisor = norm < epsilon ? epsilon : norm;  // NaN stays NaN
+      for (const KernelSet* k : runs) {
+        CAPTURE(std::string(k != nullptr ? k->isa : "reference"));
+        Floats x(xv, 1), y(width, 0);
+        if (k == nullptr) {
+          l2_normalize_f32_reference(p, x.data(), y.data());
+        } else {
+          l2_normalize(p, x.data(), y.data(), *k);
+        }
+        Worst w;
+        bool all_nan = true, all_zero = true;
+        for (size_t i = 0; i < width; ++i) {
+          const double want = double(xv[i]) / divisor;
+          w.add(i, y[i], want, 8 * kU * (std::sqrt(double(width)) + 2) * std::fabs(want) + 1e-30);
+          all_nan = all_nan && std::isnan(y[i]);
+          all_zero = all_zero && y[i] == 0.0f;
+        }
+        CHECK_MESSAGE(w.ratio <= 1.0, w.str());
+        if (kind == L2Row::kNan) CHECK(all_nan);
+        if (kind == L2Row::kZero) CHECK(all_zero);
+        CHECK(y.guards_intact());
+        report.take(w);
+      }
+    }
+  }
+}
+
 TEST_CASE("pointwise: layernorm of equal rows gives beta, where the plain two-pass does not") {
   // 768 copies of one value within +-1e4: the plain two-pass mean is off by a few ulp,
   // which 1 / sqrt(var + 1e-5) amplifies to outputs of order 1 (measured up to 0.9996).

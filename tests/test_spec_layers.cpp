@@ -48,8 +48,8 @@ void write_safetensors(const std::string& path, const std::vector<NamedShape>& t
   out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(float)));
 }
 
-// Converts `spec` with weights of `shapes`; checks the stored self-test ran and passed.
-void check_converts(const json& spec, const std::vector<NamedShape>& shapes) {
+// Converts `spec` with weights of `shapes`.
+Result<convert::Converted> convert_spec(const json& spec, const std::vector<NamedShape>& shapes) {
   char dir_template[] = "/tmp/focal_spec_layers_XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
@@ -60,10 +60,16 @@ void check_converts(const json& spec, const std::vector<NamedShape>& shapes) {
   options.weights = {dir + "/weights.safetensors"};
   options.max_batch = 2;
   options.strict = true;
-  const auto converted = convert::convert_checkpoint(options);
+  auto converted = convert::convert_checkpoint(options);
   std::remove((dir + "/weights.safetensors").c_str());
   std::remove((dir + "/spec.json").c_str());
   std::remove(dir.c_str());
+  return converted;
+}
+
+// Converts `spec` with weights of `shapes`; checks the stored self-test ran and passed.
+void check_converts(const json& spec, const std::vector<NamedShape>& shapes) {
+  const auto converted = convert_spec(spec, shapes);
   REQUIRE_MESSAGE(converted.ok(), converted.status().message());
   CHECK(converted->self_tests == 1);
   CHECK(converted->self_test_computed);
@@ -175,4 +181,46 @@ TEST_CASE("spec layer attention_pool: learned pooling over the valid positions, 
         {{"op", "attention_pool"}, {"name", "unmasked"}, {"input", "x"}, {"weight", "W2"}, {"v", "v2"}}}},
       {"outputs", {"pooled", "alignment", "unmasked"}}};
   check_converts(spec, {{"W", {5, 6}}, {"b", {5}}, {"v", {5}}, {"W2", {3, 6}}, {"v2", {3}}});
+}
+
+TEST_CASE("spec layer l2_normalize: unit rows of a rank-2 and a rank-3 tensor, default and given epsilon") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 7})}},
+      {"layers",
+       {{{"op", "l2_normalize"}, {"name", "unit"}, {"input", "x"}},
+        {{"op", "pool"}, {"name", "pooled"}, {"mode", "mean"}, {"input", "x"}},
+        {{"op", "l2_normalize"}, {"name", "y"}, {"input", "pooled"}, {"epsilon", 1e-6}}}},
+      {"outputs", {"unit", "y"}}};
+  check_converts(spec, {});
+}
+
+TEST_CASE("spec layer scale: a constant factor, and a factor with a shift") {
+  const json spec = {
+      {"inputs", {f32_input("x", {"batch", 5})}},
+      {"layers",
+       {{{"op", "dense"}, {"name", "logits"}, {"input", "x"}, {"weight", "w"}, {"bias", "b"}},
+        {{"op", "scale"}, {"name", "tempered"}, {"input", "logits"}, {"scale", 1.0 / 0.07}},
+        {{"op", "scale"}, {"name", "shifted"}, {"input", "tempered"}, {"scale", -0.5}, {"shift", 2.25}}}},
+      {"outputs", {"tempered", "shifted"}}};
+  check_converts(spec, {{"w", {3, 5}}, {"b", {3}}});
+}
+
+TEST_CASE("spec layers l2_normalize and scale refuse what they cannot write, naming the layer and the fix") {
+  const json x_input = json::array({f32_input("x", {"batch", 5})});
+  const std::pair<json, const char*> bad[] = {
+      {{{"op", "scale"}, {"name", "s"}, {"input", "x"}}, "layer 0 's': needs \"scale\""},
+      {{{"op", "l2_normalize"}, {"name", "n"}, {"input", "x"}, {"epsilon", 0.0}},
+       "layer 0 'n': \"epsilon\" must be a positive finite number"},
+      {{{"op", "l2_normalize"}, {"name", "n"}, {"input", "nope"}}, "layer 0 'n': reads 'nope'"},
+  };
+  for (const auto& [layer, expected] : bad) {
+    CAPTURE(layer.dump());
+    const json spec = {{"inputs", x_input}, {"layers", json::array({layer})}, {"outputs", {layer.at("name")}}};
+    const auto converted = convert_spec(spec, {});
+    REQUIRE(!converted.ok());
+    const std::string message = converted.status().message();
+    CAPTURE(message);
+    CHECK(message.find(expected) != std::string::npos);
+  }
 }

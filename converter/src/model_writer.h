@@ -135,6 +135,9 @@ class ModelWriter {
                            int values, int mask, int w, int b, int v, int context, int weights_out);
   void add_concat(const std::string& name, std::vector<int32_t> inputs, int y);
   void add_attention_pool(const std::string& name, int x, int mask, int w, int b, int v, int y, int weights_out);
+  // y = x / max(||x||_2 over the last axis, epsilon); y = x * scale + shift.
+  void add_l2_normalize(const std::string& name, int x, int y, float epsilon);
+  void add_scale(const std::string& name, int x, int y, float scale, float shift);
 
   // Stages: call begin_stage before the first op of each; none gives one implicit stage.
   void begin_stage(const std::string& name);

@@ -16,6 +16,12 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       without tanh, decoder.lstm fed [embedded; context] from (s_{t-1}, zero cell),
       decoder.fc_out(s_t). The tutorial has no source mask: every source is full length.
       config.json: bos_id, eos_id. missing_fc_out.safetensors lacks decoder.fc_out (an error case).
+  seq2seq_translation_tutorial_gru_h16
+      PyTorch's "Translation with a Sequence to Sequence Network and Attention" tutorial:
+      EncoderRNN (encoder.embedding, encoder.gru) and AttnDecoderRNN (decoder.embedding,
+      decoder.attention = BahdanauAttention: Va(tanh(Wa(s_{t-1}) + Ua(h_j))), decoder.gru
+      fed [embedded; context], decoder.out), without dropout, full-length sources (no mask
+      there), saved as {"encoder", "decoder"}. config.json: bos_id, eos_id.
   seq2seq_luong_general_gru_l2 / seq2seq_luong_dot_gru_l2 / seq2seq_luong_concat_gru_l2
       A 2-layer bidirectional GRU encoder and a 2-layer GRU decoder with Luong attention in
       the PyTorch chatbot tutorial's naming (EncoderRNN: embedding, gru; LuongAttnDecoderRNN:
@@ -113,6 +119,67 @@ class Tutorial(nn.Module):
 
     def step(self, prev, hidden, memory, source_mask):
         return self.decoder(prev, hidden, memory)
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch's "Translation with a Sequence to Sequence Network and Attention" tutorial: GRU
+# encoder and AttnDecoderRNN with BahdanauAttention (Wa, Ua, Va), dropout left out (eval).
+
+class EncoderGRU(nn.Module):
+    def __init__(self, input_size, hidden_size):
+        super().__init__()
+        self.embedding = nn.Embedding(input_size, hidden_size)
+        self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
+
+    def forward(self, input):
+        output, hidden = self.gru(self.embedding(input))
+        return output, hidden
+
+
+class BahdanauAttention(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.Wa = nn.Linear(hidden_size, hidden_size)
+        self.Ua = nn.Linear(hidden_size, hidden_size)
+        self.Va = nn.Linear(hidden_size, 1)
+
+    def forward(self, query, keys):
+        scores = self.Va(torch.tanh(self.Wa(query) + self.Ua(keys)))
+        scores = scores.squeeze(2).unsqueeze(1)
+        weights = F.softmax(scores, dim=-1)
+        context = torch.bmm(weights, keys)
+        return context, weights
+
+
+class AttnDecoderRNN(nn.Module):
+    def __init__(self, hidden_size, output_size):
+        super().__init__()
+        self.embedding = nn.Embedding(output_size, hidden_size)
+        self.attention = BahdanauAttention(hidden_size)
+        self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
+        self.out = nn.Linear(hidden_size, output_size)
+
+    def forward_step(self, input, hidden, encoder_outputs):
+        embedded = self.embedding(input)
+        query = hidden.permute(1, 0, 2)
+        context, attn_weights = self.attention(query, encoder_outputs)
+        input_gru = torch.cat((embedded, context), dim=2)
+        output, hidden = self.gru(input_gru, hidden)
+        output = self.out(output)
+        return output, hidden, attn_weights
+
+
+class Translation(nn.Module):
+    def __init__(self, vs, vt, h):
+        super().__init__()
+        self.encoder, self.decoder = EncoderGRU(vs, h), AttnDecoderRNN(h, vt)
+
+    def start(self, source_ids, source_mask):
+        return self.encoder(source_ids)
+
+    def step(self, prev, hidden, memory, source_mask):
+        output, hidden, weights = self.decoder.forward_step(prev.unsqueeze(1), hidden, memory)
+        return output[:, 0], hidden, weights[:, 0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,6 +384,11 @@ def main(argv):
     lacking = {k: v.detach().float().contiguous() for k, v in Tutorial(37, 41, 12, 20).state_dict().items()
                if not k.startswith("decoder.fc_out.")}
     save_weights(os.path.join(case_dir, "missing_fc_out.safetensors"), "safetensors", lacking)
+
+    torch.manual_seed(BASE_SEED + 500)
+    source = torch.randint(3, 37, (BATCH, 8))
+    write_case(out_dir, "seq2seq_translation_tutorial_gru_h16", lambda: Translation(37, 41, 16), source, full,
+               ("encoder", "decoder"), "", tokens, {})
 
     mask = ref.ragged_mask(BATCH, 9, (9, 6, 3))
     for index, (method, order) in enumerate((("general", "state_first"), ("dot", "context_first"),

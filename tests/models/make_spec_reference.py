@@ -16,6 +16,11 @@ case.json with "family": "spec" and "spec": "spec.json"), for:
                        interleaved RoPE on part of each head, grouped-query attention
                        with a KV cache, RMSNorm and a GEGLU (gelu-tanh) MLP; greedy
                        tokens as for the decoder presets.
+  spec_use_encoder     a Universal-Sentence-Encoder-style model: token plus learned
+                       position embeddings, a PyTorch nn.TransformerEncoderLayer
+                       (fused in_proj, post-LN), masked mean pooling, a projection,
+                       F.normalize (L2, eps 1e-12) and a constant logit scale of 20,
+                       on a ragged padded batch.
 """
 
 import copy
@@ -200,6 +205,74 @@ FUSED_SPEC = {
 }
 
 
+class UseEncoder(torch.nn.Module):
+    """A sentence encoder as a user writes it: the checkpoint is its state_dict."""
+
+    def __init__(self, V=89, d=24, heads=3, ff=40, out=20, max_len=16, logit_scale=20.0):
+        super().__init__()
+        self.logit_scale = logit_scale
+        self.embedding = torch.nn.Embedding(V, d)
+        self.pos_embedding = torch.nn.Parameter(torch.randn(max_len, d) * 0.3)
+        # batch_first=False: torch 1.13's fast path (batch_first, eval) is not taken, so
+        # the reference is the plain float64 composition of the layer's modules.
+        self.encoder = torch.nn.TransformerEncoderLayer(d, heads, ff, dropout=0.0)
+        self.proj = torch.nn.Linear(d, out)
+
+    def forward(self, ids, mask):
+        x = self.embedding(ids) + self.pos_embedding[: ids.shape[1]]
+        h = self.encoder(x.transpose(0, 1), src_key_padding_mask=mask == 0).transpose(0, 1)
+        keep = mask.to(h.dtype)[:, :, None]
+        pooled = (h * keep).sum(1) / keep.sum(1)
+        embedding = F.normalize(self.proj(pooled), p=2.0, dim=-1)  # eps=1e-12, its default
+        return embedding, embedding * self.logit_scale
+
+
+USE_SPEC = {
+    "name": "use-style-sentence-encoder",
+    "symbols": {"seq": 16},
+    "inputs": [{"name": "input_ids", "dtype": "i32", "shape": ["batch", "seq"]},
+               {"name": "attention_mask", "dtype": "i32", "shape": ["batch", "seq"]}],
+    "layers": [
+        {"op": "embedding", "name": "embed", "input": "input_ids", "table": "embedding.weight",
+         "positions": {"learned": "pos_embedding"}, "output": "x"},
+        {"op": "attention", "name": "attn", "input": "x", "mask": "attention_mask", "heads": 3,
+         "qkv": {"weight": "encoder.self_attn.in_proj_weight", "bias": "encoder.self_attn.in_proj_bias",
+                 "order": "qkv"},
+         "out": {"weight": "encoder.self_attn.out_proj.weight", "bias": "encoder.self_attn.out_proj.bias"},
+         "output": "a"},
+        {"op": "add", "name": "res1", "inputs": ["x", "a"]},
+        {"op": "layernorm", "name": "norm1", "input": "res1", "weight": "encoder.norm1.weight",
+         "bias": "encoder.norm1.bias", "output": "h"},
+        {"op": "dense", "name": "ff1", "input": "h", "weight": "encoder.linear1.weight",
+         "bias": "encoder.linear1.bias", "activation": "relu"},
+        {"op": "dense", "name": "ff2", "input": "ff1", "weight": "encoder.linear2.weight",
+         "bias": "encoder.linear2.bias"},
+        {"op": "add", "name": "res2", "inputs": ["h", "ff2"]},
+        {"op": "layernorm", "name": "norm2", "input": "res2", "weight": "encoder.norm2.weight",
+         "bias": "encoder.norm2.bias", "output": "hidden"},
+        {"op": "pool", "name": "pool", "mode": "mean", "input": "hidden", "mask": "attention_mask"},
+        {"op": "dense", "name": "proj", "input": "pool", "weight": "proj.weight", "bias": "proj.bias"},
+        {"op": "l2_normalize", "name": "normalize", "input": "proj", "output": "sentence_embedding"},
+        {"op": "scale", "name": "logit_scale", "input": "sentence_embedding", "scale": 20.0,
+         "output": "scaled_embedding"},
+    ],
+    "outputs": ["sentence_embedding", "scaled_embedding"],
+}
+
+
+def use_case():
+    model = UseEncoder()
+    b, s = 4, 12
+    ids = torch.randint(0, model.embedding.num_embeddings, (b, s), dtype=torch.int32)
+    lengths = torch.tensor([12, 9, 4, 1])
+    mask = (torch.arange(s)[None, :] < lengths[:, None]).to(torch.int32)
+    reference = copy.deepcopy(model).double().eval()
+    with torch.no_grad():
+        embedding, scaled = reference(ids.long(), mask)
+    outputs = {"sentence_embedding": embedding.float(), "scaled_embedding": scaled.float()}
+    return model, USE_SPEC, {"input_ids": ids, "attention_mask": mask}, outputs, {"compared": list(outputs)}
+
+
 def keras_case():
     model = KerasEncoder()
     b, s = 3, 11
@@ -232,6 +305,7 @@ def fused_case():
 
 def write(out_dir, name, family_of_checks, built):
     model, spec, inputs, outputs, extra = built
+    compared = extra.pop("compared", [o for o in outputs if o in ("last_hidden_state", "logits")])
     case_dir = os.path.join(out_dir, name)
     os.makedirs(case_dir, exist_ok=True)
     state = {k: v.detach().float().contiguous().clone() for k, v in model.state_dict().items()}
@@ -243,7 +317,7 @@ def write(out_dir, name, family_of_checks, built):
     ref.save_arrays(os.path.join(case_dir, "expected"), outputs)
     case = {"family": "spec", "checks": family_of_checks, "preset": "", "spec": "spec.json",
             "weights": "weights.safetensors", "weights_files": ["weights." + f for f in ref.FORMATS],
-            "inputs": list(inputs), "outputs": [o for o in outputs if o in ("last_hidden_state", "logits")],
+            "inputs": list(inputs), "outputs": compared,
             "rtol": ref.TOLERANCE, "atol": ref.TOLERANCE, **extra}
     for filename, content in (("spec.json", spec), ("case.json", case)):
         with open(os.path.join(case_dir, filename), "w") as f:
@@ -257,6 +331,7 @@ def main(argv):
     torch.manual_seed(SEED)
     write(out_dir, "spec_keras_encoder", "encoder", keras_case())
     write(out_dir, "spec_fused_decoder", "decoder", fused_case())
+    write(out_dir, "spec_use_encoder", "encoder", use_case())
 
 
 if __name__ == "__main__":

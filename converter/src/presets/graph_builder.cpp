@@ -202,6 +202,20 @@ int GraphBuilder::concat(const std::string& name, std::vector<int32_t> inputs, i
   return out;
 }
 
+int GraphBuilder::l2_normalize(const std::string& name, int x, float epsilon, int out) {
+  if (!ok({x})) return -1;
+  if (out < 0) out = activation(name, dims(x));
+  w_.add_l2_normalize(name, x, out, epsilon);
+  return out;
+}
+
+int GraphBuilder::scale(const std::string& name, int x, float scale, float shift, int out) {
+  if (!ok({x})) return -1;
+  if (out < 0) out = activation(name, dims(x));
+  w_.add_scale(name, x, out, scale, shift);
+  return out;
+}
+
 int GraphBuilder::attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec,
                             int out) {
   if (!ok({spec.x, spec.wq, spec.wo})) return -1;

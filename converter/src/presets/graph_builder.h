@@ -57,6 +57,10 @@ class GraphBuilder {
   int embedding(const std::string& name, int ids, int table, int positions, int type_ids, int segments,
                 float scale, int out = -1);
   int concat(const std::string& name, std::vector<int32_t> inputs, int out = -1);
+  // Over the last axis: x / max(||x||_2, epsilon) (F.normalize's eps is 1e-12).
+  int l2_normalize(const std::string& name, int x, float epsilon = 1e-12f, int out = -1);
+  // x * scale + shift, elementwise.
+  int scale(const std::string& name, int x, float scale, float shift = 0.0f, int out = -1);
   // spec.x must be set; the output has x's [B, S] and wo's rows as width.
   int attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec, int out = -1);
 

@@ -60,6 +60,7 @@ Result<int64_t> planned_seq_within(const PresetOptions& options, int64_t model_l
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_torch_transformer_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);

@@ -14,6 +14,8 @@ const Preset kPresets[] = {
     {"torch-encoder",
      "nn.TransformerEncoder classifier: embedding, learned positions, pre/post-LN, CLS/mean pooling",
      build_torch_encoder},
+    {"torch-transformer-encoder", "a bare nn.TransformerEncoder on embeddings: src, src_mask -> output",
+     build_torch_transformer_encoder},
     {"gpt2", "GPT-2 decoder (HF names, config.json) with KV cache and tied LM head", build_gpt2},
     {"llama", "Llama decoder (HF names, config.json): RMSNorm, RoPE, SwiGLU, grouped-query, KV cache",
      build_llama},
@@ -29,7 +31,7 @@ const Preset kPresets[] = {
     {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
      build_rnn_classifier},
     {"keras-classifier",
-     "the same classifier from a Keras .h5 (Embedding, Bidirectional(LSTM), attention W/b/v, Dense)",
+     "the same classifier from a Keras .h5 or .keras (Embedding, (Bidirectional) LSTM/GRU, attention, Dense)",
      build_keras_classifier},
 };
 

@@ -19,6 +19,7 @@ struct Seq2SeqNames {
   std::string bridge_h, bridge_c;    // nn.Linear(dirs * H, Hd), applied with tanh
   std::string attention;             // the scoring nn.Linear ("" for dot)
   std::string attention_v;           // a full parameter name: v of tanh-concat scoring
+  bool attention_wa_ua = false;      // attention.Wa (query), .Ua (key), .Va (v): Bahdanau's names
   std::string combine, output;       // nn.Linear
 };
 

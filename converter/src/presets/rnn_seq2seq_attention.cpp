@@ -2,9 +2,10 @@
 // state s [B, Hd], as ScoreAttention ops (and the key projections the encode stage
 // precomputes once per source):
 //   kAdditive      v . tanh(Wq s + bq + Wk h_j + bk): Additive with keys = Wk h + bk.
-//                  Ours: attention.query / attention.key / attention.energy; the module
-//                  naming: one Linear(Hd + Dk, A) over [s; h_j] (split by columns, its
-//                  bias as bq) with v (or v = [1] for Linear(Hd + Dk, 1) with tanh)
+//                  Ours: attention.query / attention.key / attention.energy (Wa / Ua / Va
+//                  in PyTorch's translation tutorial); the module naming otherwise: one
+//                  Linear(Hd + Dk, A) over [s; h_j] (split by columns, its bias as bq)
+//                  with v (or v = [1] for Linear(Hd + Dk, 1) with tanh)
 //   kConcatLinear  Linear([s; h_j]) -> 1 without tanh = ws . s + b + wh . h_j: a Dot over
 //                  two-wide rows, keys_j = [wh . h_j, 1] and query = [1, ws . s + b], so
 //                  the score is the tutorial's sum itself (the s term is the same for every
@@ -46,9 +47,10 @@ Matrix concat_weight(GraphBuilder& b, const Seq2SeqModel& m) {
 
 // Wk [A, Dk] and bk [A] (empty when absent) of additive scoring.
 void key_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix* bias) {
-  if (m.names.ours) {
-    *w = b.fetch("attention.key.weight", {m.units, m.memory_width()});
-    if (b.weights().has("attention.key.bias")) *bias = b.fetch("attention.key.bias", {m.units});
+  if (m.names.ours || m.names.attention_wa_ua) {
+    const std::string key = m.names.ours ? std::string("attention.key") : m.names.attention + ".Ua";
+    *w = b.fetch(key + ".weight", {m.units, m.memory_width()});
+    if (b.weights().has(key + ".bias")) *bias = b.fetch(key + ".bias", {m.units});
     return;
   }
   const Matrix both = concat_weight(b, m);
@@ -56,11 +58,15 @@ void key_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix* b
 }
 
 // Wq [A, Hd], bq [A] (empty when absent) and v [A] of additive scoring.
+// Va's bias (Linear(A, 1)) adds the same number to every score of a row: read and dropped.
 void query_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix* bias, Matrix* v) {
-  const std::string& name = m.names.ours ? std::string("attention.query") : m.names.attention;
-  if (m.names.ours) {
-    *w = b.fetch("attention.query.weight", {m.units, m.decoder_hidden});
-    *v = as_vector(b.fetch("attention.energy.weight", {1, m.units}));
+  const bool split = m.names.ours || m.names.attention_wa_ua;
+  const std::string name = m.names.ours ? "attention.query" : m.names.attention + (split ? ".Wa" : "");
+  if (split) {
+    *w = b.fetch(name + ".weight", {m.units, m.decoder_hidden});
+    const std::string energy = m.names.ours ? "attention.energy" : m.names.attention + ".Va";
+    *v = as_vector(b.fetch(energy + ".weight", {1, m.units}));
+    if (b.weights().has(energy + ".bias")) b.fetch(energy + ".bias", {1});
   } else {
     const Matrix both = concat_weight(b, m);
     if (b.status().ok()) *w = columns(both, 0, m.decoder_hidden);

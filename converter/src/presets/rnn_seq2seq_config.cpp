@@ -65,10 +65,11 @@ Status read_recurrent_sizes(const nlohmann::json& config, WeightSource& w, Seq2S
   const Seq2SeqNames& n = m->names;
   FOCAL_ASSIGN_OR_RETURN(m->cell, cell_of(config, w, *m));
   FOCAL_ASSIGN_OR_RETURN(m->hidden, size_of(config, "hidden", w, n.encoder + ".weight_hh_l0", 1));
-  FOCAL_ASSIGN_OR_RETURN(m->decoder_hidden,
-                         given(config, "hidden") && !given(config, "decoder_hidden")
-                             ? size_of(config, "hidden", w, "", 0)
-                             : size_of(config, "decoder_hidden", w, n.decoder + ".weight_hh_l0", 1));
+  // Random weights (no tensors) without decoder_hidden: the encoder's, as documented.
+  const bool hd_from_hidden = !given(config, "decoder_hidden") && !w.has(n.decoder + ".weight_hh_l0");
+  FOCAL_ASSIGN_OR_RETURN(m->decoder_hidden, hd_from_hidden ? Result<int64_t>(m->hidden)
+                                                           : size_of(config, "decoder_hidden", w,
+                                                                     n.decoder + ".weight_hh_l0", 1));
   FOCAL_ASSIGN_OR_RETURN(m->encoder_layers, layers_of(config, "encoder_layers", w, n.encoder));
   FOCAL_ASSIGN_OR_RETURN(m->decoder_layers, layers_of(config, "decoder_layers", w, n.decoder));
   bool bidirectional = w.has(n.encoder + ".weight_hh_l0_reverse");
@@ -114,9 +115,8 @@ Status read_our_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqMode
   m->context_first = order == "context_first";
   m->score = kind == "luong_general" ? ScoreForm::kGeneral : kind == "luong_dot" ? ScoreForm::kDot : ScoreForm::kAdditive;
   n.attention = kind == "luong_general" ? "attention.W" : m->score == ScoreForm::kAdditive ? "attention.key" : "";
-  if (m->score == ScoreForm::kAdditive) {  // 0: from attention.key.weight
-    FOCAL_ASSIGN_OR_RETURN(m->units, given(config, "attention_units") ? config_int(config, "attention_units")
-                                                                        : size_of(config, "", w, "attention.key.weight", 0));
+  if (m->score == ScoreForm::kAdditive) {
+    FOCAL_ASSIGN_OR_RETURN(m->units, size_of(config, "attention_units", w, "attention.key.weight", 0));
   }
   return Status();
 }
@@ -132,6 +132,11 @@ Status read_module_score(const nlohmann::json& config, WeightSource& w, Seq2SeqM
     return Status::error(StatusCode::kInvalidArgument, "no attention weights found, so dot scoring, which needs the memory width (%lld) to equal the "
                    "decoder hidden size (%lld); name the scoring Linear decoder.attention or decoder.attn",
                    ll(dk), ll(hd));
+  }
+  if (n.attention_wa_ua) {  // v . tanh(Wa s + Ua h_j): A from Wa [A, Hd]
+    m->score = ScoreForm::kAdditive;
+    FOCAL_ASSIGN_OR_RETURN(m->units, size_of(config, "attention_units", w, n.attention + ".Wa.weight", 0));
+    return Status();
   }
   FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, shape_of(w, n.attention + ".weight"));
   std::string activation;
@@ -149,12 +154,12 @@ Status read_module_score(const nlohmann::json& config, WeightSource& w, Seq2SeqM
   }
   return Status::error(StatusCode::kInvalidArgument, "the scoring Linear's weight has a shape no score form has: expected [1, %lld] (Linear([s; h]) -> 1)"
                  ", [A, %lld] with a v (concat) or [%lld, Dk] (general)",
-                 ll(hd + dk), ll(hd + dk), ll(hd));
+                 ll(hd) + dk, ll(hd) + dk, ll(hd));
 }
 
-// The module naming: Bahdanau- or Luong-style from the decoder's input width, the output's
-// input from its width, the combine order (never told by shapes) from the config.
-Status read_module_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqModel* m) {
+// The module naming's decoder input: [embedded; context] (Bahdanau style), the embedding
+// alone (Luong) or, with a combine Linear, [embedded; previous h~] (input feeding).
+Status read_decoder_input(const nlohmann::json& config, WeightSource& w, Seq2SeqModel* m) {
   const Seq2SeqNames& n = m->names;
   const int64_t hd = m->decoder_hidden, dk = m->memory_width(), e = m->tgt_embedding;
   FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> ih, shape_of(w, n.decoder + ".weight_ih_l0"));
@@ -163,7 +168,7 @@ Status read_module_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqM
     return Status::error(StatusCode::kInvalidArgument,
                          "the decoder's first layer takes %lld inputs: expected the embedding (%lld), [embedding; "
                          "context] (%lld) or, with a combine Linear, [embedding; attentional vector] (%lld)",
-                         ll(ih.size() == 2 ? ih[1] : -1), ll(e), ll(e + dk), ll(e + hd));
+                         ll(ih.size() == 2 ? ih[1] : -1), ll(e), ll(e) + dk, ll(e) + hd);
   }
   m->input_feeding = feedable && hd != dk;
   if (feedable && hd == dk) {  // [embedded; context] or [embedded; previous h~]: equally wide
@@ -174,13 +179,21 @@ Status read_module_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqM
     FOCAL_ASSIGN_OR_RETURN(m->input_feeding, config_bool(config, "input_feeding", false));
   }
   m->feed_context = !m->input_feeding && ih[1] == e + dk;
+  return Status();
+}
+
+// The module naming: the decoder input and the score form from their widths, the output's
+// input from its width, the combine order (never told by shapes) and the cell from the config.
+Status read_module_forms(const nlohmann::json& config, WeightSource& w, Seq2SeqModel* m) {
+  const Seq2SeqNames& n = m->names;
+  FOCAL_RETURN_IF_ERROR(read_decoder_input(config, w, m));
   FOCAL_RETURN_IF_ERROR(read_module_score(config, w, m));
   if (n.output.empty()) {
     Result<Matrix> probe = w.get_any(n.decoder.substr(0, n.decoder.find('.')) + ".fc_out.weight");
     return probe.status();
   }
   FOCAL_ASSIGN_OR_RETURN(const std::vector<int64_t> out, shape_of(w, n.output + ".weight"));
-  m->output_with_context = n.combine.empty() && out.size() == 2 && out[1] == hd + dk;
+  m->output_with_context = n.combine.empty() && out.size() == 2 && out[1] == m->decoder_hidden + m->memory_width();
   if (!n.combine.empty()) {
     std::string order;
     FOCAL_ASSIGN_OR_RETURN(order, config_string(config, "combine_order", ""));

@@ -6,7 +6,8 @@
 //             state_dict or as {"encoder": ..., "decoder": ...} (nested dicts are joined
 //             with '.'): {encoder,enc,en}.{embedding, lstm|gru|rnn, fc (the bridge)},
 //             {decoder,dec,de}.{embedding, lstm|gru|rnn, attention|attn (or attn.attn
-//             with attn.v: the PyTorch chatbot tutorial's Attn), concat|combine,
+//             with attn.v: the PyTorch chatbot tutorial's Attn; attention.{Wa,Ua,Va}: the
+//             PyTorch translation tutorial's BahdanauAttention), concat|combine,
 //             fc_out|out|fc|output}; a shared top-level `embedding` serves both sides.
 #include <array>
 
@@ -66,7 +67,11 @@ Seq2SeqNames module_names(const WeightSource& w, const std::string& enc_rnn, con
   n.src_embedding = first_present(w, {enc + ".embedding", "embedding"});
   n.tgt_embedding = first_present(w, {dec + ".embedding", "embedding"});
   n.bridge_h = first_present(w, {enc + ".fc", enc + ".bridge"});
-  if (w.has(dec + ".attn.attn.weight")) {  // the chatbot tutorial's Attn module
+  if (w.has(dec + ".attention.Wa.weight")) {  // PyTorch's translation tutorial's BahdanauAttention
+    n.attention = dec + ".attention";
+    n.attention_v = dec + ".attention.Va.weight";
+    n.attention_wa_ua = true;
+  } else if (w.has(dec + ".attn.attn.weight")) {  // the chatbot tutorial's Attn module
     n.attention = dec + ".attn.attn";
     if (w.has(dec + ".attn.v")) n.attention_v = dec + ".attn.v";
   } else {

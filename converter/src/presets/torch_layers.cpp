@@ -5,20 +5,6 @@
 namespace focal {
 namespace convert {
 
-Result<TorchLayerConfig> torch_layer_config(const nlohmann::json& config) {
-  TorchLayerConfig c;
-  FOCAL_ASSIGN_OR_RETURN(c.d_model, config_int(config, "d_model"));
-  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(config, "nhead"));
-  FOCAL_ASSIGN_OR_RETURN(c.feedforward, config_int(config, "dim_feedforward", 2048));
-  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(config, "activation", "relu"));
-  if (act != "relu" && act != "gelu") return config_refused("activation must be relu or gelu, found " + act);
-  c.activation = act == "relu" ? fb::Activation_Relu : fb::Activation_GeluErf;
-  FOCAL_ASSIGN_OR_RETURN(c.norm_first, config_bool(config, "norm_first", false));
-  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(config, "layer_norm_eps", 1e-5));
-  if (c.heads < 1 || c.d_model % c.heads != 0) return config_refused("d_model must be a multiple of nhead");
-  return c;
-}
-
 Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::json& config, const char* key,
                                   int64_t fallback) {
   if (options.max_seq > 0) return options.max_seq;
@@ -27,28 +13,28 @@ Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::
 
 int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c, int out) {
   const int gamma = b.param(prefix + ".weight", {c.d_model});
-  const int beta = b.param(prefix + ".bias", {c.d_model});
+  // nn.LayerNorm(bias=False) adds nothing: a zero shift.
+  const int beta = c.bias ? b.param(prefix + ".bias", {c.d_model})
+                          : b.constant(prefix + ".zero_bias", Matrix{{c.d_model}, std::vector<float>(size_t(c.d_model))});
   return b.layernorm(prefix, x, gamma, beta, c.epsilon, out);
 }
 
-namespace {
-
-// "prefix.name", or "name" for a module at the top of the state_dict (a bare
-// nn.MultiheadAttention).
-std::string join(const std::string& prefix, const char* name) {
-  return prefix.empty() ? std::string(name) : prefix + "." + name;
+std::string torch_join(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
 }
+
+namespace {
 
 // Part `part` (0 q, 1 k, 2 v) of the packed in_proj weight and bias.
 void in_proj(GraphBuilder& b, const std::string& prefix, int part, const TorchLayerConfig& c, int* w,
              int* bias) {
   const int64_t d = c.d_model;
   const char* names[] = {".q_proj", ".k_proj", ".v_proj"};
-  const Matrix weight = b.fetch(join(prefix, "in_proj_weight"), {3 * d, d});
-  const Matrix biases = b.fetch(join(prefix, "in_proj_bias"), {3 * d});
+  const Matrix weight = b.fetch(torch_join(prefix, "in_proj_weight"), {3 * d, d});
+  const Matrix biases = c.bias ? b.fetch(torch_join(prefix, "in_proj_bias"), {3 * d}) : Matrix{};
   if (!b.status().ok()) return;
-  *w = b.constant(join(prefix, names[part] + 1) + ".weight", row_slice(weight, part * d, d));
-  *bias = b.constant(join(prefix, names[part] + 1) + ".bias", row_slice(biases, part * d, d));
+  *w = b.constant(torch_join(prefix, names[part] + 1) + ".weight", row_slice(weight, part * d, d));
+  if (c.bias) *bias = b.constant(torch_join(prefix, names[part] + 1) + ".bias", row_slice(biases, part * d, d));
 }
 
 }  // namespace
@@ -62,8 +48,8 @@ int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const Tor
     in_proj(b, prefix, 1, c, &s.wk, &s.bk);
     in_proj(b, prefix, 2, c, &s.wv, &s.bv);
   }
-  s.wo = b.param(join(prefix, "out_proj.weight"), {c.d_model, c.d_model});
-  s.bo = b.param(join(prefix, "out_proj.bias"), {c.d_model});
+  s.wo = b.param(torch_join(prefix, "out_proj.weight"), {c.d_model, c.d_model});
+  s.bo = c.bias ? b.param(torch_join(prefix, "out_proj.bias"), {c.d_model}) : -1;
   s.memory = keys.memory;
   s.key_mask = keys.key_mask;
   s.k_state = keys.k_state;
@@ -84,12 +70,13 @@ int torch_project_keys(GraphBuilder& b, const std::string& prefix, int part, int
 }
 
 int torch_feedforward(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c) {
-  const int w1 = b.param(prefix + ".linear1.weight", {c.feedforward, c.d_model});
-  const int b1 = b.param(prefix + ".linear1.bias", {c.feedforward});
-  const int w2 = b.param(prefix + ".linear2.weight", {c.d_model, c.feedforward});
-  const int b2 = b.param(prefix + ".linear2.bias", {c.d_model});
-  const int hidden = b.dense(prefix + ".linear1", x, w1, b1, c.activation);
-  return b.dense(prefix + ".linear2", hidden, w2, b2);
+  const std::string up = torch_join(prefix, "linear1"), down = torch_join(prefix, "linear2");
+  const int w1 = b.param(up + ".weight", {c.feedforward, c.d_model});
+  const int b1 = c.bias ? b.param(up + ".bias", {c.feedforward}) : -1;
+  const int w2 = b.param(down + ".weight", {c.d_model, c.feedforward});
+  const int b2 = c.bias ? b.param(down + ".bias", {c.d_model}) : -1;
+  const int hidden = b.dense(up, x, w1, b1, c.activation);
+  return b.dense(down, hidden, w2, b2);
 }
 
 // x + f(x) for pre-LN (f sees norm(x)), norm(x + f(x)) for post-LN.
@@ -110,20 +97,29 @@ int torch_encoder_layer(GraphBuilder& b, const std::string& prefix, int x, int k
                         const TorchLayerConfig& c, int out) {
   TorchKeys keys;
   keys.key_mask = key_mask;
-  const int h = residual(b, prefix + ".norm1", x, c,
-                         [&](int in) { return torch_attention(b, prefix + ".self_attn", in, c, keys); }, -1);
-  return residual(b, prefix + ".norm2", h, c,
+  const int h = residual(b, torch_join(prefix, "norm1"), x, c,
+                         [&](int in) { return torch_attention(b, torch_join(prefix, "self_attn"), in, c, keys); }, -1);
+  return residual(b, torch_join(prefix, "norm2"), h, c,
                   [&](int in) { return torch_feedforward(b, prefix, in, c); }, out);
+}
+
+int torch_encoder_stack(GraphBuilder& b, const TorchStack& s, int x, int key_mask, int out) {
+  int h = x;
+  for (int64_t l = 0; l < s.layers; ++l) {
+    const bool last = l + 1 == s.layers && !s.final_norm;
+    h = torch_encoder_layer(b, s.layer_name(l), h, key_mask, s.layer, last ? out : -1);
+  }
+  return s.final_norm ? torch_layernorm(b, s.prefix + "norm", h, s.layer, out) : h;
 }
 
 int torch_decoder_layer(GraphBuilder& b, const std::string& prefix, int x, const TorchKeys& self,
                         const TorchKeys& cross, const TorchLayerConfig& c, int out) {
-  const int h1 = residual(b, prefix + ".norm1", x, c,
-                          [&](int in) { return torch_attention(b, prefix + ".self_attn", in, c, self); }, -1);
-  const int h2 = residual(b, prefix + ".norm2", h1, c,
-                          [&](int in) { return torch_attention(b, prefix + ".multihead_attn", in, c, cross); },
-                          -1);
-  return residual(b, prefix + ".norm3", h2, c, [&](int in) { return torch_feedforward(b, prefix, in, c); },
+  const int h1 = residual(b, torch_join(prefix, "norm1"), x, c,
+                          [&](int in) { return torch_attention(b, torch_join(prefix, "self_attn"), in, c, self); }, -1);
+  const int h2 = residual(
+      b, torch_join(prefix, "norm2"), h1, c,
+      [&](int in) { return torch_attention(b, torch_join(prefix, "multihead_attn"), in, c, cross); }, -1);
+  return residual(b, torch_join(prefix, "norm3"), h2, c, [&](int in) { return torch_feedforward(b, prefix, in, c); },
                   out);
 }
 

@@ -18,11 +18,27 @@ struct TorchLayerConfig {
   fb::Activation activation = fb::Activation_Relu;
   bool norm_first = false;
   float epsilon = 1e-5f;
+  bool bias = true;  // false: no projection, feed-forward or norm biases (PyTorch's bias=False)
 };
 
-// Reads activation ("relu" or "gelu") and norm_first, d_model, nhead, dim_feedforward,
-// layer_norm_eps from a config.
-Result<TorchLayerConfig> torch_layer_config(const nlohmann::json& config);
+// "prefix.name", or "name" for a module at the top of the state_dict (prefix "").
+std::string torch_join(const std::string& prefix, const std::string& name);
+
+// An nn.TransformerEncoder or nn.TransformerDecoder stack (presets/torch_sizes.h reads
+// it), or one nn.TransformerEncoderLayer / nn.TransformerDecoderLayer saved alone.
+struct TorchStack {
+  std::string prefix;          // "" or ending with '.': where layers.{i} and norm are
+  bool single_layer = false;   // the layer itself is at `prefix` (no layers.{i}, no norm)
+  int64_t layers = 0;          // layers.0 .. layers.{layers - 1}
+  bool final_norm = false;     // the stack's own `norm`
+  TorchLayerConfig layer;      // d_model, dim_feedforward and bias from the tensors
+  std::string d_model_source;  // the tensor and shape d_model was read from, for messages
+  // Layer i's module name, without the trailing dot ("" for a layer saved alone).
+  std::string layer_name(int64_t i) const {
+    if (single_layer) return prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+    return prefix + "layers." + std::to_string(i);
+  }
+};
 
 // The planned length of a sequence: --max-seq when given, else config[key] (or fallback).
 Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::json& config, const char* key,
@@ -38,6 +54,8 @@ struct TorchKeys {
   bool causal = false;
 };
 
+// Module names: `prefix` is a module's full name without the trailing dot ("" for one
+// at the top of the state_dict, "module.layers.0" under a wrapper).
 // nn.MultiheadAttention `prefix` (in_proj_weight [3d, d], in_proj_bias, out_proj).
 int torch_attention(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c,
                     const TorchKeys& keys, int out = -1);
@@ -54,6 +72,8 @@ int torch_encoder_layer(GraphBuilder& b, const std::string& prefix, int x, int k
 // cross-attention over precomputed states.
 int torch_decoder_layer(GraphBuilder& b, const std::string& prefix, int x, const TorchKeys& self,
                         const TorchKeys& cross, const TorchLayerConfig& c, int out = -1);
+// Every layer of an encoder stack, then its final norm when it has one.
+int torch_encoder_stack(GraphBuilder& b, const TorchStack& s, int x, int key_mask, int out = -1);
 // nn.LayerNorm `prefix` (weight, bias).
 int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c,
                     int out = -1);

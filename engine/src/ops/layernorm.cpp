@@ -13,11 +13,8 @@ Status check_layernorm(const OpCheck& c) {
 }
 
 Status run_layernorm(const OpRun& r) {
-  const Shape& shape = r.inputs[0].shape;
-  kernels::LayerNormParams params;
-  params.width = static_cast<size_t>(shape.dims[shape.rank - 1]);
-  params.rows = static_cast<size_t>(shape.element_count()) / params.width;
-  params.epsilon = r.op.options_as_LayerNormOptions()->epsilon();
+  const kernels::LayerNormParams params =
+      last_axis_rows(r.inputs[0].shape, r.op.options_as_LayerNormOptions()->epsilon());
   layernorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
             r.outputs[0].mutable_f32());
   return Status();

@@ -101,6 +101,14 @@ Status check_last_axis_norm(const OpCheck& c, int params, float epsilon) {
   return Status();
 }
 
+kernels::LayerNormParams last_axis_rows(const Shape& shape, float epsilon) {
+  kernels::LayerNormParams params;
+  params.width = static_cast<size_t>(shape.dims[shape.rank - 1]);
+  params.rows = static_cast<size_t>(shape.element_count()) / params.width;
+  params.epsilon = epsilon;
+  return params;
+}
+
 void packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
                   const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
                   fb::Activation activation) {

@@ -1,6 +1,7 @@
 // Small load-time checks shared by the op families.
 #pragma once
 
+#include "normalization/normalization_kernels.h"
 #include "ops/op.h"
 
 namespace focal {
@@ -29,6 +30,8 @@ Status expect_optional_vector(const OpCheck& c, int slot, int64_t length);
 // A normalization over the last axis: x f32 with a fixed last axis, the output shaped
 // like x, inputs 1..params the per-feature vectors, a positive finite epsilon.
 Status check_last_axis_norm(const OpCheck& c, int params, float epsilon);
+// The [rows, width] view of a run's tensor for such a normalization (width: its last dim).
+kernels::LayerNormParams last_axis_rows(const Shape& shape, float epsilon);
 
 // y[m, n] (rows y_stride apart, 0: n) = act(x[m, k] . W^T + b) on packed weights
 // `w` (checked at load), bias optional.

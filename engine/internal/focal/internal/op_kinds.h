@@ -25,4 +25,6 @@
   X(RecurrentStep, recurrent_step, "recurrent_step")                     \
   X(ScoreAttention, score_attention, "score_attention")                  \
   X(Concat, concat, "concat")                                            \
-  X(AttentionPool, attention_pool, "attention_pool")
+  X(AttentionPool, attention_pool, "attention_pool")                     \
+  X(L2Normalize, l2_normalize, "l2_normalize")                           \
+  X(Scale, scale, "scale")

@@ -38,7 +38,16 @@ void rmsnorm_f32_reference(const LayerNormParams& p, const float* x, const float
 
 // y = x / max(||x||_2, epsilon) (PyTorch's F.normalize, p = 2, whose eps is 1e-12).
 // The sum of squares is f32: |x| must stay below ~1e19 (its square overflows above).
+// A NaN in a row makes the whole row NaN (as PyTorch's clamp_min keeps a NaN norm); a
+// row of zeros gives zeros.
 void l2_normalize_f32_reference(const LayerNormParams& p, const float* x, float* y);
+
+// In an unnamed namespace, as every helper shared with the per-ISA translation units.
+namespace {
+// max(norm, epsilon) that keeps a NaN norm: std::fmax would return epsilon and turn a
+// row holding one NaN into finite values scaled by 1 / epsilon.
+inline float l2_divisor(float norm, float epsilon) { return norm < epsilon ? epsilon : norm; }
+}  // namespace
 
 using LayerNormFn = void (*)(const LayerNormParams& p, const float* x, const float* gamma,
                              const float* beta, float* y);

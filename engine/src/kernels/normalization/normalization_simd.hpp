@@ -139,7 +139,7 @@ struct Normalization {
     for (size_t r = 0; r < p.rows; ++r) {
       const float* xr = x + r * n;
       float* yr = y + r * n;
-      const float inv_norm = 1.0f / std::fmax(std::sqrt(row_sum_squares(xr, n)), p.epsilon);
+      const float inv_norm = 1.0f / l2_divisor(std::sqrt(row_sum_squares(xr, n)), p.epsilon);
       const vec s = V::splat(inv_norm);
       size_t i = 0;
       for (; i + W <= n; i += W) V::store(yr + i, V::load(xr + i) * s);

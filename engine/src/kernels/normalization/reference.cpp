@@ -49,7 +49,7 @@ void l2_normalize_f32_reference(const LayerNormParams& p, const float* x, float*
     float* yr = y + r * p.width;
     float sum_squares = 0.0f;
     for (size_t i = 0; i < p.width; ++i) sum_squares += xr[i] * xr[i];
-    const float inv_norm = 1.0f / std::fmax(std::sqrt(sum_squares), p.epsilon);
+    const float inv_norm = 1.0f / l2_divisor(std::sqrt(sum_squares), p.epsilon);
     for (size_t i = 0; i < p.width; ++i) yr[i] = xr[i] * inv_norm;
   }
 }
