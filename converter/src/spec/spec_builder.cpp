@@ -20,19 +20,6 @@ using spec::Context;
 
 Status spec_error(const std::string& what) { return Status::error(StatusCode::kInvalidArgument, "%s", what.c_str()); }
 
-// A layer kind that makes its own activation although its output names a state (a kind
-// without output_tensor): the activation is copied into the state.
-Status copy_into_state(const spec::Layer& layer, int made, int state) {
-  Context& c = layer.c;
-  const std::vector<GraphBuilder::Dim> dims = c.b.dims(made);
-  if (c.describe(dims) != c.describe(c.b.dims(state)) || c.int_tensors.count(made) != c.int_tensors.count(state)) {
-    return layer.fail("writes state '" + c.output + "' " + c.describe(c.b.dims(state)) + ", but its output is " +
-                      c.describe(dims));
-  }
-  c.b.copy(layer.name + ".to_state", made, state);
-  return c.b.status();
-}
-
 // Layer `index`: its op builds the tensor named by its "output" (default: its name), or
 // writes the declared state of that name.
 Status build_layer(Context& c, const json& spec, const json& fields, size_t index) {
@@ -52,7 +39,10 @@ Status build_layer(Context& c, const json& spec, const json& fields, size_t inde
   FOCAL_SPEC_ASSIGN(const int t, build(layer));
   FOCAL_RETURN_IF_ERROR(c.b.status());
   if (state < 0) return layer.define(c.output, t);
-  return t == state ? Status() : copy_into_state(layer, t, state);
+  // Every kind writes its output through Layer::output_tensor, so a state named as the
+  // output is the tensor it wrote.
+  if (t != state) return layer.fail("op '" + kind + "' cannot write state '" + c.output + "': \"copy\" its output into it");
+  return Status();
 }
 
 Status build_layers(Context& c, const json& spec, const json& layers, spec::Expander& expander, size_t* index) {
