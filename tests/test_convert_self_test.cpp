@@ -17,22 +17,13 @@
 #include "focal_generated.h"
 #include "reference/evaluator.h"
 #include "reference/self_test_cases.h"
-#include "support/model_cases.h"
+#include "support/model_checks.h"
 
 using namespace focal;
 using testing::ModelCase;
+using testing::model_case;
 
 namespace {
-
-ModelCase model_case(const char* family, const std::string& name) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
-  REQUIRE_MESSAGE(root != nullptr, "FOCAL_MODEL_CASES is not set");
-  for (const ModelCase& c : testing::model_cases(root, family)) {
-    if (c.name() == name) return c;
-  }
-  FAIL("no reference case ", name);
-  return ModelCase();
-}
 
 convert::ConvertOptions options_for(const ModelCase& c, const std::string& dtype) {
   convert::ConvertOptions options;

@@ -8,10 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "assign_or_return.h"
+#include "config_overrides.h"
 #include "convert_self_test.h"
 #include "file_buffer.h"
 #include "model_writer.h"
 #include "presets/preset.h"
+#include "presets/preset_detection.h"
+#include "presets/tensor_renames.h"
 #include "spec/spec_builder.h"
 #include "tokenizers/tokenizer_files.h"
 #include "readers/checkpoint.h"
@@ -42,17 +45,28 @@ Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) 
     if (!c.ok()) return c.status();
     checkpoints.push_back(std::move(c).value());
   }
+  FOCAL_RETURN_IF_ERROR(rename_tensors(options.renames, &checkpoints));
   return checkpoints;
 }
 
 // Builds the graph; config errors come back named "preset NAME: config: ...".
 Status build(const Preset& preset, const nlohmann::json& config, const ConvertOptions& options,
-             GraphBuilder& builder) {
+             GraphBuilder& builder, std::vector<std::string>* warnings) {
   PresetOptions preset_options;
   preset_options.max_batch = options.max_batch;
   preset_options.max_seq = options.max_seq;
   preset_options.preset = preset.name;
-  return preset.build(config, preset_options, builder);
+  preset_options.logits_all = options.logits_all;
+  bool logits_taken = false;
+  preset_options.logits_option_taken = &logits_taken;
+  preset_options.warnings = warnings;
+  FOCAL_RETURN_IF_ERROR(preset.build(config, preset_options, builder));
+  if (options.logits_all && !logits_taken) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "--logits all is for decoders (gpt2, llama); %s has no per-position logits to add",
+                         preset.name);
+  }
+  return Status();
 }
 
 // The file's bytes as the caller gets them, released from `file` as they are appended
@@ -105,9 +119,9 @@ Status check_options(const ConvertOptions& options) {
   if (!options.spec.empty() && !options.preset.empty()) {
     return Status::error(StatusCode::kInvalidArgument, "give --preset or --spec, not both");
   }
-  if (options.spec.empty() && find_preset(options.preset) == nullptr) {
+  if (options.spec.empty() && options.preset != "auto" && find_preset(options.preset) == nullptr) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "unknown preset '%s' (focal convert --list-presets lists them)",
+                         "unknown preset '%s' (focal convert --list-presets lists them; --preset auto picks one)",
                          options.preset.c_str());
   }
   if (!options.self_test && !options.self_test_dir.empty()) {
@@ -152,16 +166,34 @@ Status add_tokenizers(const ConvertOptions& options, ModelWriter& writer) {
   return Status();
 }
 
+const Preset kSpecPreset{"spec", "a declarative model spec", build_from_spec};
+
+// --preset NAME, the spec, or the preset --preset auto finds (said on the progress line).
+Status choose_preset(const ConvertOptions& options, const nlohmann::json& config, const WeightSource& weights,
+                     const Preset** chosen) {
+  *chosen = !options.spec.empty() ? &kSpecPreset : find_preset(options.preset);
+  if (options.spec.empty() && options.preset == "auto") {
+    Result<DetectedPreset> detected = detect_preset(config, weights);
+    if (!detected.ok()) return detected.status();
+    report(options, std::string("preset auto: chose ") + detected->preset->name + " (" + detected->reason + ")");
+    *chosen = detected->preset;
+  }
+  return Status();
+}
+
 // The graph, weights, tokenizers and metadata in `writer`, unused tensors warned about.
-Status build_model(const ConvertOptions& options, const Preset& preset, const nlohmann::json& config,
-                   ModelWriter& writer, Converted* converted) {
+Status build_model(const ConvertOptions& options, const nlohmann::json& config, ModelWriter& writer,
+                   Converted* converted) {
   Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
   if (!checkpoints.ok()) return checkpoints.status();
   WeightSource weights(std::move(checkpoints).value());
+  const Preset* chosen = nullptr;
+  FOCAL_RETURN_IF_ERROR(choose_preset(options, config, weights, &chosen));
+  const Preset& preset = *chosen;
   report_building(options, preset, weights);
   FOCAL_RETURN_IF_ERROR(configure_writer(options, writer));
   GraphBuilder builder(writer, weights);
-  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder));
+  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(add_tokenizers(options, writer));
   std::string architecture = preset.name;
@@ -200,13 +232,12 @@ void report_self_test(const ConvertOptions& options, const Converted& converted)
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   FOCAL_RETURN_IF_ERROR(check_options(options));
-  const Preset spec_preset{"spec", "a declarative model spec", build_from_spec};
-  const Preset& preset = options.spec.empty() ? *find_preset(options.preset) : spec_preset;
   Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
   if (!config.ok()) return config.status();
+  FOCAL_RETURN_IF_ERROR(apply_overrides(options.overrides, !options.spec.empty(), &config.value()));
   ModelWriter writer;
   Converted converted;
-  FOCAL_RETURN_IF_ERROR(build_model(options, preset, config.value(), writer, &converted));
+  FOCAL_RETURN_IF_ERROR(build_model(options, config.value(), writer, &converted));
   Result<FileBuffer> file = write_model(options, writer, &converted);
   if (!file.ok()) return file.status();
   report(options, "verifying the written model");

@@ -14,7 +14,7 @@ namespace focal {
 namespace convert {
 
 struct ConvertOptions {
-  std::string preset;  // a preset name, or empty with `spec`
+  std::string preset;  // a preset name, "auto" (from config.json or the tensor names), or empty with `spec`
   std::string spec;    // a declarative model spec (JSON file; converter/README.md)
   std::vector<std::string> weights;  // checkpoint files, searched in order
   std::string config;                // config.json; empty: none
@@ -23,6 +23,9 @@ struct ConvertOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning
+  bool logits_all = false;  // --logits all: a decoder's logits at every position, not only the last
+  std::vector<std::string> overrides;  // --set NAME=VALUE, over the config (config_overrides.h)
+  std::vector<std::string> renames;    // --rename FROM=TO, on the tensor names (presets/tensor_renames.h)
   // Every converted model stores a self-test, which the converter runs on what it wrote
   // and `focal verify` reruns wherever the model is deployed; an element passes when
   // |got - want| <= atol + rtol |want|.

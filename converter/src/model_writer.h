@@ -127,8 +127,9 @@ class ModelWriter {
     int hidden = 0;
   };
   void add_recurrent(const std::string& name, const RecurrentSpec& spec, std::vector<int32_t> outputs);
+  // reset_cell: an LSTM step starts from a zero cell state (RecurrentStepOptions).
   void add_recurrent_step(const std::string& name, fb::RecurrentCell cell, int hidden, int x, int w_ih,
-                          int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y);
+                          int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y, bool reset_cell = false);
   // ScoreAttention: weights_out may be -1. w is packed for Additive, row-major for General,
   // [1, Dq + Dk] as stored for Concat, whose activation (None or Tanh) follows the Linear.
   void add_score_attention(const std::string& name, fb::ScoreKind kind, float scale, int query, int keys,

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""focal convert --preset keras-classifier on a Keras 2 save_weights file whose attention
-layer is built from two Dense sublayers (the attention tutorial's BahdanauAttention:
-self.W = Dense(units), self.V = Dense(1)), so its weights are
-bahdanau_attention/dense/kernel:0 ... instead of attention/W:0. The preset does not read
-that layout (yet); it must refuse it with an error naming the weights it expected and
-what the file holds, never crash. Written with h5py in Keras 2's layout (root attribute
-layer_names, a group per layer with attribute weight_names), as
-tests/models/make_keras_reference.py does.
+"""focal convert --preset keras-classifier, as a user types it, on the Keras tutorial's
+model (an attention layer built from two Dense sublayers: self.W = Dense(units),
+self.V = Dense(1), so its Keras 2 weights are
+bahdanau_attention/bahdanau_attention/dense/kernel:0 ...), with no config: from a Keras 2
+save_weights .h5 and from a Keras 3 .keras archive (tests/models/keras_seed_files.py
+writes both as Keras lays them out). focal run's outputs match the NumPy float64
+reference within 1e-4. A file whose attention layer has neither layout (one Dense
+sublayer and a weight of its own) is refused, exit 1, with an error listing the file's
+layers and naming the layouts read, never a crash, and nothing is written.
 Usage: test_keras_sublayer_attention.py FOCAL_BINARY WORK_DIR"""
 import os
 import subprocess
@@ -15,54 +16,65 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+import keras_seed_files as keras  # noqa: E402
+
 focal, work = sys.argv[1:3]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(0)
-VOCAB, EMBED, HIDDEN, UNITS = 50, 8, 20, 6
+VOCAB, EMBED, HIDDEN, UNITS, SEQ = 50, 8, 20, 6, 9
+weights = keras.seed_weights(rng, VOCAB, EMBED, HIDDEN, UNITS)
+ids = rng.integers(0, VOCAB, (2, SEQ)).astype(np.int32)
+inputs = os.path.join(work, "inputs")
+os.makedirs(inputs, exist_ok=True)
+np.save(os.path.join(inputs, "input_ids.npy"), ids)
+np.save(os.path.join(inputs, "attention_mask.npy"), np.ones_like(ids))
+want = keras.forward(weights, ids)
 
 
-def weights(*shape):
-    return (0.1 * rng.standard_normal(shape)).astype(np.float32)
+def convert(path, out):
+    return subprocess.run([focal, "convert", "--preset", "keras-classifier", "--weights", path,
+                           "--max-seq", str(SEQ), "--max-batch", "2", "-o", out], capture_output=True, text=True)
 
 
-def write_layer(f, layer, named):
-    group = f.create_group(layer)
-    group.attrs["weight_names"] = np.array([name.encode() for name in named], dtype="S")
-    for name, value in named.items():
-        group.create_dataset(name, data=value)
+def check_converts(path):
+    out = path + ".focal"
+    r = convert(path, out)
+    assert r.returncode == 0, (path, r.returncode, r.stderr)
+    out_dir = out + ".out"
+    r = subprocess.run([focal, "run", out, "--input", "input_ids=" + os.path.join(inputs, "input_ids.npy"),
+                        "--input", "attention_mask=" + os.path.join(inputs, "attention_mask.npy"),
+                        "--output-dir", out_dir], capture_output=True, text=True)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    for name in ("logits", "probabilities", "attention"):
+        got = np.load(os.path.join(out_dir, name + ".npy"))
+        error = np.abs(got - want[name]).max()
+        assert got.shape == want[name].shape and error <= 1e-4, (path, name, got.shape, error)
+    print(f"{os.path.basename(path)} converts (no config) and runs within 1e-4: probabilities "
+          f"{np.load(os.path.join(out_dir, 'probabilities.npy'))[:, 0]}")
 
 
-path = os.path.join(work, "bahdanau_sublayers.h5")
-with h5py.File(path, "w") as f:
-    f.attrs["layer_names"] = np.array([b"embedding", b"bidirectional", b"bahdanau_attention", b"dropout", b"dense_2"],
-                                      dtype="S")
-    f.attrs["backend"] = b"tensorflow"
-    f.attrs["keras_version"] = b"2.15.0"
-    write_layer(f, "embedding", {"embedding/embeddings:0": weights(VOCAB, EMBED)})
-    cell = {}
-    for direction, cell_name in (("forward", "lstm_cell_1"), ("backward", "lstm_cell_2")):
-        prefix = f"bidirectional/{direction}_lstm/{cell_name}/"
-        cell[prefix + "kernel:0"] = weights(EMBED, 4 * HIDDEN)
-        cell[prefix + "recurrent_kernel:0"] = weights(HIDDEN, 4 * HIDDEN)
-        cell[prefix + "bias:0"] = weights(4 * HIDDEN)
-    write_layer(f, "bidirectional", cell)
-    write_layer(f, "bahdanau_attention", {
-        "bahdanau_attention/dense/kernel:0": weights(2 * HIDDEN, UNITS),
-        "bahdanau_attention/dense/bias:0": weights(UNITS),
-        "bahdanau_attention/dense_1/kernel:0": weights(UNITS, 1),
-        "bahdanau_attention/dense_1/bias:0": weights(1)})
-    write_layer(f, "dropout", {})
-    write_layer(f, "dense_2", {"dense_2/kernel:0": weights(2 * HIDDEN, 1), "dense_2/bias:0": weights(1)})
+nested = os.path.join(work, "bahdanau_sublayers.h5")
+keras.write_keras2_h5(nested, weights)
+with h5py.File(nested, "r") as f:  # the nested sublayer name the tutorial's layer gets
+    assert "bahdanau_attention/bahdanau_attention/dense/kernel:0" in f
+check_converts(nested)
+archive = os.path.join(work, "imdb.keras")
+keras.write_keras3_archive(archive, weights, SEQ)
+check_converts(archive)
 
-config = os.path.join(work, "config.json")
-with open(config, "w") as f:
-    f.write('{"hidden": %d}\n' % HIDDEN)
-r = subprocess.run([focal, "convert", "--preset", "keras-classifier", "--weights", path,
-                    "--config", config, "-o", os.path.join(work, "out.focal")],
-                   capture_output=True, text=True)
+# An attention layer of neither layout: one Dense sublayer and a score vector of its own.
+unknown = os.path.join(work, "unknown_attention.h5")
+layers = [(name, named) for name, named in keras.keras2_weights(weights)]
+layers[3] = ("my_attention", {"my_attention/query/kernel:0": weights["W"]["kernel"],
+                              "my_attention/score:0": weights["V"]["kernel"]})
+with h5py.File(unknown, "w") as f:
+    keras.write_weight_groups(f, layers)
+out = os.path.join(work, "unknown.focal")
+r = convert(unknown, out)
 # A crash is a negative return code (the signal); an error is exit 1 with a message.
 assert r.returncode == 1, (r.returncode, r.stderr)
-for text in ("attention ... /W:0", "bahdanau_attention/bahdanau_attention/dense/kernel:0"):
+for text in ("no attention layer", "two Dense sublayers", "layers: bidirectional, dense_2, embedding, my_attention"):
     assert text in r.stderr, (text, r.stderr)
-assert not os.path.exists(os.path.join(work, "out.focal"))
-print("keras-classifier refuses the sublayer attention layout:", r.stderr.strip().splitlines()[-1])
+assert not os.path.exists(out)
+print("an unknown attention layout is refused:", r.stderr.strip().splitlines()[-1])

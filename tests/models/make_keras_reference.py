@@ -15,12 +15,19 @@ datasets at <layer>/<weight name>:
   attention/attention/W:0 [2H, A], b:0 [A], v:0 [A, 1]
   dense/dense/kernel:0 [2H, C], bias:0 [C]
 Keras's LSTM gates (i, f, c, o) are PyTorch's (i, f, g, o), so only transposes are needed.
+The same weights also go into weights_keras3.keras, a Keras 3 archive (config.json,
+metadata.json, model.weights.h5 as keras/src/saving/saving_lib.py writes them): each
+layer's variables at layers/<snake_case class>/vars/<i> in creation order, the cells at
+layers/bidirectional/{forward,backward}_layer/cell/vars/0..2 (kernel, recurrent_kernel,
+bias), the attention layer's own W, b, v at layers/attention/vars/0..2.
 Usage: make_keras_reference.py OUT_DIR
 """
 
+import io
 import json
 import os
 import sys
+import zipfile
 
 import h5py
 import numpy as np
@@ -31,6 +38,32 @@ def write_layer(f, layer, weights):
     group.attrs["weight_names"] = np.array([name.encode() for name in weights], dtype="S")
     for name, value in weights.items():
         group.create_dataset(name, data=np.asarray(value, dtype=np.float32))
+
+
+def keras3_archive(path, w):
+    f32 = {k: np.asarray(v, dtype=np.float32) for k, v in w.items()}
+    groups = {"layers/embedding/vars": [f32["embedding.weight"]], "layers/attention/vars":
+              [f32["attention.W.weight"].T, f32["attention.W.bias"], f32["attention.v.weight"].T],
+              "layers/dense/vars": [f32["classifier.weight"].T, f32["classifier.bias"]]}
+    for direction, suffix in (("forward", ""), ("backward", "_reverse")):
+        groups[f"layers/bidirectional/{direction}_layer/cell/vars"] = [
+            f32["lstm.weight_ih_l0" + suffix].T, f32["lstm.weight_hh_l0" + suffix].T,
+            f32["lstm.bias_ih_l0" + suffix] + f32["lstm.bias_hh_l0" + suffix]]
+    image = io.BytesIO()
+    with h5py.File(image, "w") as f:
+        for group, values in groups.items():
+            g = f.create_group(group)
+            for i, value in enumerate(values):
+                g.create_dataset(str(i), data=value)
+    layers = [{"module": "keras.layers", "class_name": cls, "config": {"name": name}, "name": name}
+              for cls, name in (("Embedding", "embedding"), ("Bidirectional", "bidirectional"), ("Dense", "dense"))]
+    layers.insert(2, {"module": None, "class_name": "Attention", "config": {"name": "attention"},
+                      "registered_name": "Attention", "name": "attention"})
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("metadata.json", json.dumps({"keras_version": "3.3.3"}))
+        archive.writestr("config.json", json.dumps({"module": "keras", "class_name": "Functional",
+                                                    "config": {"name": "functional", "layers": layers}}))
+        archive.writestr("model.weights.h5", image.getvalue())
 
 
 def keras_file(case_dir):
@@ -53,6 +86,7 @@ def keras_file(case_dir):
         write_layer(f, "dense", {"dense/kernel:0": w["classifier.weight"].T, "dense/bias:0": w["classifier.bias"]})
     with h5py.File(os.path.join(case_dir, "weights_keras.h5"), "r") as f:  # read back: exact
         assert np.array_equal(f["dense/dense/kernel:0"][()], w["classifier.weight"].T)
+    keras3_archive(os.path.join(case_dir, "weights_keras3.keras"), w)
     return True
 
 
@@ -64,7 +98,7 @@ def main(out_dir):
         if not os.path.exists(case_file) or json.load(open(case_file))["family"] != "rnn-classifier":
             continue
         written += keras_file(case_dir)
-    print(f"wrote {written} Keras .h5 weight files")
+    print(f"wrote {written} Keras .h5 weight files and as many .keras archives")
     assert written >= 1
 
 

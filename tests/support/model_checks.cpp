@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include <fstream>
@@ -50,6 +51,16 @@ bool has_file(const ModelCase& c, const std::string& relative) {
 }
 
 }  // namespace
+
+ModelCase model_case(const char* family, const std::string& name) {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  REQUIRE_MESSAGE(root != nullptr, "FOCAL_MODEL_CASES is not set");
+  for (const ModelCase& c : model_cases(root, family)) {
+    if (c.name() == name) return c;
+  }
+  FAIL("no reference case ", name);
+  return ModelCase();
+}
 
 double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label) {
   Session& s = *loaded.session;

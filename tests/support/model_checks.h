@@ -11,6 +11,9 @@ namespace testing {
 
 constexpr double kF32Tolerance = 1e-4;
 
+// The reference case `name` of `family` under $FOCAL_MODEL_CASES; fails the test if absent.
+ModelCase model_case(const char* family, const std::string& name);
+
 // Runs an encoder case (BERT, nn.TransformerEncoder) once on its inputs; the worst
 // error over its outputs (last_hidden_state only at unpadded positions).
 double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label);

@@ -1,18 +1,21 @@
 // BERT (HuggingFace names and config.json): word + position + token type embeddings and
 // LayerNorm, post-LN layers with GELU, the tanh pooler over [CLS], and a classifier
-// head when the checkpoint has one (BertForSequenceClassification, prefix "bert.").
+// head when the checkpoint has one (BertForSequenceClassification, prefix "bert." or
+// any other before "embeddings."). Sizes come from the tensors; config.json gives the
+// heads, activation and epsilon (BertConfig's defaults when absent) and id2label.
 // Inputs input_ids, attention_mask, token_type_ids [batch, seq]; outputs
 // last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden], logits.
-#include "presets/preset.h"
+#include "presets/hf_config.h"
 
 namespace focal {
 namespace convert {
 namespace {
 
 struct BertConfig : HfSizes {
-  int64_t positions, type_vocab, labels;
-  float epsilon;
-  fb::Activation activation;
+  int64_t positions = 0, type_vocab = 0, labels = 0;
+  float epsilon = 0.0f;
+  fb::Activation activation = fb::Activation_None;
+  std::vector<std::string> label_names;  // id2label, by id; empty without one
 };
 
 Result<fb::Activation> bert_activation(const nlohmann::json& j) {
@@ -23,15 +26,55 @@ Result<fb::Activation> bert_activation(const nlohmann::json& j) {
   return config_refused("hidden_act " + act + " is not supported (gelu, gelu_new, relu)");
 }
 
-Result<BertConfig> read_config(const nlohmann::json& j) {
+// What only the config can tell (heads, activation, epsilon), with BertConfig's
+// defaults when absent; relative position embeddings are not built.
+Status read_config_only(const nlohmann::json& j, const PresetOptions& options, BertConfig* c) {
+  FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "num_attention_heads", 12, options));
+  FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(j, "layer_norm_eps", 1e-12));
+  FOCAL_ASSIGN_OR_RETURN(c->activation, bert_activation(j));
+  FOCAL_ASSIGN_OR_RETURN(const std::string positions, config_string(j, "position_embedding_type", "absolute"));
+  if (positions != "absolute") return config_refused("position_embedding_type " + positions + " is not supported (absolute)");
+  if (c->heads < 1 || c->hidden % c->heads != 0) {
+    const bool given = j.is_object() && j.contains("num_attention_heads");
+    return config_refused("num_attention_heads is " + std::to_string(c->heads) +
+                          (given ? "" : " (transformers' default: the config lacks it)") +
+                          ", which does not divide hidden_size " + std::to_string(c->hidden) +
+                          "; pass the model's head count with --set num_attention_heads=N or in --config config.json");
+  }
+  return Status();
+}
+
+// Sizes from the tensors' shapes; config keys, when present, must agree.
+Status read_sizes(const WeightSource& w, const nlohmann::json& j, BertConfig* c) {
+  const std::string words = "embeddings.word_embeddings.weight";
+  FOCAL_ASSIGN_OR_RETURN(c->vocab, size_from_tensor(w, j, "vocab_size", words, 0));
+  FOCAL_ASSIGN_OR_RETURN(c->hidden, size_from_tensor(w, j, "hidden_size", words, 1));
+  FOCAL_ASSIGN_OR_RETURN(c->positions, size_from_tensor(w, j, "max_position_embeddings",
+                                                        "embeddings.position_embeddings.weight", 0));
+  const std::string types = "embeddings.token_type_embeddings.weight";
+  c->type_vocab = 0;
+  if (w.has(types) || (j.is_object() && j.contains("type_vocab_size"))) {  // else no token_type_ids input
+    FOCAL_ASSIGN_OR_RETURN(c->type_vocab, size_from_tensor(w, j, "type_vocab_size", types, 0));
+  }
+  FOCAL_ASSIGN_OR_RETURN(c->layers, layers_from_tensors(w, j, "num_hidden_layers", "encoder.layer.",
+                                                        ".attention.self.query.weight"));
+  FOCAL_ASSIGN_OR_RETURN(c->intermediate, size_from_tensor(w, j, "intermediate_size",
+                                                           "encoder.layer.0.intermediate.dense.weight", 0));
+  FOCAL_ASSIGN_OR_RETURN(c->label_names, hf_label_names(j));
+  if (w.has("classifier.weight")) {
+    FOCAL_ASSIGN_OR_RETURN(c->labels, size_from_tensor(w, nlohmann::json::object(), "", "classifier.weight", 0));
+    FOCAL_RETURN_IF_ERROR(check_label_count(j, c->label_names, "classifier.weight", c->labels));
+  }
+  return Status();
+}
+
+// Sizes first (their errors name the tensor or the config key), then the config's own
+// values (errors named "preset bert: config: ...").
+Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
   BertConfig c;
-  FOCAL_RETURN_IF_ERROR(read_hf_sizes(j, &c));
-  FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(j, "max_position_embeddings", 512));
-  FOCAL_ASSIGN_OR_RETURN(c.type_vocab, config_int(j, "type_vocab_size", 2));
-  FOCAL_ASSIGN_OR_RETURN(c.labels, config_int(j, "num_labels", 2));
-  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(j, "layer_norm_eps", 1e-12));
-  FOCAL_ASSIGN_OR_RETURN(c.activation, bert_activation(j));
-  if (c.heads < 1 || c.hidden % c.heads != 0) return config_refused("hidden_size must be a multiple of heads");
+  FOCAL_RETURN_IF_ERROR(read_sizes(w, j, &c));
+  const Status config_only = read_config_only(j, options, &c);
+  if (!config_only.ok()) return config_error(options, config_only);
   return c;
 }
 
@@ -74,8 +117,9 @@ int bert_layer(GraphBuilder& b, const std::string& p, int x, int mask, const Ber
 }  // namespace
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, named_config(options, read_config(config)));
-  if (b.weights().has("bert.embeddings.word_embeddings.weight")) b.weights().set_prefix("bert.");
+  b.weights().set_prefix(prefix_of(b.weights(), "embeddings.word_embeddings.weight"));  // "bert." or a wrapper's
+  FOCAL_ASSIGN_OR_RETURN(const BertConfig c, read_config(b.weights(), config, options));
+  store_label_names(b.writer(), c.label_names);
   FOCAL_ASSIGN_OR_RETURN(const int64_t max_seq,
                          planned_seq_within(options, c.positions, 512, "max_position_embeddings"));
   const int batch = b.symbol("batch", options.max_batch);

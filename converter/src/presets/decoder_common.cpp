@@ -9,6 +9,8 @@ DecoderGraph decoder_inputs(GraphBuilder& b, const PresetOptions& options, int64
   g.seq = {max_context, b.symbol("seq", max_context)};
   g.context = {max_context, -1};
   g.input_ids = b.input("input_ids", DType::kI32, {g.batch, g.seq});
+  g.all_positions = options.logits_all;
+  if (options.logits_option_taken != nullptr) *options.logits_option_taken = true;
   return g;
 }
 

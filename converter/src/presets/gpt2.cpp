@@ -1,18 +1,34 @@
 // GPT-2 (HuggingFace names and config.json; the "transformer." prefix of
-// GPT2LMHeadModel is optional): learned positions, pre-LN blocks with gelu-tanh, Conv1D
+// GPT2LMHeadModel, or any other, is optional; sizes from the tensors): learned positions, pre-LN blocks with gelu-tanh, Conv1D
 // weights stored [in, out] (transposed here), fused c_attn split into q, k, v, a KV
 // cache per layer, and the LM head tied to the token embeddings.
-// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position.
+// Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
+// [batch, seq, vocab] with --logits all.
 #include "presets/decoder_common.h"
+#include "presets/hf_config.h"
 
 namespace focal {
 namespace convert {
 namespace {
 
 struct Gpt2Config {
-  int64_t vocab, d, layers, heads, positions;
-  float epsilon;
+  int64_t vocab = 0, d = 0, layers = 0, heads = 0, positions = 0;
+  float epsilon = 0.0f;
 };
+
+Status read_config_only(const nlohmann::json& config, const PresetOptions& options, Gpt2Config* c) {
+  FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(config, "n_head", 12, options));
+  FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(config, "layer_norm_epsilon", 1e-5));
+  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(config, "activation_function", "gelu_new"));
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh") {
+    return config_refused("activation_function " + act + " is not supported");
+  }
+  if (c->heads < 1 || c->d % c->heads != 0) {
+    return config_refused("n_head is " + std::to_string(c->heads) + ", which does not divide n_embd " +
+                          std::to_string(c->d) + "; pass the model's head count with --set n_head=N or in --config");
+  }
+  return Status();
+}
 
 int gpt2_layernorm(GraphBuilder& b, const std::string& prefix, int x, const Gpt2Config& c) {
   const int gamma = b.param(prefix + ".weight", {c.d});
@@ -61,27 +77,24 @@ int gpt2_block(GraphBuilder& b, const DecoderGraph& g, const std::string& p, int
   return b.add(mlp + ".residual", h, down);
 }
 
-Result<Gpt2Config> read_config(const nlohmann::json& config) {
+// Sizes from the tensors (config keys, when present, must agree); n_head, the epsilon
+// and the activation from the config, with GPT2Config's defaults when absent.
+Result<Gpt2Config> read_config(const WeightSource& w, const nlohmann::json& config, const PresetOptions& options) {
   Gpt2Config c;
-  FOCAL_ASSIGN_OR_RETURN(c.vocab, config_int(config, "vocab_size"));
-  FOCAL_ASSIGN_OR_RETURN(c.d, config_int(config, "n_embd"));
-  FOCAL_ASSIGN_OR_RETURN(c.layers, config_int(config, "n_layer"));
-  FOCAL_ASSIGN_OR_RETURN(c.heads, config_int(config, "n_head"));
-  FOCAL_ASSIGN_OR_RETURN(c.positions, config_int(config, "n_positions", 1024));
-  FOCAL_ASSIGN_OR_RETURN(c.epsilon, config_float(config, "layer_norm_epsilon", 1e-5));
-  FOCAL_ASSIGN_OR_RETURN(const std::string act, config_string(config, "activation_function", "gelu_new"));
-  if (act != "gelu_new" && act != "gelu_pytorch_tanh") {
-    return config_refused("activation_function " + act + " is not supported");
-  }
-  if (c.heads < 1 || c.d % c.heads != 0) return config_refused("n_embd must be a multiple of n_head");
+  FOCAL_ASSIGN_OR_RETURN(c.vocab, size_from_tensor(w, config, "vocab_size", "wte.weight", 0));
+  FOCAL_ASSIGN_OR_RETURN(c.d, size_from_tensor(w, config, "n_embd", "wte.weight", 1));
+  FOCAL_ASSIGN_OR_RETURN(c.positions, size_from_tensor(w, config, "n_positions", "wpe.weight", 0));
+  FOCAL_ASSIGN_OR_RETURN(c.layers, layers_from_tensors(w, config, "n_layer", "h.", ".attn.c_attn.weight"));
+  const Status rest = read_config_only(config, options, &c);
+  if (!rest.ok()) return config_error(options, rest);
   return c;
 }
 
 }  // namespace
 
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  FOCAL_ASSIGN_OR_RETURN(const Gpt2Config c, named_config(options, read_config(config)));
-  if (b.weights().has("transformer.wte.weight")) b.weights().set_prefix("transformer.");
+  b.weights().set_prefix(prefix_of(b.weights(), "wte.weight"));  // "transformer." or a wrapper's
+  FOCAL_ASSIGN_OR_RETURN(const Gpt2Config c, read_config(b.weights(), config, options));
   FOCAL_ASSIGN_OR_RETURN(const int64_t context, planned_seq_within(options, c.positions, 1024, "n_positions"));
   const DecoderGraph g = decoder_inputs(b, options, context);
   const Matrix wte = b.fetch("wte.weight", {c.vocab, c.d});
@@ -90,7 +103,7 @@ Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, Gr
   int h = b.embedding("embeddings", g.input_ids, table, positions, -1, -1, 1.0f);
   for (int64_t l = 0; l < c.layers; ++l) h = gpt2_block(b, g, "h." + std::to_string(l), h, c);
   const int head = b.constant("lm_head.weight (tied to wte)", wte);
-  last_position_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
+  decoder_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
   return b.status();
 }
 

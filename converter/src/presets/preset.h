@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "assign_or_return.h"
 #include "presets/graph_builder.h"
@@ -16,6 +17,9 @@ struct PresetOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default (the model's maximum positions, or 512)
   const char* preset = nullptr;  // the preset's name, for config errors; null: unnamed
+  bool logits_all = false;       // --logits all: a decoder's logits at every position
+  bool* logits_option_taken = nullptr;  // set by presets that honour logits_all
+  std::vector<std::string>* warnings = nullptr;  // what the conversion should tell the user; null: none
 };
 
 struct Preset {
@@ -36,11 +40,11 @@ Result<float> config_float(const nlohmann::json& config, const char* key, double
 Result<bool> config_bool(const nlohmann::json& config, const char* key, bool fallback);
 Result<std::string> config_string(const nlohmann::json& config, const char* key, const std::string& fallback);
 // The sizes HuggingFace's config.json names alike for BERT and Llama: vocab_size,
-// hidden_size, num_hidden_layers, num_attention_heads, intermediate_size.
+// hidden_size, num_hidden_layers, num_attention_heads, intermediate_size (hf_config.h
+// reads them from the tensors).
 struct HfSizes {
   int64_t vocab = 0, hidden = 0, layers = 0, heads = 0, intermediate = 0;
 };
-Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes);
 
 // A config value the preset cannot build: an error with this message.
 Status config_refused(const std::string& why);

@@ -31,7 +31,7 @@ const Preset kPresets[] = {
     {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
      build_rnn_classifier},
     {"keras-classifier",
-     "the same classifier from a Keras .h5 (Embedding, Bidirectional(LSTM), attention W/b/v, Dense)",
+     "the same classifier from a Keras .h5 or .keras (Embedding, (Bidirectional) LSTM/GRU, attention, Dense)",
      build_keras_classifier},
 };
 
@@ -94,15 +94,6 @@ Result<std::string> config_string(const nlohmann::json& config, const char* key,
   const nlohmann::json& value = config.at(key);
   if (!value.is_string()) return wrong_type(key, "a string", value);
   return value.get<std::string>();
-}
-
-Status read_hf_sizes(const nlohmann::json& config, HfSizes* sizes) {
-  FOCAL_ASSIGN_OR_RETURN(sizes->vocab, config_int(config, "vocab_size"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->hidden, config_int(config, "hidden_size"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->layers, config_int(config, "num_hidden_layers"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->heads, config_int(config, "num_attention_heads"));
-  FOCAL_ASSIGN_OR_RETURN(sizes->intermediate, config_int(config, "intermediate_size"));
-  return Status();
 }
 
 Status config_refused(const std::string& why) {

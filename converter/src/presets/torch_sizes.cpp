@@ -89,12 +89,6 @@ ModuleSearch torch_transformer_search() {
 
 ModuleSearch torch_attention_search() { return {"nn.MultiheadAttention", {"in_proj_weight", "out_proj.weight"}, {}}; }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text;
-  for (const int64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
-  return "[" + text + "]";
-}
-
 Status infer_torch_attention(WeightSource& weights, const PresetOptions& options, const std::string& prefix,
                              TorchLayerConfig* c, std::string* source) {
   if (weights.has(prefix + "bias_k") || weights.has(prefix + "q_proj_weight")) {

@@ -62,8 +62,5 @@ ModuleSearch torch_attention_search();    // an nn.MultiheadAttention
 Status config_agrees(const nlohmann::json& config, const PresetOptions& options, const char* key, int64_t inferred,
                      const std::string& source);
 
-// The text "[a, b]" of a shape.
-std::string shape_text(const std::vector<int64_t>& shape);
-
 }  // namespace convert
 }  // namespace focal

@@ -6,8 +6,6 @@
 
 namespace focal {
 namespace convert {
-namespace {
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -15,6 +13,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   }
   return text + "]";
 }
+
+namespace {
 
 // Levenshtein distance, for "did you mean" suggestions; names are short.
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -135,16 +135,27 @@ void WeightSource::mark_taken(const CheckpointTensor* t) {
   if (progress_) progress_(taken_, total);
 }
 
+Status WeightSource::missing(const std::string& name, const std::vector<int64_t>& shape) const {
+  return Status::error(StatusCode::kInvalidArgument,
+                       "the architecture needs tensor '%s%s'%s, which the checkpoint lacks; nearest names: %s",
+                       prefix_.c_str(), name.c_str(), shape.empty() ? "" : (" " + shape_text(shape)).c_str(),
+                       nearest_names(name).c_str());
+}
+
+std::string WeightSource::stored_name(const std::string& name) const {
+  const CheckpointTensor* t = find(name);
+  return t != nullptr ? t->name : name;
+}
+
+const std::vector<int64_t>* WeightSource::shape_of(const std::string& name) const {
+  const CheckpointTensor* t = find(name);
+  return t != nullptr ? &t->shape : nullptr;
+}
+
 Result<Matrix> WeightSource::get(const std::string& name, const std::vector<int64_t>& shape) {
   if (random_) return random_matrix(shape);
   const CheckpointTensor* t = find(name);
-  if (t == nullptr) {
-    return Status::error(StatusCode::kInvalidArgument,
-                         "the architecture needs tensor '%s%s'%s, which the checkpoint lacks; "
-                         "nearest names: %s",
-                         prefix_.c_str(), name.c_str(), shape.empty() ? "" : (" " + shape_text(shape)).c_str(),
-                         nearest_names(name).c_str());
-  }
+  if (t == nullptr) return missing(name, shape);
   if (t->shape != shape) {
     return Status::error(StatusCode::kInvalidArgument, "tensor '%s' has shape %s, expected %s",
                          t->name.c_str(), shape_text(t->shape).c_str(), shape_text(shape).c_str());

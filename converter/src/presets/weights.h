@@ -19,6 +19,9 @@ struct Matrix {
   std::vector<float> values;
 };
 
+// "[3, 80]", for messages.
+std::string shape_text(const std::vector<int64_t>& shape);
+
 // out[j, i] = m[i, j] (weights stored [in, out]: Keras, GPT-2's Conv1D).
 Matrix transposed(const Matrix& m);
 // Rows [begin, begin + count) of a 2-D matrix, or elements of a 1-D one (fused QKV).
@@ -44,6 +47,13 @@ class WeightSource {
   Result<Matrix> get(const std::string& name, const std::vector<int64_t>& shape);
   // Any shape (the caller checks it); random mode cannot know one and refuses.
   Result<Matrix> get_any(const std::string& name);
+  // The tensor's shape without reading it (a preset infers sizes from it); null when
+  // absent, as in random mode.
+  const std::vector<int64_t>* shape_of(const std::string& name) const;
+  // The name the checkpoint holds it under (prefix included), for messages; `name` if absent.
+  std::string stored_name(const std::string& name) const;
+  // The error get() gives for a tensor the checkpoint lacks, naming the nearest names.
+  Status missing(const std::string& name, const std::vector<int64_t>& shape = {}) const;
   // Tensors never returned by get(), in checkpoint order.
   std::vector<std::string> unused() const;
   std::vector<std::string> names() const;  // every tensor, in checkpoint order

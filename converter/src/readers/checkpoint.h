@@ -54,9 +54,9 @@ struct Checkpoint {
   const CheckpointTensor* find(const std::string& name) const;
 };
 
-// Picks the reader by the file's first bytes: a zip archive holding data.pkl (torch.save)
-// or .npy members (NumPy .npz), a NumPy .npy file, an HDF5 file (Keras .h5), else
-// safetensors. The legacy
+// Picks the reader by the file's first bytes: a zip archive holding model.weights.h5
+// (a Keras 3 .keras archive), data.pkl (torch.save) or .npy members (NumPy .npz), a
+// NumPy .npy file, an HDF5 file (Keras .h5), else safetensors. The legacy
 // (pre-1.6, non-zip) torch.save format is refused with advice on re-saving it.
 Result<Checkpoint> read_checkpoint(const std::string& path);
 
@@ -64,8 +64,18 @@ Result<Checkpoint> read_safetensors(const std::string& path);
 Result<Checkpoint> read_pytorch(const std::string& path);
 Result<Checkpoint> read_npz(const std::string& path);
 Result<Checkpoint> read_npy(const std::string& path);
-// HDF5 (Keras .h5 weights): every dataset, named by its path.
+// HDF5 (Keras .h5 weights): every dataset, named by its path, but the optimizer's state
+// (training state: Keras 2's optimizer_weights/, Keras 3's optimizer/).
 Result<Checkpoint> read_hdf5(const std::string& path);
+// Every dataset of an HDF5 file's bytes in memory but those under the `skipped` path
+// prefixes; `path` names it in errors.
+Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
+                                   const std::vector<std::string>& skipped);
+// Keras 3 .keras archives: the model weights of their model.weights.h5, named by their
+// paths in it (layers/<layer>/.../vars/<i>); the optimizer's state is left out.
+constexpr const char* kKerasWeightsMember = "model.weights.h5";
+bool is_keras_archive(const std::string& path);
+Result<Checkpoint> read_keras_archive(const std::string& path);
 
 // Helpers shared by the readers.
 bool checked_byte_size(ElementType type, const std::vector<int64_t>& shape, uint64_t* bytes);

@@ -1,15 +1,21 @@
-// HDF5 weight files (Keras .h5: model.save_weights / model.save), read through Debian's
-// libhdf5: every dataset becomes a tensor named by its path without the leading '/'
-// (e.g. "model_weights/dense/dense/kernel:0"). Float datasets are read as f32, integer
-// ones as i64; anything else is refused, naming the dataset. A hostile file's declared
-// sizes are bounded before anything is read: no dataset may hold more than 2^31 elements
-// nor more than 64 times the file's bytes (compression cannot gain more than that here).
+// HDF5 weight files (Keras .h5: model.save_weights / model.save; the model.weights.h5
+// inside a Keras 3 .keras archive), read through Debian's libhdf5: every dataset (but
+// the optimizer's state) becomes
+// a tensor named by its path without the leading '/' (e.g.
+// "model_weights/dense/dense/kernel:0", "layers/dense/vars/0"). Float datasets are read
+// as f32, integer ones as i64; anything else is refused, naming the dataset. A hostile
+// file's declared sizes are bounded before anything is read: no dataset may hold more
+// than 2^31 elements nor more than 64 times the file's bytes, and all of them together
+// at most kInflateFactor times the file (read_budget.h; compression cannot gain more
+// than that here).
 #include <hdf5.h>
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "readers/checkpoint.h"
+#include "readers/read_budget.h"
 
 namespace focal {
 namespace convert {
@@ -19,6 +25,8 @@ struct Visit {
   std::string path;
   uint64_t file_bytes = 0;
   Checkpoint* checkpoint = nullptr;
+  ReadBudget* budget = nullptr;
+  std::vector<std::string> skipped;  // datasets under these prefixes are not read
   Status status;
 };
 
@@ -71,7 +79,9 @@ Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
   } else {
     return reader_error(v.path, "dataset '" + name + "' is neither float nor integer");
   }
-  tensor.bytes.resize(static_cast<size_t>(count) * element_size(tensor.type));
+  const uint64_t bytes = count * element_size(tensor.type);
+  FOCAL_RETURN_IF_ERROR(v.budget->charge(v.path, "dataset '" + name + "'", bytes));
+  tensor.bytes.resize(static_cast<size_t>(bytes));
   if (count > 0 && H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.bytes.data()) < 0) {
     return reader_error(v.path, "dataset '" + name + "' could not be read (corrupt or unsupported)");
   }
@@ -85,8 +95,30 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* d
   const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
   if (object.id < 0) return 0;
   if (H5Iget_type(object.id) != H5I_DATASET) return 0;
+  for (const std::string& prefix : v.skipped) {
+    if (std::string(name).rfind(prefix, 0) == 0) return 0;
+  }
   v.status = read_dataset(v, object.id, name);
   return v.status.ok() ? 0 : -1;
+}
+
+// Every dataset of an open file but those under `skipped`; `path` names the file in errors.
+Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes,
+                                 const std::vector<std::string>& skipped) {
+  Checkpoint checkpoint;
+  checkpoint.path = path;
+  ReadBudget budget("HDF5 dataset bytes", file_bytes, kInflateFactor);
+  Visit v;
+  v.path = path;
+  v.file_bytes = file_bytes;
+  v.checkpoint = &checkpoint;
+  v.budget = &budget;
+  v.skipped = skipped;
+  const herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
+  if (!v.status.ok()) return v.status;
+  if (walked < 0) return reader_error(path, "the HDF5 file's groups could not be walked (corrupt)");
+  if (checkpoint.tensors.empty()) return reader_error(path, "no datasets");
+  return checkpoint;
 }
 
 }  // namespace
@@ -97,17 +129,26 @@ Result<Checkpoint> read_hdf5(const std::string& path) {
   if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  Checkpoint checkpoint;
-  checkpoint.path = path;
-  Visit v;
-  v.path = path;
-  v.file_bytes = static_cast<uint64_t>(info.st_size);
-  v.checkpoint = &checkpoint;
-  const herr_t walked = H5Lvisit(file.id, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
-  if (!v.status.ok()) return v.status;
-  if (walked < 0) return reader_error(path, "the HDF5 file's groups could not be walked (corrupt)");
-  if (checkpoint.tensors.empty()) return reader_error(path, "no datasets");
-  return checkpoint;
+  // Keras 2's model.save("m.h5") keeps the optimizer's slots (shaped like the weights
+  // they train) under optimizer_weights/, Keras 3's save_weights("m.weights.h5") under
+  // optimizer/: training state, not the model.
+  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size), {"optimizer_weights/", "optimizer/"});
+}
+
+// The core (in-memory) driver opens the image without a file: libhdf5 copies the
+// buffer once, so `image` need not outlive the call.
+Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
+                                   const std::vector<std::string>& skipped) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (image.empty()) return reader_error(path, "an empty HDF5 image");
+  const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
+  if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 16, /*backing_store=*/0) < 0 ||
+      H5Pset_file_image(access.id, const_cast<uint8_t*>(image.data()), image.size()) < 0) {
+    return reader_error(path, "libhdf5 cannot open an in-memory file image");
+  }
+  const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.id), H5Fclose};
+  if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
+  return read_datasets(file.id, path, image.size(), skipped);
 }
 
 }  // namespace convert

@@ -15,7 +15,8 @@ Result<Checkpoint> read_checkpoint(const std::string& path) {
   in.read(reinterpret_cast<char*>(magic), sizeof(magic));
   const std::streamsize got = in.gcount();
   if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) {
-    // torch.save archives and .npz files are both zips: look inside.
+    // Keras 3 archives, torch.save archives and .npz files are all zips: look inside.
+    if (is_keras_archive(path)) return read_keras_archive(path);
     Result<Checkpoint> pytorch = read_pytorch(path);
     if (pytorch.ok() || std::strstr(pytorch.status().message(), "no data.pkl") == nullptr) {
       return pytorch;

@@ -2,6 +2,7 @@
 //   LSTM (i, f, g, o): c = f c_prev + i g, h = o tanh(c)
 //   GRU (r, z, n):     n = tanh(gx_n + r gh_n), h = n + z (h_prev - n)
 // with gx = x W_ih^T + b_ih and gh = h_prev W_hh^T + b_hh, [G * H] per row.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -100,6 +101,7 @@ Status recurrent_step_op(const OpContext& c) {
   dense_rows(c.in(2), &c.in(4), h, hidden, batch, gh.data(), gates);
   for (size_t b = 0; b < batch; ++b) {
     double* cb = lstm ? c.in(6).values + b * hidden : nullptr;
+    if (cb != nullptr && o.reset_cell()) std::fill(cb, cb + hidden, 0.0);
     cell(lstm, hidden, &gx[b * gates], &gh[b * gates], h + b * hidden, cb);
     for (size_t j = 0; j < hidden; ++j) c.outputs[0].values[b * hidden + j] = h[b * hidden + j];
   }

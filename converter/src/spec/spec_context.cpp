@@ -1,5 +1,7 @@
 #include "spec/spec_context.h"
 
+#include "spec/spec_tensor_refs.h"
+
 namespace focal {
 namespace convert {
 namespace spec {
@@ -29,7 +31,32 @@ Result<Matrix> as_out_in(const Layer& l, Matrix m, const std::string& name, cons
   return l.fail("unknown weight layout '" + layout + "' (out_in, in_out, conv1x1, conv1x1_in_out)");
 }
 
+bool same_dims(const std::vector<GraphBuilder::Dim>& a, const std::vector<GraphBuilder::Dim>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size != b[i].size || a[i].symbol != b[i].symbol) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+int Context::state_named(const std::string& name) const {
+  const auto it = tensors.find(name);
+  return it != tensors.end() && states.count(it->second) ? it->second : -1;
+}
+
+std::string Context::describe(const std::vector<GraphBuilder::Dim>& dims) const {
+  std::string text = "[";
+  for (const GraphBuilder::Dim& d : dims) {
+    std::string dim = std::to_string(d.size);
+    for (const auto& [symbol, value] : symbols) {
+      if (d.symbol >= 0 && value.symbol == d.symbol) dim = symbol;
+    }
+    text += (text.size() > 1 ? ", " : "") + dim;
+  }
+  return text + "]";
+}
 
 Status Layer::fail(const std::string& what) const {
   return Status::error(StatusCode::kInvalidArgument, "%s: %s", c.where.c_str(), what.c_str());
@@ -38,6 +65,12 @@ Status Layer::fail(const std::string& what) const {
 Result<int> Layer::tensor_named(const std::string& tensor_name) const {
   const auto it = c.tensors.find(tensor_name);
   if (it == c.tensors.end()) return fail("reads '" + tensor_name + "', which no input or earlier layer defines");
+  const auto made = c.made_in_stage.find(it->second);
+  if (made != c.made_in_stage.end() && made->second != c.stage) {
+    return fail("reads '" + tensor_name + "', made in stage '" + c.stages[size_t(made->second)] +
+                "': a stage runs alone, so only inputs and states cross stages (declare '" + tensor_name +
+                "' under \"state\" and let that layer write it)");
+  }
   return it->second;
 }
 
@@ -57,8 +90,44 @@ Result<int64_t> Layer::width(int tensor) const {
 Status Layer::define(const std::string& tensor_name, int tensor) const {
   if (c.tensors.count(tensor_name)) return fail("output '" + tensor_name + "' is already defined");
   c.tensors[tensor_name] = tensor;
-  if (c.outputs.count(tensor_name)) c.b.writer().make_output(tensor);
+  c.made_in_stage[tensor] = c.stage;
+  const auto output = c.outputs.find(tensor_name);
+  if (output == c.outputs.end()) return Status();
+  const std::string stage = c.stage >= 0 ? c.stages[size_t(c.stage)] : "";
+  if (!output->second.empty() && output->second != stage) {
+    return fail("makes '" + tensor_name + "', an output of stage '" + output->second + "', in another stage");
+  }
+  c.b.writer().make_output(tensor);
   return Status();
+}
+
+Result<int> Layer::output_tensor(const std::vector<GraphBuilder::Dim>& dims, DType dtype) const {
+  const std::string& output = c.output;
+  const int state = c.state_named(output);
+  if (state < 0) return c.b.activation(name, dims, dtype);
+  const DType state_dtype = c.int_tensors.count(state) ? DType::kI32 : DType::kF32;
+  if (!same_dims(c.b.dims(state), dims) || state_dtype != dtype) {
+    return fail("writes state '" + output + "' " + focal::dtype_name(state_dtype) + " " +
+                c.describe(c.b.dims(state)) + ", but its output is " + focal::dtype_name(dtype) + " " +
+                c.describe(dims));
+  }
+  return state;
+}
+
+Result<int> Layer::extra_output(const char* key, const std::vector<GraphBuilder::Dim>& dims) const {
+  if (!has(key)) return -1;
+  const std::string tensor_name = text(key);
+  const int state = c.state_named(tensor_name);
+  if (state < 0) {
+    const int t = c.b.activation(tensor_name, dims);
+    FOCAL_RETURN_IF_ERROR(define(tensor_name, t));
+    return t;
+  }
+  if (!same_dims(c.b.dims(state), dims) || c.int_tensors.count(state)) {
+    return fail(std::string("\"") + key + "\" writes state '" + tensor_name + "' " + c.describe(c.b.dims(state)) +
+                ", but that output is f32 " + c.describe(dims));
+  }
+  return state;
 }
 
 std::string Layer::weight_layout() const {
@@ -67,14 +136,26 @@ std::string Layer::weight_layout() const {
 }
 
 Result<Matrix> Layer::checkpoint(const std::string& weight) const {
-  Result<Matrix> got = c.b.weights().get_any(weight);
+  Result<TensorRef> ref = c.b.weights().has(weight) ? Result<TensorRef>(TensorRef{weight, {}}) : parse_tensor_ref(weight);
+  if (!ref.ok()) return fail(ref.status().message());
+  Result<Matrix> got = c.b.weights().get_any(ref->name);
   if (!got.ok()) return fail(got.status().message());
-  return std::move(got.value());
+  Result<Matrix> block = tensor_block(got.value(), ref.value(), weight);
+  if (!block.ok()) return fail(block.status().message());
+  return std::move(block.value());
 }
 
-Result<Matrix> Layer::dense_weight(const std::string& weight, int64_t in) const {
-  FOCAL_SPEC_ASSIGN(Matrix stored, checkpoint(weight));
-  FOCAL_SPEC_ASSIGN(Matrix m, as_out_in(*this, std::move(stored), weight, weight_layout()));
+Result<Matrix> Layer::stored(const json& weight) const {
+  if (!weight.is_object()) return checkpoint(weight.get<std::string>());
+  Result<Matrix> m = filled_tensor(weight);
+  if (!m.ok()) return fail(m.status().message());
+  return std::move(m.value());
+}
+
+Result<Matrix> Layer::dense_weight(const json& ref, int64_t in) const {
+  const std::string weight = ref.is_object() ? ref.dump() : ref.get<std::string>();
+  FOCAL_SPEC_ASSIGN(Matrix stored_weight, stored(ref));
+  FOCAL_SPEC_ASSIGN(Matrix m, as_out_in(*this, std::move(stored_weight), weight, weight_layout()));
   if (m.shape[1] != in) {
     return fail(weight + " takes " + std::to_string(m.shape[1]) + " inputs, the layer's input has " +
                 std::to_string(in));
@@ -83,15 +164,43 @@ Result<Matrix> Layer::dense_weight(const std::string& weight, int64_t in) const 
 }
 
 int Layer::bias(const char* key, int64_t out) const {
-  return has(key) ? c.b.param(text(key), {out}) : -1;
+  if (!has(key)) return -1;
+  const json& ref = fields.at(key);
+  if (ref.is_string() && c.b.weights().has(ref.get<std::string>())) return c.b.param(text(key), {out});
+  Result<Matrix> m = stored(ref);
+  const Status status = !m.ok() ? m.status()
+                        : m->shape != std::vector<int64_t>{out}
+                            ? fail(std::string("\"") + key + "\" must be [" + std::to_string(out) + "]")
+                            : Status();
+  if (!status.ok()) {
+    c.b.fail(status);
+    return -1;
+  }
+  return c.b.constant(ref.is_object() ? name + "." + key : ref.get<std::string>(), m.value());
+}
+
+Result<int> Layer::vector_param(const std::string& weight, int64_t n) const {
+  FOCAL_SPEC_ASSIGN(Matrix m, checkpoint(weight));
+  const auto& s = m.shape;
+  const bool row_or_column = s.size() == 2 && ((s[0] == 1 && s[1] == n) || (s[0] == n && s[1] == 1));
+  const bool vector = (s.size() == 1 && s[0] == n) || row_or_column;
+  if (!vector) {
+    return fail(weight + " must hold " + std::to_string(n) + " values ([" + std::to_string(n) + "], [1, " +
+                std::to_string(n) + "] or [" + std::to_string(n) + ", 1])");
+  }
+  m.shape = {n};
+  return c.b.constant(weight, m);
 }
 
 Result<fb::Activation> Layer::activation(const std::string& kind) const {
   static const std::map<std::string, fb::Activation> kinds = {
       {"none", fb::Activation_None},          {"relu", fb::Activation_Relu}, {"gelu", fb::Activation_GeluErf},
-      {"gelu_tanh", fb::Activation_GeluTanh}, {"silu", fb::Activation_Silu}, {"tanh", fb::Activation_Tanh}};
+      {"gelu_tanh", fb::Activation_GeluTanh}, {"silu", fb::Activation_Silu}, {"tanh", fb::Activation_Tanh},
+      {"sigmoid", fb::Activation_Sigmoid}};
   const auto it = kinds.find(kind);
-  if (it == kinds.end()) return fail("unknown activation '" + kind + "' (none, relu, gelu, gelu_tanh, silu, tanh)");
+  if (it == kinds.end()) {
+    return fail("unknown activation '" + kind + "' (none, relu, gelu, gelu_tanh, silu, tanh, sigmoid)");
+  }
   return it->second;
 }
 

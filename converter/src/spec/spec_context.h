@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,8 +39,22 @@ struct Context {
   std::map<std::string, int> tensors;  // spec name -> tensor index
   std::set<int> int_tensors;           // i32 tensors (ids, masks), for ops that keep the dtype
   std::map<std::string, GraphBuilder::Dim> symbols;
-  std::set<std::string> outputs;
-  std::string where;  // "layer 3 'attn'" for messages
+  std::map<std::string, std::string> outputs;  // model output -> the stage that must make it ("": any)
+  std::string where;   // "layer 3 'attn'" for messages
+  std::string output;  // the "output" of the layer being built
+  // Declared "state" tensors: kept in the arena across runs, written by any layer whose
+  // output names them.
+  std::set<int> states;
+  // Stages: their names, the one being built (-1 in a flat spec) and the stage each
+  // activation was made in (a stage runs alone: only inputs and states cross stages).
+  std::vector<std::string> stages;
+  int stage = -1;
+  std::map<int, int> made_in_stage;
+
+  // The declared state named `name`; -1 when it is not one.
+  int state_named(const std::string& name) const;
+  // "[batch, seq, 32]": dims with their symbols' names, for messages.
+  std::string describe(const std::vector<GraphBuilder::Dim>& dims) const;
 };
 
 // One layer being built: its JSON, the whole spec (for defaults such as
@@ -48,7 +63,7 @@ struct Layer {
   Context& c;
   const json& spec;
   const json& fields;
-  const std::string& name;
+  const std::string& name;  // its op's name: the output's, or the layer's own when the output is a state
 
   // An InvalidArgument status prefixed with the layer.
   Status fail(const std::string& what) const;
@@ -67,15 +82,27 @@ struct Layer {
   Result<int64_t> width(int tensor) const;
   // A new tensor named `name` defined by this layer besides its output (a final state).
   Status define(const std::string& tensor_name, int tensor) const;
+  // The tensor the layer writes its output to: the declared state its "output" names,
+  // checked to have `dims` and `dtype`, or else a new activation.
+  Result<int> output_tensor(const std::vector<GraphBuilder::Dim>& dims, DType dtype = DType::kF32) const;
+  // The same for a further output that field `key` names (a final state, attention
+  // weights): a declared state, or an activation of the field's name (model outputs are
+  // found by it). -1 when the field is absent.
+  Result<int> extra_output(const char* key, const std::vector<GraphBuilder::Dim>& dims) const;
 
-  // A dense weight from the checkpoint as [out, in] (from the layer's or the spec's
-  // "layout"), checked to take `in` inputs.
-  Result<Matrix> dense_weight(const std::string& weight, int64_t in) const;
+  // A dense weight as [out, in] (from the layer's or the spec's "layout"), checked to
+  // take `in` inputs: a checkpoint tensor reference or a fill (spec/spec_tensor_refs.h).
+  Result<Matrix> dense_weight(const json& weight, int64_t in) const;
   std::string weight_layout() const;
-  // A checkpoint tensor of any shape.
+  // A checkpoint tensor of any shape, by name or a block of one ("name[:, 20:60]").
   Result<Matrix> checkpoint(const std::string& weight) const;
-  // The bias a field names, [out], as a constant; -1 when absent.
+  // What a weight field holds: a checkpoint reference or {"fill": v, "shape": [...]}.
+  Result<Matrix> stored(const json& weight) const;
+  // The bias a field names (as `stored`), [out], as a constant; -1 when absent.
   int bias(const char* key, int64_t out) const;
+  // A vector of `n` from the checkpoint, stored [n], [1, n] (PyTorch nn.Linear(n, 1)'s
+  // weight) or [n, 1] (a Keras Dense(1) kernel), as a constant [n].
+  Result<int> vector_param(const std::string& weight, int64_t n) const;
   Result<fb::Activation> activation(const std::string& kind) const;
 };
 

@@ -19,11 +19,12 @@ using nlohmann::json;
 constexpr int64_t kMaxSpecLayers = 65536;
 constexpr size_t kMaxExpandedValues = size_t(1) << 22;
 
-// Layers of "repeat" blocks copied with "{i}" and "{i+1}" replaced in every string.
+// Layers of "repeat" blocks copied with "{i}", "{i+1}" and "{i-1}" replaced in every
+// string ("{i-1}" names the previous copy's output; in copy 0 it is "-1").
 json substitute(const json& j, int i) {
   if (j.is_string()) {
     std::string s = j.get<std::string>();
-    for (const auto& [key, value] : {std::pair<std::string, int>{"{i+1}", i + 1}, {"{i}", i}}) {
+    for (const auto& [key, value] : {std::pair<std::string, int>{"{i+1}", i + 1}, {"{i-1}", i - 1}, {"{i}", i}}) {
       for (size_t at; (at = s.find(key)) != std::string::npos;) s.replace(at, key.size(), std::to_string(value));
     }
     return s;
@@ -50,29 +51,27 @@ Status budget_error(const std::string& what, size_t limit) {
                        what == "values" ? "JSON values" : "layers");
 }
 
-Status expand(const json& layers, size_t* values_left, std::vector<json>* flat) {
-  for (const json& layer : layers) {
-    if (!layer.contains("repeat")) {
-      if (flat->size() >= static_cast<size_t>(kMaxSpecLayers)) return budget_error("layers", kMaxSpecLayers);
-      flat->push_back(layer);
+}  // namespace
+
+Expander::Expander() : values_left_(kMaxExpandedValues) {}
+
+Status Expander::expand(const json& list, const char* key, std::vector<json>* flat) {
+  for (const json& item : list) {
+    if (!item.contains("repeat")) {
+      if (items_ >= static_cast<size_t>(kMaxSpecLayers)) return budget_error("layers", kMaxSpecLayers);
+      ++items_;
+      flat->push_back(item);
       continue;
     }
-    const int64_t count = json_integer(layer.at("repeat"), "repeat", 0, kMaxSpecLayers);
-    const size_t per_copy = json_values(layer.at("layers"));
+    const int64_t count = json_integer(item.at("repeat"), "repeat", 0, kMaxSpecLayers);
+    const size_t per_copy = json_values(item.at(key));
     for (int64_t i = 0; i < count; ++i) {
-      if (per_copy > *values_left) return budget_error("values", kMaxExpandedValues);
-      *values_left -= per_copy;
-      FOCAL_RETURN_IF_ERROR(expand(substitute(layer.at("layers"), static_cast<int>(i)), values_left, flat));
+      if (per_copy > values_left_) return budget_error("values", kMaxExpandedValues);
+      values_left_ -= per_copy;
+      FOCAL_RETURN_IF_ERROR(expand(substitute(item.at(key), static_cast<int>(i)), key, flat));
     }
   }
   return Status();
-}
-
-}  // namespace
-
-Status expand_layers(const json& layers, std::vector<json>* flat) {
-  size_t values_left = kMaxExpandedValues;
-  return expand(layers, &values_left, flat);
 }
 
 }  // namespace spec

@@ -1,8 +1,9 @@
-// "repeat" blocks of a spec's layers, expanded with {i} and {i+1} replaced by the copy's
-// number in every string, within a budget so that a few bytes of spec cannot ask for
-// unbounded memory.
+// "repeat" blocks of a spec's lists (layers, a stage's layers, states), expanded with
+// {i}, {i+1} and {i-1} replaced by the copy's number in every string, within one budget
+// for the whole spec so that a few bytes of spec cannot ask for unbounded memory.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -13,8 +14,17 @@ namespace focal {
 namespace convert {
 namespace spec {
 
-// Appends `layers`, expanded, to `flat`; an error past the budget.
-Status expand_layers(const nlohmann::json& layers, std::vector<nlohmann::json>* flat);
+class Expander {
+ public:
+  Expander();
+  // Appends `list`, expanded, to `flat`: an item {"repeat": N, `key`: [...]} becomes N
+  // copies of its items (nested repeats expand too); an error past the budget.
+  Status expand(const nlohmann::json& list, const char* key, std::vector<nlohmann::json>* flat);
+
+ private:
+  size_t values_left_;
+  size_t items_ = 0;
+};
 
 }  // namespace spec
 }  // namespace convert

@@ -208,7 +208,8 @@ void ModelWriter::add_recurrent(const std::string& name, const RecurrentSpec& s,
 }
 
 void ModelWriter::add_recurrent_step(const std::string& name, fb::RecurrentCell cell, int hidden, int x, int w_ih,
-                                     int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y) {
+                                     int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y,
+                                     bool reset_cell) {
   pack_dense_weight(w_ih);
   pack_dense_weight(w_hh);
   std::vector<int32_t> inputs{x, w_ih, w_hh, b_ih, b_hh, h_state};
@@ -216,6 +217,7 @@ void ModelWriter::add_recurrent_step(const std::string& name, fb::RecurrentCell 
   fb::RecurrentStepOptionsT options;
   options.cell = cell;
   options.hidden = hidden;
+  options.reset_cell = reset_cell;
   add_op(name, options, std::move(inputs), {y});
 }
 

@@ -62,8 +62,9 @@ struct GenerateOptions {
   int32_t end_token = -1;  // stop after producing it; -1: none
 };
 
-// Resets the session's state, prefills `prompt` (input "input_ids", output "logits",
-// batch 1) and generates up to max_new_tokens tokens, calling `on_token` for each.
+// Resets the session's state, prefills `prompt` (input "input_ids", output "logits"
+// [1, vocab], or [1, seq, vocab] from a decoder converted with all-position logits, of
+// which the last row chooses; batch 1) and generates up to max_new_tokens tokens, calling `on_token` for each.
 // Fails with kOutOfRange when prompt + new tokens exceed the KV cache, before running.
 Status generate(Session& session, const int32_t* prompt, size_t prompt_length, Sampler& sampler,
                 const GenerateOptions& options, TokenCallback on_token, void* user);

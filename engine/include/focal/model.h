@@ -83,6 +83,9 @@ class Model {
   int self_test_count() const;
   const char* architecture() const;  // "" when absent
   const char* producer() const;
+  // The converter's hyperparameter `key` (e.g. "label.0", a classifier's label names);
+  // null when the model has none of that name, "" when it has no value.
+  const char* hyperparameter(const char* key) const;
 
   const uint8_t* bytes() const { return bytes_; }
   const uint8_t* data_segment() const;  // where constant buffers' offsets start

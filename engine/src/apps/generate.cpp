@@ -117,6 +117,18 @@ int32_t Sampler::sample(const float* logits) {
   return ids_[count - 1];
 }
 
+namespace {
+
+// The logits that choose the next token: the model's [1, vocab], or the last row of
+// [1, seq, vocab] from a decoder converted with all-position logits.
+const float* next_token_logits(const TensorView& logits) {
+  const float* data = static_cast<const float*>(logits.data);
+  if (logits.shape.rank != 3) return data;
+  return data + (logits.shape.dims[1] - 1) * logits.shape.dims[2];
+}
+
+}  // namespace
+
 Status generate(Session& session, const int32_t* prompt, size_t prompt_length, Sampler& sampler,
                 const GenerateOptions& options, TokenCallback on_token, void* user) {
   const int ids_input = session.find_input("input_ids");
@@ -148,7 +160,7 @@ Status generate(Session& session, const int32_t* prompt, size_t prompt_length, S
     shape.dims[1] = static_cast<int64_t>(feed_length);
     FOCAL_RETURN_IF_ERROR(session.set_input(ids_input, shape, feed, feed_length * sizeof(int32_t)));
     FOCAL_RETURN_IF_ERROR(session.run());
-    token = sampler.sample(static_cast<const float*>(session.output(logits_output).data));
+    token = sampler.sample(next_token_logits(session.output(logits_output)));
     if (on_token != nullptr && !on_token(token, user)) break;
     if (token == options.end_token) break;
     feed = &token;

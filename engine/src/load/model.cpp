@@ -214,4 +214,13 @@ const char* Model::producer() const {
   return m && m->producer() ? m->producer()->c_str() : "";
 }
 
+const char* Model::hyperparameter(const char* key) const {
+  const fb::Metadata* m = root_->metadata();
+  if (m == nullptr || m->hyperparameters() == nullptr || key == nullptr) return nullptr;
+  for (const fb::KeyValue* kv : *m->hyperparameters()) {
+    if (std::strcmp(kv->key()->c_str(), key) == 0) return kv->value() ? kv->value()->c_str() : "";
+  }
+  return nullptr;
+}
+
 }  // namespace focal

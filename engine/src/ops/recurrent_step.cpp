@@ -76,8 +76,9 @@ Status run_step(const OpRun& r) {
     p.hidden = hidden;
     p.gates_x = gates_x;
     p.gates_h = gates_h;
-    p.c_prev = r.inputs[kC].f32();
     p.c = r.inputs[kC].mutable_f32();
+    if (o.reset_cell()) std::memset(p.c, 0, batch * hidden * sizeof(float));
+    p.c_prev = p.c;
     p.h = y;
     lstm_cell(p);
   } else {

@@ -1,8 +1,10 @@
-// focal convert (--preset NAME) --weights FILE [--weights FILE ...] [--config FILE.json]
+// focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]
+//               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
 //               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]
-//               [--max-seq N] [--max-batch N] [--strict]
+//               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,15 +29,21 @@ namespace cli {
 namespace {
 
 const char* kUsage =
-    "usage: focal convert (--preset NAME | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
-    "                     [--config FILE.json] [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
-    "                     [--max-seq N] [--max-batch N] [--strict]\n"
+    "usage: focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
+    "                     [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]\n"
+    "                     [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
+    "                     [--max-seq N] [--max-batch N] [--logits last|all] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy), maps them onto\n"
     "the preset's architecture (or the layers of a declarative spec, converter/README.md)\n"
-    "and writes a verified .focal file. --dtype sets the storage\n"
+    "and writes a verified .focal file. --preset auto picks the preset from config.json\n"
+    "(model_type, architectures) or the tensor names. --set NAME=VALUE gives a config value\n"
+    "(over --config; a number, true, false or null, else a string; a spec's symbols with\n"
+    "--spec). --rename FROM=TO rewrites tensor names by a regular expression (ECMAScript,\n"
+    "$1 for groups; the first matching rule wins). --logits all gives a decoder's logits at\n"
+    "every position [batch, seq, vocab] (default last: [batch, vocab]). --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32);\n"
     "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
     "scale per row quarters them).\n"
@@ -57,7 +65,7 @@ struct Options {
   bool list = false;
 };
 
-Status unsupported_dtype(const char* option, const char* value, const char* allowed) {
+Status unsupported_value(const char* option, const char* value, const char* allowed) {
   return Status::error(StatusCode::kInvalidArgument, "unsupported %s '%s' (%s)", option, printable(value).c_str(),
                        allowed);
 }
@@ -68,14 +76,14 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
   const char* value = nullptr;
   if (args.text("--dtype", &value)) {
     if (value != nullptr && !convert::parse_weight_dtype(value, &o->dtype)) {
-      args.fail(unsupported_dtype("--dtype", value, "f32, f16, bf16 or int8"));
+      args.fail(unsupported_value("--dtype", value, "f32, f16, bf16 or int8"));
     }
     return true;
   }
   if (args.text("--embedding-dtype", &value)) {
     DType table = DType::kF32;
     if (value != nullptr && (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16)) {
-      args.fail(unsupported_dtype("--embedding-dtype", value, "f32, f16 or int8"));
+      args.fail(unsupported_value("--embedding-dtype", value, "f32, f16 or int8"));
     }
     o->embedding_dtype = table;
     return true;
@@ -87,7 +95,7 @@ Status parse(int argc, char** argv, Options* options) {
   convert::ConvertOptions* o = &options->convert;
   Arguments args(argc, argv);
   while (args.more()) {
-    std::string weights;
+    std::string weights;  // the value of --weights, --set, --rename or --logits
     float tolerance = 0.0f;
     if (args.flag("--list-presets")) {
       options->list = true;
@@ -97,6 +105,13 @@ Status parse(int argc, char** argv, Options* options) {
                args.text("-o", &options->output)) {
     } else if (args.text("--weights", &weights)) {
       if (!weights.empty()) o->weights.push_back(weights);
+    } else if (args.text("--set", &weights)) {
+      o->overrides.push_back(weights);
+    } else if (args.text("--rename", &weights)) {
+      o->renames.push_back(weights);
+    } else if (args.text("--logits", &weights)) {
+      if (args.status().ok() && weights != "last" && weights != "all") args.fail(unsupported_value("--logits", weights.c_str(), "last or all"));
+      o->logits_all = weights == "all";
     } else if (args.integer("--max-seq", 1, kMaxTokens, &o->max_seq) ||
                args.integer("--max-batch", 1, kMaxBatch, &o->max_batch)) {
     } else if (args.real("--self-test-tolerance", 0.0, 1.0, &tolerance, LowerBound::kExclusive)) {
@@ -134,7 +149,9 @@ std::vector<std::string> input_files(const convert::ConvertOptions& o) {
 void list_presets() {
   size_t count = 0;
   const convert::Preset* all = convert::presets(&count);
-  for (size_t i = 0; i < count; ++i) std::printf("%-18s %s\n", all[i].name, all[i].description);
+  int width = 0;  // the longest name, so the descriptions line up
+  for (size_t i = 0; i < count; ++i) width = std::max(width, static_cast<int>(std::strlen(all[i].name)));
+  for (size_t i = 0; i < count; ++i) std::printf("%-*s  %s\n", width, all[i].name, all[i].description);
 }
 #endif
 

@@ -191,7 +191,8 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
                    std::vector<float>* alignment, size_t* alignment_cols) {
   const int logits = session.find_output("logits");
   if (logits < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no 'logits' output");
-  const size_t vocab = static_cast<size_t>(session.model().tensor(session.model().output_tensor(logits)).shape.dims[1]);
+  const Shape logits_shape = session.model().tensor(session.model().output_tensor(logits)).shape;
+  const size_t vocab = static_cast<size_t>(logits_shape.dims[logits_shape.rank - 1]);  // [1, V] or [1, S, V]
   std::vector<uint32_t> scratch(sampler_scratch_bytes(vocab) / 4 + 1);
   auto sampler = Sampler::create(o.sampling, vocab, scratch.data(), scratch.size() * 4);
   if (!sampler.ok()) return sampler.status();

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -16,7 +17,8 @@ namespace {
 const char* kUsage =
     "usage: focal inspect MODEL.focal [--json]\n"
     "Prints the model's ops, tensors (dtype, shape, bytes, arena offset), parameter count\n"
-    "and bytes, and the exact arena size. Exits 1 with the loader's message on a bad file.\n";
+    "and bytes, the exact arena size and a classifier's label names. Exits 1 with the\n"
+    "loader's message on a bad file.\n";
 
 nlohmann::json tensor_json(const Model& model, int index) {
   const TensorInfo t = model.tensor(index);
@@ -37,6 +39,13 @@ nlohmann::json tensor_json(const Model& model, int index) {
   return j;
 }
 
+// A classifier's label names (hyperparameters label.0, label.1, ...), by id.
+std::vector<std::string> label_names(const Model& m) {
+  std::vector<std::string> names;
+  while (const char* name = m.hyperparameter(("label." + std::to_string(names.size())).c_str())) names.push_back(name);
+  return names;
+}
+
 nlohmann::json model_json(const LoadedModel& loaded) {
   const Model& m = loaded.model;
   nlohmann::json j;
@@ -51,6 +60,7 @@ nlohmann::json model_json(const LoadedModel& loaded) {
   const auto session_bytes = Session::required_arena_bytes(m, SessionOptions());
   j["session_arena_bytes"] = session_bytes.ok() ? session_bytes.value() : 0;  // + kernel scratch, 1 thread
   j["self_tests"] = m.self_test_count();
+  j["labels"] = label_names(m);
   j["symbols"] = nlohmann::json::array();
   for (int s = 0; s < m.symbol_count(); ++s) {
     j["symbols"].push_back({{"name", m.symbol(s).name}, {"max", m.symbol(s).max}});
@@ -124,6 +134,8 @@ void print_table(const LoadedModel& loaded) {
     const TensorInfo t = m.tensor(m.output_tensor(i));
     std::printf("output       %s %s\n", printable(t.name).c_str(), describe_tensor(m, t).c_str());
   }
+  const std::vector<std::string> labels = label_names(m);
+  for (size_t i = 0; i < labels.size(); ++i) std::printf("label        %zu %s\n", i, printable(labels[i]).c_str());
   for (int s = 0; s < m.stage_count(); ++s) {
     const StageInfo stage = m.stage(s);
     std::printf("stage        %s: ops %d to %d\n", printable(stage.name).c_str(), stage.first_op,

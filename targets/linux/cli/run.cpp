@@ -1,7 +1,10 @@
 // focal run MODEL --input NAME=FILE.npy [...] --output-dir DIR [--threads N]: runs a
-// model on .npy inputs and writes DIR/<output name>.npy for every output.
+// model on .npy inputs and writes DIR/<output name>.npy for every output; a classifier
+// with label names also prints each row's most probable label.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +32,9 @@ const char* kUsage =
     "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids),\n"
     "exactly: a value outside int32 is refused. An output whose name is not a safe file\n"
     "name (letters, digits, '_', '-', '.', not starting with '.') is refused, and then\n"
-    "nothing is written. Each file is written whole or not at all.\n";
+    "nothing is written. Each file is written whole or not at all. A classifier converted\n"
+    "with label names (config.json's id2label) also prints, for each row of 'logits', the\n"
+    "most probable label and its softmax probability.\n";
 
 struct Options {
   const char* model = nullptr;
@@ -73,6 +78,28 @@ Status write_outputs(const Session& session, const std::string& dir) {
   return Status();
 }
 
+// A classifier converted with label names (Hugging Face's id2label, stored as
+// hyperparameters label.0, label.1, ...): each row of `logits` [batch, labels] as its most
+// probable label and that label's softmax probability. Nothing for other models.
+void print_labels(const Session& session) {
+  const Model& model = session.model();
+  const int index = session.find_output("logits");
+  if (index < 0 || model.hyperparameter("label.0") == nullptr) return;
+  const TensorView logits = session.output(index);
+  if (logits.dtype != DType::kF32 || logits.shape.rank != 2) return;
+  const int64_t rows = logits.shape.dims[0], labels = logits.shape.dims[1];
+  const float* data = static_cast<const float*>(logits.data);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = data + r * labels;
+    const int64_t best = std::max_element(row, row + labels) - row;
+    double sum = 0.0;
+    for (int64_t i = 0; i < labels; ++i) sum += std::exp(static_cast<double>(row[i]) - row[best]);
+    const char* name = model.hyperparameter(("label." + std::to_string(best)).c_str());
+    std::printf("logits[%lld]: %s (p=%.4f)\n", static_cast<long long>(r),
+                printable(name != nullptr ? name : ("label " + std::to_string(best)).c_str()).c_str(), 1.0 / sum);
+  }
+}
+
 }  // namespace
 
 int run_command(int argc, char** argv) {
@@ -92,6 +119,7 @@ int run_command(int argc, char** argv) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
     status = write_outputs(*owned.session, o.output_dir);
   }
+  if (status.ok()) print_labels(*owned.session);
   if (!status.ok()) return report_failure("run", status);
   return 0;
 }

@@ -80,11 +80,13 @@ Status rope(const Layer& l, ModelWriter::MultiHeadAttentionSpec* s) {
   return Status();
 }
 
-Status output_projection(const Layer& l, int64_t q_features, ModelWriter::MultiHeadAttentionSpec* s) {
+// Sets s->wo (and s->bo); *width = the output's width, wo's rows.
+Status output_projection(const Layer& l, int64_t q_features, ModelWriter::MultiHeadAttentionSpec* s, int64_t* width) {
   const json& out = l.fields.at("out");
   const std::string name = out.is_string() ? out.get<std::string>() : out.at("weight").get<std::string>();
   FOCAL_SPEC_ASSIGN(const Matrix wo, l.dense_weight(name, q_features));
   s->wo = l.c.b.constant(name, wo);
+  *width = wo.shape[0];
   if (out.is_object()) s->bo = Layer{l.c, l.spec, out, l.name}.bias("bias", wo.shape[0]);
   return Status();
 }
@@ -103,7 +105,8 @@ Result<int> multi_head_attention_layer(const Layer& l) {
     FOCAL_SPEC_ASSIGN(f.kv_in, l.width(s.memory));
   }
   FOCAL_RETURN_IF_ERROR(l.fields.contains("qkv") ? fused_projections(l, f, &s) : separate_projections(l, f, &s));
-  FOCAL_RETURN_IF_ERROR(output_projection(l, f.q, &s));
+  int64_t width = 0;
+  FOCAL_RETURN_IF_ERROR(output_projection(l, f.q, &s, &width));
   s.causal = l.fields.value("causal", false);
   s.scale = l.fields.value("scale", 0.0f);
   FOCAL_RETURN_IF_ERROR(rope(l, &s));
@@ -112,7 +115,10 @@ Result<int> multi_head_attention_layer(const Layer& l) {
     s.k_state = l.c.b.state(l.name + ".k_cache", DType::kF32, {batch, context, {f.kv, -1}});
     s.v_state = l.c.b.state(l.name + ".v_cache", DType::kF32, {batch, context, {f.kv, -1}});
   }
-  return l.c.b.attention(l.name, s);
+  std::vector<GraphBuilder::Dim> dims = l.c.b.dims(s.x);  // [B, S, width]
+  dims.back() = {width, -1};
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(dims));
+  return l.c.b.attention(l.name, s, y);
 }
 
 }  // namespace spec

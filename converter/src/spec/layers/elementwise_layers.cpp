@@ -24,8 +24,9 @@ Result<int> norm(const Layer& l, bool rms) {
   FOCAL_SPEC_ASSIGN(const int64_t w, l.width(x));
   const int gamma = l.c.b.param(l.text("weight"), {w});
   const float epsilon = l.fields.value("epsilon", rms ? 1e-6f : 1e-5f);
-  if (rms) return l.c.b.rmsnorm(l.name, x, gamma, epsilon);
-  return l.c.b.layernorm(l.name, x, gamma, l.c.b.param(l.text("bias"), {w}), epsilon);
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));
+  if (rms) return l.c.b.rmsnorm(l.name, x, gamma, epsilon, y);
+  return l.c.b.layernorm(l.name, x, gamma, l.c.b.param(l.text("bias"), {w}), epsilon, y);
 }
 
 }  // namespace
@@ -35,12 +36,13 @@ Result<int> add_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int64_t a_width, l.width(in[0]));
   FOCAL_SPEC_ASSIGN(const int64_t b_width, l.width(in[1]));
   if (l.c.b.dims(in[0]).size() != l.c.b.dims(in[1]).size() || a_width != b_width) return l.fail("add needs equal shapes");
-  return l.c.b.add(l.name, in[0], in[1]);
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(in[0])));
+  return l.c.b.add(l.name, in[0], in[1], y);
 }
 
 Result<int> softmax_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
-  const int y = l.c.b.activation(l.name, l.c.b.dims(x));
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));
   l.c.b.writer().add_softmax(l.name, x, y);
   return y;
 }
@@ -48,14 +50,18 @@ Result<int> softmax_layer(const Layer& l) {
 Result<int> glu_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(const fb::Activation act, l.activation(l.text_or("activation", "silu")));
-  return l.c.b.glu(l.name, x, act);
+  std::vector<GraphBuilder::Dim> dims;
+  if (!l.c.b.has_rank(l.name, x, 0, &dims)) return -1;
+  dims.back() = {dims.back().size / 2, -1};  // [..., 2F] -> [..., F]
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(dims));
+  return l.c.b.glu(l.name, x, act, y);
 }
 
 // y = x, same shape and dtype (an i32 mask stays i32).
 Result<int> copy_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   const bool integer = l.c.int_tensors.count(x) > 0;
-  const int y = l.c.b.activation(l.name, l.c.b.dims(x), integer ? DType::kI32 : DType::kF32);
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x), integer ? DType::kI32 : DType::kF32));
   if (integer) l.c.int_tensors.insert(y);
   return l.c.b.copy(l.name, x, y);
 }
@@ -63,7 +69,15 @@ Result<int> copy_layer(const Layer& l) {
 // Along the last axis; the inputs' leading dims must agree (the loader checks them).
 Result<int> concat_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(std::vector<int32_t> in, input_list(l, 2, 3, "concat takes \"inputs\": [a, b] or [a, b, c]"));
-  return l.c.b.concat(l.name, std::move(in));
+  int64_t width = 0;
+  for (const int t : in) {
+    FOCAL_SPEC_ASSIGN(const int64_t w, l.width(t));
+    width += w;
+  }
+  std::vector<GraphBuilder::Dim> dims = l.c.b.dims(in[0]);
+  dims.back() = {width, -1};
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(dims));
+  return l.c.b.concat(l.name, std::move(in), y);
 }
 
 Result<int> layernorm_layer(const Layer& l) { return norm(l, false); }
@@ -76,7 +90,10 @@ Result<int> pool_layer(const Layer& l) {
   if (!modes.count(mode)) return l.fail("pool mode must be cls, mean or last");
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(const int mask, l.optional_tensor("mask"));
-  return l.c.b.pool(l.name, x, mask, modes.at(mode));
+  std::vector<GraphBuilder::Dim> d;
+  if (!l.c.b.has_rank(l.name, x, 3, &d)) return -1;  // [B, S, D] -> [B, D]
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor({d[0], d[2]}));
+  return l.c.b.pool(l.name, x, mask, modes.at(mode), y);
 }
 
 }  // namespace spec

@@ -76,7 +76,10 @@ Result<int> embedding_layer(const Layer& l) {
     FOCAL_SPEC_ASSIGN(type_ids, (Layer{l.c, l.spec, s, l.name}.tensor("input")));
     segments = l.c.b.param(s.at("table").get<std::string>(), {json_integer(s.at("count"), "segments count", 1), dim});
   }
-  return l.c.b.embedding(l.name, ids, table_tensor, positions, type_ids, segments, scale);
+  std::vector<GraphBuilder::Dim> dims = l.c.b.dims(ids);  // [B, S] ids give [B, S, D]; [B] ids [B, D]
+  dims.push_back({dim, -1});
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(dims));
+  return l.c.b.embedding(l.name, ids, table_tensor, positions, type_ids, segments, scale, y);
 }
 
 }  // namespace spec

@@ -14,7 +14,8 @@ Result<int> l2_normalize_layer(const Layer& l) {
   if (!(epsilon > 0.0f) || !std::isfinite(epsilon)) {
     return l.fail("\"epsilon\" must be a positive finite number (F.normalize's default is 1e-12)");
   }
-  return l.c.b.l2_normalize(l.name, x, epsilon);
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));  // a declared state, or a new activation
+  return l.c.b.l2_normalize(l.name, x, epsilon, y);
 }
 
 }  // namespace spec

@@ -43,18 +43,66 @@ Result<Direction> direction(const Layer& l, const Cell& cell, int64_t in) {
   return d;
 }
 
-// Final states h_n and c_n as activations [B, dirs*H], named by the layer's "h_n" and
-// "c_n" fields; h_n is made (unnamed) whenever c_n is asked for, as outputs go in order.
+// Final states h_n and c_n [B, dirs*H], named by the layer's "h_n" and "c_n" fields
+// (activations, or declared states they write); h_n is made (unnamed) whenever c_n is
+// asked for, as outputs go in order.
 Result<std::vector<int32_t>> final_states(const Layer& l, const Cell& cell, GraphBuilder::Dim batch, int64_t width) {
   std::vector<int32_t> outputs;
   const bool c_n = cell.kind == fb::RecurrentCell_Lstm && l.has("c_n");
   if (!l.has("h_n") && !c_n) return outputs;
-  outputs.push_back(l.c.b.activation(l.name + ".h_n", {batch, {width, -1}}));
-  if (l.has("h_n")) FOCAL_RETURN_IF_ERROR(l.define(l.text("h_n"), outputs.back()));
+  const std::vector<GraphBuilder::Dim> dims = {batch, {width, -1}};
+  FOCAL_SPEC_ASSIGN(int h_n, l.extra_output("h_n", dims));
+  outputs.push_back(h_n >= 0 ? h_n : l.c.b.activation(l.name + ".h_n", dims));
   if (!c_n) return outputs;
-  outputs.push_back(l.c.b.activation(l.name + ".c_n", {batch, {width, -1}}));
-  FOCAL_RETURN_IF_ERROR(l.define(l.text("c_n"), outputs.back()));
+  FOCAL_SPEC_ASSIGN(const int c, l.extra_output("c_n", dims));
+  outputs.push_back(c);
   return outputs;
+}
+
+// The step's state: h (and c for an LSTM) [B, H].
+struct StepState {
+  int h = -1, c = -1;
+};
+
+// "state": {"h": name, "c": name}: declared f32 states [B, H] the step updates in place,
+// so they carry from one run to the next (a decoder's state across stages and tokens).
+Result<StepState> declared_step_state(const Layer& l, const Cell& cell, GraphBuilder::Dim batch, int64_t hidden) {
+  const Layer named{l.c, l.spec, l.fields.at("state"), l.name};
+  const std::vector<GraphBuilder::Dim> want = {batch, {hidden, -1}};
+  const auto state = [&](const char* key) -> Result<int> {
+    const std::string name = named.text(key);
+    const int t = l.c.state_named(name);
+    if (t < 0) return l.fail("\"state\" names '" + name + "', which is not a declared state (list it under \"state\")");
+    if (l.c.describe(l.c.b.dims(t)) != l.c.describe(want) || l.c.int_tensors.count(t)) {
+      return l.fail("state '" + name + "' is " + l.c.describe(l.c.b.dims(t)) + ", the step needs f32 " +
+                    l.c.describe(want));
+    }
+    return t;
+  };
+  StepState s;
+  FOCAL_SPEC_ASSIGN(s.h, state("h"));
+  if (cell.kind == fb::RecurrentCell_Lstm) {
+    FOCAL_SPEC_ASSIGN(s.c, state("c"));
+  }
+  return s;
+}
+
+// "h0" (and "c0"): the layer's own states ("<name>.h", "<name>.c"), set from them at every
+// run, so each run is one step from the given state.
+Result<StepState> copied_step_state(const Layer& l, const Cell& cell, int64_t hidden) {
+  const auto state_from = [&](const char* key, const char* suffix) -> Result<int> {
+    FOCAL_SPEC_ASSIGN(const int initial, l.tensor(key));
+    FOCAL_SPEC_ASSIGN(const int64_t width, l.width(initial));
+    if (width != hidden) return l.fail(std::string("\"") + key + "\" must be [B, " + std::to_string(hidden) + "]");
+    const int state = l.c.b.state(l.name + suffix, DType::kF32, l.c.b.dims(initial));
+    return l.c.b.copy(l.name + suffix + "0", initial, state);
+  };
+  StepState s;
+  FOCAL_SPEC_ASSIGN(s.h, state_from("h0", ".h"));
+  if (cell.kind == fb::RecurrentCell_Lstm) {
+    FOCAL_SPEC_ASSIGN(s.c, state_from("c0", ".c"));
+  }
+  return s;
 }
 
 }  // namespace
@@ -79,37 +127,37 @@ Result<int> recurrent_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(s.c0, l.optional_tensor("c0"));
   s.cell = cell.kind;
   s.hidden = static_cast<int>(forward.hidden);
-  const int y = l.c.b.activation(l.name, {x[0], x[1], {width, -1}});
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor({x[0], x[1], {width, -1}}));
   FOCAL_SPEC_ASSIGN(std::vector<int32_t> outputs, final_states(l, cell, x[0], width));
   outputs.insert(outputs.begin(), y);
   if (l.c.b.status().ok()) l.c.b.writer().add_recurrent(l.name, s, std::move(outputs));
   return y;
 }
 
-// The state is the layer's own ("<name>.h", "<name>.c"), set from "h0" (and "c0" for an
-// LSTM) at every run, so each run is one step from the given state.
+// The state: declared states named by "state" (updated in place, carried across runs),
+// or the layer's own set from "h0" (and "c0") at every run. "reset_cell": true starts
+// every step of an LSTM from a zero cell state (the h state still carries).
 Result<int> recurrent_step_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(const Cell cell, cell_of(l));
   std::vector<GraphBuilder::Dim> xd;
   if (!l.c.b.has_rank(l.name, x, 2, &xd)) return -1;  // [B, In]
-  FOCAL_SPEC_ASSIGN(const Direction d, direction(l, cell, xd[1].size));
-  const auto state_from = [&](const char* key, const char* suffix) -> Result<int> {
-    FOCAL_SPEC_ASSIGN(const int initial, l.tensor(key));
-    FOCAL_SPEC_ASSIGN(const int64_t width, l.width(initial));
-    if (width != d.hidden) return l.fail(std::string("\"") + key + "\" must be [B, " + std::to_string(d.hidden) + "]");
-    const int state = l.c.b.state(l.name + suffix, DType::kF32, l.c.b.dims(initial));
-    return l.c.b.copy(l.name + suffix + "0", initial, state);
-  };
-  FOCAL_SPEC_ASSIGN(const int h, state_from("h0", ".h"));
-  int c = -1;
-  if (cell.kind == fb::RecurrentCell_Lstm) {
-    FOCAL_SPEC_ASSIGN(c, state_from("c0", ".c"));
+  const bool reset_cell = l.fields.value("reset_cell", false);
+  if (reset_cell && cell.kind != fb::RecurrentCell_Lstm) {
+    return l.fail("\"reset_cell\" is for an LSTM (a GRU has no cell state)");
   }
-  const int y = l.c.b.activation(l.name, {xd[0], {d.hidden, -1}});
+  if (l.has("state") == (l.has("h0") || l.has("c0"))) {
+    return l.fail("give \"state\": {\"h\", \"c\"} (declared states, carried across runs) or \"h0\"/\"c0\" "
+                  "(copied at every run)");
+  }
+  FOCAL_SPEC_ASSIGN(const Direction d, direction(l, cell, xd[1].size));
+  FOCAL_SPEC_ASSIGN(const StepState state, l.has("state") ? declared_step_state(l, cell, xd[0], d.hidden)
+                                                         : copied_step_state(l, cell, d.hidden));
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor({xd[0], {d.hidden, -1}}));
+  if (y == state.h || y == state.c) return l.fail("the step's output must not be its own state (it writes both)");
   if (l.c.b.status().ok()) {
     l.c.b.writer().add_recurrent_step(l.name, cell.kind, static_cast<int>(d.hidden), x, d.w_ih, d.w_hh, d.b_ih, d.b_hh,
-                                      h, c, y);
+                                      state.h, state.c, y, reset_cell);
   }
   return y;
 }

@@ -14,7 +14,8 @@ Result<int> scale_layer(const Layer& l) {
   const float scale = l.fields.at("scale").get<float>();
   const float shift = l.fields.value("shift", 0.0f);
   if (!std::isfinite(scale) || !std::isfinite(shift)) return l.fail("\"scale\" and \"shift\" must be finite numbers");
-  return l.c.b.scale(l.name, x, scale, shift);
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));  // a declared state, or a new activation
+  return l.c.b.scale(l.name, x, scale, shift, y);
 }
 
 }  // namespace spec

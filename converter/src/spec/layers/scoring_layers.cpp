@@ -13,10 +13,7 @@ namespace {
 
 // The attention weights [B, S] as a tensor named by "weights_output"; -1 when absent.
 Result<int> weights_output(const Layer& l, GraphBuilder::Dim batch, GraphBuilder::Dim seq) {
-  if (!l.has("weights_output")) return -1;
-  const int weights = l.c.b.activation(l.name + ".weights", {batch, seq});
-  FOCAL_RETURN_IF_ERROR(l.define(l.text("weights_output"), weights));
-  return weights;
+  return l.extra_output("weights_output", {batch, seq});
 }
 
 Result<fb::ScoreKind> score_kind(const Layer& l) {
@@ -64,7 +61,7 @@ Result<Scoring> scoring_weights(const Layer& l, fb::ScoreKind kind, int64_t dq, 
   if (w.shape[0] != dk) return l.fail(name + " must have as many outputs as the keys' width");
   s.w = l.c.b.constant(name, w);
   s.b = l.bias("bias", dk);
-  s.v = l.c.b.param(l.text("v"), {dk});
+  FOCAL_SPEC_ASSIGN(s.v, l.vector_param(l.text("v"), dk));
   return s;
 }
 
@@ -79,7 +76,7 @@ Result<int> attention_layer(const Layer& l) {
   const int kv_heads = json_int_or(l.fields, "kv_heads", heads);
   const int head_dim = json_int_or(l.fields, "head_dim", heads > 0 ? static_cast<int>(q_width / heads) : 0);
   if (heads < 1 || kv_heads < 1 || head_dim < 1) return l.fail("heads, kv_heads and head_dim must be positive");
-  const int y = l.c.b.activation(l.name, l.c.b.dims(q));
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(q)));
   if (l.c.b.status().ok()) {
     l.c.b.writer().add_attention(l.name, q, k, v, y, heads, kv_heads, head_dim, l.fields.value("causal", false),
                                  l.fields.value("scale", 0.0f));
@@ -99,7 +96,7 @@ Result<int> score_attention_layer(const Layer& l) {
     return -1;
   }
   FOCAL_SPEC_ASSIGN(const Scoring s, scoring_weights(l, kind, q[1].size, k[2].size));
-  const int context = l.c.b.activation(l.name, {q[0], v[2]});
+  FOCAL_SPEC_ASSIGN(const int context, l.output_tensor({q[0], v[2]}));
   FOCAL_SPEC_ASSIGN(const int weights, weights_output(l, k[0], k[1]));
   if (l.c.b.status().ok()) {
     l.c.b.writer().add_score_attention(l.name, kind, l.fields.value("scale", 1.0f), query, keys, values, mask, s.w,
@@ -117,8 +114,8 @@ Result<int> attention_pool_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const Matrix w, l.dense_weight(name, d[2].size));
   const int weight = l.c.b.constant(name, w);
   const int bias = l.bias("bias", w.shape[0]);
-  const int v = l.c.b.param(l.text("v"), {w.shape[0]});
-  const int y = l.c.b.activation(l.name, {d[0], d[2]});
+  FOCAL_SPEC_ASSIGN(const int v, l.vector_param(l.text("v"), w.shape[0]));
+  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor({d[0], d[2]}));
   FOCAL_SPEC_ASSIGN(const int weights, weights_output(l, d[0], d[1]));
   if (l.c.b.status().ok()) l.c.b.writer().add_attention_pool(l.name, x, mask, weight, bias, v, y, weights);
   return y;
