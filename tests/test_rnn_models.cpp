@@ -70,11 +70,11 @@ TEST_CASE("RNN seq2seq converts from every checkpoint format") {
 }
 
 // The tutorial's Encoder/AttentionDecoder (Linear([s; h]) -> 1 scoring without tanh, zero
-// cell each step), PyTorch's translation tutorial (BahdanauAttention Wa/Ua/Va), 2-layer GRU Luong models in the chatbot tutorial's naming (general, dot,
+// cell each step; and with tanh, score_activation tanh in config.json), PyTorch's translation tutorial (BahdanauAttention Wa/Ua/Va), 2-layer GRU Luong models in the chatbot tutorial's naming (general, dot,
 // concat) and a 2-layer LSTM Luong with input feeding, from each weights file with
-// config.json holding only bos_id, eos_id (and the combine order, input feeding).
+// config.json holding only bos_id, eos_id (and the score activation, combine order, input feeding).
 TEST_CASE("RNN seq2seq written as tutorials write them match PyTorch from their weights: greedy tokens exactly") {
-  for (const ModelCase& c : rnn_cases("rnn-seq2seq-modules", 6)) {
+  for (const ModelCase& c : rnn_cases("rnn-seq2seq-modules", 7)) {
     for (const auto& file : c.spec.at("weights_files")) {
       CAPTURE(c.name());
       CAPTURE(file.get<std::string>());

@@ -1,11 +1,13 @@
-// The attention scoring family (additive, Luong dot and general) against its reference
+// The attention scoring family (additive, Luong dot and general, concat with and without
+// tanh) against its reference
 // twins, both checked against a double-precision computation, on every instruction set
 // this CPU has: source lengths and feature dims across the vector-width edges, key
 // lengths (0 included), strided, shared and misaligned rows, extreme and equal scores,
 // inspection weights, and refused parameters.
 //
 // Tolerance. A score is a sum of n terms (n = units or dims; dq + dk for general) whose
-// magnitudes add up to T (computed in double). Rounding errors of f32 sums grow like
+// magnitudes add up to T (computed in double; concat: dq + dk + 1 terms, then tanh,
+// whose slope is at most 1). Rounding errors of f32 sums grow like
 // sqrt(n) * u * T in practice (u = 2^-24; n * u * T is the never-reached worst case;
 // tanh and exp2 are within 2 ulp). An error d in the scores moves a softmax weight w by
 // at most w * 2 * max d and the context by 2 * max d * max|value|; normalization and the
@@ -41,6 +43,24 @@ struct Want {
   double tolerance_weights = 0, tolerance_context = 0;
 };
 
+// act(b + w_s . s + w_h . h_j) in double, and the magnitude of its argument.
+void concat_score(const Instance& in, size_t j, double* score, double* magnitude) {
+  const Problem& p = in.pr;
+  const float* w = in.w.data() + p.misalign;
+  double sum = in.bias[p.misalign];
+  double total = std::fabs(sum);
+  for (size_t q = 0; q < p.query_dim; ++q) {
+    sum += double(w[q]) * in.q()[q];
+    total += std::fabs(double(w[q]) * in.q()[q]);
+  }
+  for (size_t k = 0; k < p.dim; ++k) {
+    sum += double(w[p.query_dim + k]) * in.key_at(j, k);
+    total += std::fabs(double(w[p.query_dim + k]) * in.key_at(j, k));
+  }
+  *score = p.form == Form::kConcatTanh ? std::tanh(sum) : sum;
+  *magnitude = total;
+}
+
 Want compute_double(const Instance& in) {
   const Problem& p = in.pr;
   const size_t valid = p.key_length < 0 ? p.src_len : size_t(p.key_length);
@@ -61,6 +81,8 @@ Want compute_double(const Instance& in) {
         sum += t;
         magnitude += std::fabs(t);
       }
+    } else if (is_concat(p.form)) {
+      concat_score(in, j, &sum, &magnitude);
     } else {
       for (size_t q = 0; q < p.query_dim; ++q) {
         for (size_t k = 0; k < p.dim; ++k) {
@@ -90,7 +112,9 @@ Want compute_double(const Instance& in) {
     }
   }
   const double u = std::ldexp(1.0, -24);
-  const size_t terms = p.form == Form::kGeneral ? p.query_dim + p.dim : p.dim;
+  const size_t terms = p.form == Form::kGeneral ? p.query_dim + p.dim
+                       : is_concat(p.form)      ? p.query_dim + p.dim + 1
+                                                : p.dim;
   const double bound =
       u * (2 * (std::sqrt(double(terms)) + 2) * max_magnitude + std::sqrt(double(p.src_len)) + 4);
   want.tolerance_weights = bound;
@@ -147,6 +171,11 @@ void check_all_kernels(const Problem& problem) {
   }
 }
 
+// A refusal whose message contains `text`.
+bool refused_with(const Status& s, const char* text) {
+  return !s.ok() && std::string(s.message()).find(text) != std::string::npos;
+}
+
 const size_t kSrcLens[] = {1,  2,  3,  4,  5,  7,  8,   9,   15,  16,  17,
                            31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200};
 const size_t kDims[] = {1, 3, 16, 17, 64, 100};
@@ -154,7 +183,7 @@ const size_t kDims[] = {1, 3, 16, 17, 64, 100};
 }  // namespace
 
 TEST_CASE("scoring: every form, source lengths and dims across the vector edges") {
-  for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
+  for (Form form : kAllForms) {
     size_t n = 0;
     for (size_t src_len : kSrcLens) {
       for (size_t dim : kDims) {
@@ -173,7 +202,7 @@ TEST_CASE("scoring: every form, source lengths and dims across the vector edges"
 }
 
 TEST_CASE("scoring: key lengths, 0 gives zero weights and a zero context") {
-  for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
+  for (Form form : kAllForms) {
     for (size_t src_len : {1, 5, 17, 64, 65, 200}) {
       for (size_t length : {size_t(0), size_t(1), src_len / 2, src_len - 1, src_len}) {
         Problem p;
@@ -202,7 +231,7 @@ TEST_CASE("scoring: key lengths, 0 gives zero weights and a zero context") {
 }
 
 TEST_CASE("scoring: strided, shared and misaligned rows; scaled Luong") {
-  for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
+  for (Form form : kAllForms) {
     for (size_t dim : {3, 16, 17}) {
       Problem p;
       p.form = form;
@@ -225,7 +254,7 @@ TEST_CASE("scoring: strided, shared and misaligned rows; scaled Luong") {
 }
 
 TEST_CASE("scoring: extreme and equal scores") {
-  for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
+  for (Form form : kAllForms) {
     for (size_t dim : {1, 16, 17}) {
       for (size_t src_len : {3, 64, 129}) {
         Problem p;
@@ -240,6 +269,9 @@ TEST_CASE("scoring: extreme and equal scores") {
           p.query_range = 100.0f;
           p.key_range = 100.0f;
           p.v_range = 2e4f / float(dim);
+        } else if (is_concat(form)) {  // both parts of w . [s; h_j] large
+          p.query_range = 1e4f / float(dim);
+          p.key_range = 1e4f / float(dim);
         } else {
           p.query_range = 2e4f / float(dim);
           p.key_range = form == Form::kGeneral ? 1.0f / float(dim) : 1.0f;
@@ -275,7 +307,7 @@ TEST_CASE("scoring: the public entry points run the best kernels") {
   const std::string isa = attention_scoring_isa();
   CHECK((isa == "scalar" || isa == "sse2" || isa == "avx2" || isa == "avx512" || isa == "neon64" ||
          isa == "neon" || isa == "mve"));
-  for (Form form : {Form::kAdditive, Form::kDot, Form::kGeneral}) {
+  for (Form form : kAllForms) {
     Problem p;
     p.form = form;
     p.src_len = 50;
@@ -296,9 +328,7 @@ TEST_CASE("scoring: the public entry points run the best kernels") {
 }
 
 TEST_CASE("scoring: invalid parameters are refused with a message") {
-  const auto has = [](const Status& s, const char* text) {
-    return !s.ok() && std::string(s.message()).find(text) != std::string::npos;
-  };
+  const auto has = refused_with;
   Problem p;
   p.form = Form::kAdditive;
   Instance in(p);
@@ -374,4 +404,32 @@ TEST_CASE("scoring: invalid parameters are refused with a message") {
   l = il.luong();
   CHECK(luong_attention(l, ws, luong_attention_workspace_bytes(l) - 1).code() ==
         StatusCode::kResourceExhausted);
+}
+
+TEST_CASE("scoring: concat takes w, an optional bias and tanh; the other scores take neither") {
+  AlignedBuffer workspace(4096);
+  const auto run = [&](const LuongAttentionParams& params) {
+    return luong_attention(params, workspace.data(), workspace.size());
+  };
+  Problem concat;
+  concat.form = Form::kConcatTanh;
+  concat.query_dim = 5;
+  Instance in(concat);
+  LuongAttentionParams params = in.luong();
+  REQUIRE(run(params).ok());
+  params.bias = nullptr;  // optional
+  CHECK(run(params).ok());
+  CHECK(luong_attention_reference(params).ok());
+  params.w = nullptr;
+  CHECK(refused_with(run(params), "concat score needs w [query_dim + key_dim]"));
+  CHECK(refused_with(luong_attention_reference(params), "concat score needs w"));
+
+  concat.form = Form::kGeneral;
+  Instance general(concat);
+  params = general.luong();
+  params.tanh = true;
+  CHECK(refused_with(run(params), "tanh is for the concat score only"));
+  params.tanh = false;
+  params.bias = general.bias.data();
+  CHECK(refused_with(run(params), "bias is for the concat score only"));
 }

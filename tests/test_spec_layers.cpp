@@ -171,6 +171,42 @@ TEST_CASE("spec layer score_attention: dot, general and additive scores over a m
   check_converts(spec, {{"W", {6, 6}}, {"key", {7, 6}}, {"query_w", {7, 6}}, {"query_b", {7}}, {"energy", {7}}});
 }
 
+TEST_CASE("spec layer score_attention: concat scores, Linear(dq + dk, 1) with and without tanh") {
+  const json spec = {
+      {"symbols", {{"seq", 8}}},
+      {"inputs", {f32_input("query", {"batch", 5}), f32_input("memory", {"batch", "seq", 6}),
+                  i32_input("mask", {"batch", "seq"})}},
+      {"layers",
+       {{{"op", "score_attention"}, {"name", "linear"}, {"query", "query"}, {"keys", "memory"}, {"mask", "mask"},
+         {"score", "concat"}, {"weight", "attn.weight"}, {"bias", "attn.bias"}, {"weights_output", "alignment"}},
+        {{"op", "score_attention"}, {"name", "tanh"}, {"query", "query"}, {"keys", "memory"}, {"mask", "mask"},
+         {"score", "concat"}, {"weight", "attn.weight"}, {"activation", "tanh"}, {"scale", 3.0}}}},
+      {"outputs", {"linear", "alignment", "tanh"}}};
+  check_converts(spec, {{"attn.weight", {1, 11}}, {"attn.bias", {1}}});
+}
+
+TEST_CASE("spec layer score_attention refuses a concat score it cannot write, naming the layer") {
+  const json inputs = json::array({f32_input("query", {"batch", 5}), f32_input("memory", {"batch", 8, 6})});
+  const json base = {{"op", "score_attention"}, {"name", "a"}, {"query", "query"}, {"keys", "memory"},
+                     {"score", "concat"}, {"weight", "attn.weight"}};
+  const std::pair<json, const char*> bad[] = {
+      {{{"activation", "relu"}}, "layer 0 'a': a concat score's activation must be none or tanh"},
+      {{{"score", "bilinear"}}, "score must be additive, dot, general or concat"},
+      {{{"weight", "wrong.weight"}}, "wrong.weight"},
+  };
+  for (const auto& [change, expected] : bad) {
+    json layer = base;
+    layer.update(change);
+    CAPTURE(layer.dump());
+    const json spec = {{"inputs", inputs}, {"layers", json::array({layer})}, {"outputs", {"a"}}};
+    const auto converted = convert_spec(spec, {{"attn.weight", {1, 11}}, {"wrong.weight", {1, 10}}});
+    REQUIRE(!converted.ok());
+    const std::string message = converted.status().message();
+    CAPTURE(message);
+    CHECK(message.find(expected) != std::string::npos);
+  }
+}
+
 TEST_CASE("spec layer attention_pool: learned pooling over the valid positions, with its weights") {
   const json spec = {
       {"symbols", {{"seq", 8}}},

@@ -130,9 +130,11 @@ class ModelWriter {
   // reset_cell: an LSTM step starts from a zero cell state (RecurrentStepOptions).
   void add_recurrent_step(const std::string& name, fb::RecurrentCell cell, int hidden, int x, int w_ih,
                           int w_hh, int b_ih, int b_hh, int h_state, int c_state, int y, bool reset_cell = false);
-  // ScoreAttention: weights_out may be -1. w is packed for Additive, row-major for General.
+  // ScoreAttention: weights_out may be -1. w is packed for Additive, row-major for General,
+  // [1, Dq + Dk] as stored for Concat, whose activation (None or Tanh) follows the Linear.
   void add_score_attention(const std::string& name, fb::ScoreKind kind, float scale, int query, int keys,
-                           int values, int mask, int w, int b, int v, int context, int weights_out);
+                           int values, int mask, int w, int b, int v, int context, int weights_out,
+                           fb::Activation activation = fb::Activation_None);
   void add_concat(const std::string& name, std::vector<int32_t> inputs, int y);
   void add_attention_pool(const std::string& name, int x, int mask, int w, int b, int v, int y, int weights_out);
   // y = x / max(||x||_2 over the last axis, epsilon); y = x * scale + shift.

@@ -16,6 +16,9 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       without tanh, decoder.lstm fed [embedded; context] from (s_{t-1}, zero cell),
       decoder.fc_out(s_t). The tutorial has no source mask: every source is full length.
       config.json: bos_id, eos_id. missing_fc_out.safetensors lacks decoder.fc_out (an error case).
+  seq2seq_tutorial_tanh_lstm_v37_41_e12_h20
+      The same with the score under tanh: decoder.attention = tanh(Linear(3H, 1)) (a Linear
+      subclass, so the names stay). config.json: bos_id, eos_id, score_activation tanh.
   seq2seq_translation_tutorial_gru_h16
       PyTorch's "Translation with a Sequence to Sequence Network and Attention" tutorial:
       EncoderRNN (encoder.embedding, encoder.gru) and AttnDecoderRNN (decoder.embedding,
@@ -105,13 +108,22 @@ class AttentionDecoder(nn.Module):
         return prediction, hidden, attn_weights.squeeze(2)
 
 
+class TanhLinear(nn.Linear):
+    """tanh(Linear(x)): the tutorial's score with a tanh, under the same parameter names."""
+
+    def forward(self, x):
+        return torch.tanh(super().forward(x))
+
+
 class Tutorial(nn.Module):
     """Holds the two modules (state_dict keys encoder.*, decoder.*) and decodes as the
     tutorial's demo does: encoder(src), then decoder(token, hidden, outputs) per step."""
 
-    def __init__(self, vs, vt, e, h):
+    def __init__(self, vs, vt, e, h, score_tanh=False):
         super().__init__()
         self.encoder, self.decoder = Encoder(vs, e, h), AttentionDecoder(vt, e, h)
+        if score_tanh:
+            self.decoder.attention = TanhLinear(h * 3, 1)
 
     def start(self, source_ids, source_mask):
         outputs, h = self.encoder(source_ids)
@@ -376,14 +388,17 @@ def main(argv):
     torch.set_num_threads(min(2, torch.get_num_threads()))
     tokens = {"bos_id": BOS_ID, "eos_id": EOS_ID}
 
-    torch.manual_seed(BASE_SEED)
     full = ref.ragged_mask(BATCH, 8, (8, 8, 8))          # the tutorial has no source mask
-    source = torch.randint(3, 37, (BATCH, 8))
-    case_dir = write_case(out_dir, "seq2seq_tutorial_lstm_v37_41_e12_h20", lambda: Tutorial(37, 41, 12, 20), source,
-                          full, ("encoder", "decoder"), "", tokens, {})
-    lacking = {k: v.detach().float().contiguous() for k, v in Tutorial(37, 41, 12, 20).state_dict().items()
-               if not k.startswith("decoder.fc_out.")}
-    save_weights(os.path.join(case_dir, "missing_fc_out.safetensors"), "safetensors", lacking)
+    for index, (tag, tanh) in enumerate((("", False), ("tanh_", True))):
+        torch.manual_seed(BASE_SEED + 100 * index)
+        source = torch.randint(3, 37, (BATCH, 8))
+        config = {**tokens, "score_activation": "tanh"} if tanh else tokens
+        case_dir = write_case(out_dir, f"seq2seq_tutorial_{tag}lstm_v37_41_e12_h20",
+                              lambda: Tutorial(37, 41, 12, 20, tanh), source, full, ("encoder", "decoder"), "",
+                              config, {})
+        lacking = {k: v.detach().float().contiguous() for k, v in Tutorial(37, 41, 12, 20, tanh).state_dict().items()
+                   if not k.startswith("decoder.fc_out.")}
+        save_weights(os.path.join(case_dir, "missing_fc_out.safetensors"), "safetensors", lacking)
 
     torch.manual_seed(BASE_SEED + 500)
     source = torch.randint(3, 37, (BATCH, 8))

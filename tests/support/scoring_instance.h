@@ -1,10 +1,12 @@
-// One attention scoring problem (additive, Luong dot or Luong general) with its buffers,
+// One attention scoring problem (additive, Luong dot or general, concat with or without
+// tanh) with its buffers,
 // for tests/test_scoring.cpp: the sizes, strides and misalignment of a case, and runs
 // of the reference and of any kernel set over a misaligned workspace.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,17 +21,29 @@ namespace scoring_testing {
 
 using focal::testing::AlignedBuffer;
 
-enum class Form { kAdditive, kDot, kGeneral };
+enum class Form { kAdditive, kDot, kGeneral, kConcat, kConcatTanh };
+constexpr Form kAllForms[] = {Form::kAdditive, Form::kDot, Form::kGeneral, Form::kConcat,
+                              Form::kConcatTanh};
 
 inline const char* form_name(Form f) {
-  return f == Form::kAdditive ? "additive" : f == Form::kDot ? "dot" : "general";
+  switch (f) {
+    case Form::kAdditive: return "additive";
+    case Form::kDot: return "dot";
+    case Form::kGeneral: return "general";
+    case Form::kConcat: return "concat";
+    default: return "concat-tanh";
+  }
 }
+
+inline bool is_concat(Form f) { return f == Form::kConcat || f == Form::kConcatTanh; }
+// Forms whose query has its own width query_dim (dot and additive use dim).
+inline bool has_query_dim(Form f) { return f == Form::kGeneral || is_concat(f); }
 
 struct Problem {
   Form form = Form::kAdditive;
   size_t src_len = 7;
   size_t dim = 16;        // units (additive) or key_dim (Luong)
-  size_t query_dim = 16;  // general only; dot uses dim
+  size_t query_dim = 16;  // general and concat; dot and additive use dim
   size_t value_dim = 8;
   int32_t key_length = -1;
   float query_range = 1.0f;  // query_proj / s
@@ -47,7 +61,7 @@ struct Problem {
 inline std::string describe(const Problem& p) {
   return std::string(form_name(p.form)) + " src" + std::to_string(p.src_len) + " d" +
          std::to_string(p.dim) +
-         (p.form == Form::kGeneral ? " q" + std::to_string(p.query_dim) : "") + " v" +
+         (has_query_dim(p.form) ? " q" + std::to_string(p.query_dim) : "") + " v" +
          std::to_string(p.value_dim) + " len" + std::to_string(p.key_length) + " ranges " +
          std::to_string(p.query_range) + "/" + std::to_string(p.key_range) + "/" +
          std::to_string(p.v_range) + (p.equal_keys ? " equal" : "") +
@@ -60,11 +74,11 @@ inline std::string describe(const Problem& p) {
 // Owns the buffers of one problem and fills the params structs for it.
 struct Instance {
   Problem pr;
-  std::vector<float> query, keys, v, w, values, context, weights;
+  std::vector<float> query, keys, v, w, bias, values, context, weights;
 
   explicit Instance(const Problem& p) : pr(p) {
     const size_t m = p.misalign;
-    const size_t qdim = p.form == Form::kGeneral ? p.query_dim : p.dim;
+    const size_t qdim = has_query_dim(p.form) ? p.query_dim : p.dim;
     query = testing::random_values(qdim + m, p.seed, -p.query_range, p.query_range);
     keys =
         testing::random_values(p.src_len * key_stride() + m, p.seed + 1, -p.key_range, p.key_range);
@@ -73,7 +87,10 @@ struct Instance {
         std::copy(keys.begin() + m, keys.begin() + m + p.dim, keys.begin() + m + j * key_stride());
     }
     v = testing::random_values(p.dim + m, p.seed + 2, -p.v_range, p.v_range);
-    w = testing::random_values(p.query_dim * p.dim + m, p.seed + 3, -1.0f, 1.0f);
+    // General: W [query_dim][dim]; concat: w [query_dim + dim].
+    w = testing::random_values(std::max(p.query_dim * p.dim, p.query_dim + p.dim) + m, p.seed + 3,
+                               -1.0f, 1.0f);
+    bias = testing::random_values(1 + m, p.seed + 5, -1.0f, 1.0f);
     values = testing::random_values(p.src_len * value_stride() + m, p.seed + 4, -1.0f, 1.0f);
     context.assign(p.value_dim + m, NAN);
     weights.assign(p.src_len + m, NAN);
@@ -114,15 +131,19 @@ struct Instance {
 
   LuongAttentionParams luong(bool with_weights = true) {
     LuongAttentionParams a;
-    a.score = pr.form == Form::kGeneral ? LuongScore::kGeneral : LuongScore::kDot;
+    a.score = pr.form == Form::kGeneral ? LuongScore::kGeneral
+              : is_concat(pr.form)      ? LuongScore::kConcat
+                                        : LuongScore::kDot;
     a.src_len = pr.src_len;
-    a.query_dim = pr.form == Form::kGeneral ? pr.query_dim : pr.dim;
+    a.query_dim = has_query_dim(pr.form) ? pr.query_dim : pr.dim;
     a.key_dim = pr.dim;
     a.value_dim = pr.value_dim;
     a.key_length = pr.key_length;
     a.scale = pr.scale;
     a.query = q();
-    a.w = pr.form == Form::kGeneral ? w.data() + pr.misalign : nullptr;
+    a.w = has_query_dim(pr.form) ? w.data() + pr.misalign : nullptr;
+    a.bias = is_concat(pr.form) ? bias.data() + pr.misalign : nullptr;
+    a.tanh = pr.form == Form::kConcatTanh;
     a.keys = keys.data() + pr.misalign;
     a.keys_stride = pr.key_pad ? key_stride() : 0;
     a.values = value_data();

@@ -25,8 +25,9 @@ struct Seq2SeqNames {
 
 // How one decoder step scores the source memory h_j with the decoder state s.
 enum class ScoreForm {
-  kAdditive,      // v . tanh(Wq s + Wk h_j + b): Bahdanau, Luong concat, Linear([s; h]) -> 1 with tanh
-  kConcatLinear,  // Linear([s; h_j]) -> 1 without tanh: ws . s + wh . h_j + b
+  kAdditive,      // v . tanh(Wq s + Wk h_j + b): Bahdanau, Luong concat (Linear(Hd + Dk, A) and v)
+  kConcatLinear,  // Linear([s; h_j]) -> 1 without tanh: w . [s; h_j] + b
+  kConcatTanh,    // tanh(Linear([s; h_j]) -> 1): tanh(w . [s; h_j] + b)
   kDot,           // s . h_j
   kGeneral,       // s . W h_j (a bias on W h_j adds s . b to every score of a row: softmax drops it)
 };
@@ -38,7 +39,7 @@ struct Seq2SeqModel {
   int64_t encoder_layers = 1, decoder_layers = 1, dirs = 1, src_vocab = 0, tgt_vocab = 0;
   int64_t max_src = 64, bos_id = 1, eos_id = 2;
   ScoreForm score = ScoreForm::kAdditive;
-  int64_t units = 0;            // kAdditive: A (1 for Linear([s; h]) -> 1 with tanh)
+  int64_t units = 0;            // kAdditive: A
   bool feed_context = true;     // score with s_{t-1}, decoder input [embedded; context] (Bahdanau)
                                 // rather than score with s_t after the step (Luong)
   bool reset_cell = false;      // LSTM decoder started each step from a zero cell state

@@ -5,11 +5,10 @@
 //                  Ours: attention.query / attention.key / attention.energy (Wa / Ua / Va
 //                  in PyTorch's translation tutorial); the module naming otherwise: one
 //                  Linear(Hd + Dk, A) over [s; h_j] (split by columns, its bias as bq)
-//                  with v (or v = [1] for Linear(Hd + Dk, 1) with tanh)
-//   kConcatLinear  Linear([s; h_j]) -> 1 without tanh = ws . s + b + wh . h_j: a Dot over
-//                  two-wide rows, keys_j = [wh . h_j, 1] and query = [1, ws . s + b], so
-//                  the score is the tutorial's sum itself (the s term is the same for every
-//                  j of a row, yet it is kept rather than dropped)
+//                  with v
+//   kConcatLinear  Linear([s; h_j]) -> 1 without tanh (PyTorch's seq2seq tutorial), and
+//   kConcatTanh    the same under tanh: a Concat score with the Linear's weight [1, Hd + Dk]
+//                  and bias [1] as stored, over the memory itself (no key projection)
 //   kDot           s . h_j
 //   kGeneral       s . W h_j with W [Hd, Dk] (nn.Linear(Dk, Hd).weight); the Linear's bias
 //                  adds s . b to every score of a row, which the softmax removes exactly
@@ -70,8 +69,7 @@ void query_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix*
   } else {
     const Matrix both = concat_weight(b, m);
     if (b.status().ok()) *w = columns(both, 0, m.decoder_hidden);
-    *v = m.names.attention_v.empty() ? filled({m.units}, 1.0f)
-                                     : as_vector(b.fetch(m.names.attention_v, {m.units}));
+    *v = as_vector(b.fetch(m.names.attention_v, {m.units}));
   }
   if (b.weights().has(name + ".bias")) *bias = b.fetch(name + ".bias", {m.units});
 }
@@ -79,18 +77,6 @@ void query_projection(GraphBuilder& b, const Seq2SeqModel& m, Matrix* w, Matrix*
 int optional_constant(GraphBuilder& b, const std::string& name, const Matrix& m) {
   return m.shape.empty() ? -1 : b.constant(name, m);
 }
-
-// kConcatLinear's two-wide rows: weight [2, in] = rows (first, second), bias [2].
-int two_wide(GraphBuilder& b, const std::string& name, int x, const Matrix& first, const Matrix& second,
-             float bias0, float bias1, int out) {
-  Matrix w = first;
-  w.shape[0] = 2;
-  w.values.insert(w.values.end(), second.values.begin(), second.values.end());
-  return b.dense(name, x, b.constant(name + ".weight", w), b.constant(name + ".bias", Matrix{{2}, {bias0, bias1}}),
-                 fb::Activation_None, out);
-}
-
-float scalar_or_zero(const Matrix& m) { return m.values.empty() ? 0.0f : m.values[0]; }
 
 }  // namespace
 
@@ -100,15 +86,10 @@ int zeros_from(GraphBuilder& b, const std::string& name, int x, int64_t in, int6
 }
 
 void attention_keys(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g) {
-  if (m.score != ScoreForm::kAdditive && m.score != ScoreForm::kConcatLinear) return;
+  if (m.score != ScoreForm::kAdditive) return;
   Matrix w, bias;
   key_projection(b, m, &w, &bias);
   if (!b.status().ok()) return;
-  if (m.score == ScoreForm::kConcatLinear) {  // keys_j = [wh . h_j, 1]
-    const int keys = b.state("attention.keys", DType::kF32, {g.batch, g.src, {2, -1}});
-    g.keys = two_wide(b, "attention.key", g.memory, w, filled({1, m.memory_width()}, 0.0f), 0.0f, 1.0f, keys);
-    return;
-  }
   const int keys = b.state("attention.keys", DType::kF32, {g.batch, g.src, {m.units, -1}});
   g.keys = b.dense("attention.key", g.memory, b.constant("attention.key.weight", w),
                    optional_constant(b, "attention.key.bias", bias), fb::Activation_None, keys);
@@ -128,17 +109,18 @@ int step_attention(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g
     if (!b.status().ok()) return -1;
     b.writer().add_score_attention("attention", fb::ScoreKind_General, 1.0f, query, g.memory, g.memory, g.mask, w,
                                    -1, -1, context, weights);
+  } else if (m.score == ScoreForm::kConcatLinear || m.score == ScoreForm::kConcatTanh) {
+    const std::string& linear = m.names.attention;
+    const int w = b.param(linear + ".weight", {1, hd + dk});
+    const int bias = b.weights().has(linear + ".bias") ? b.param(linear + ".bias", {1}) : -1;
+    if (!b.status().ok()) return -1;
+    const fb::Activation act = m.score == ScoreForm::kConcatTanh ? fb::Activation_Tanh : fb::Activation_None;
+    b.writer().add_score_attention("attention", fb::ScoreKind_Concat, 1.0f, query, g.memory, g.memory, g.mask, w,
+                                   bias, -1, context, weights, act);
   } else {
     Matrix w, bias, v;
     query_projection(b, m, &w, &bias, &v);
     if (!b.status().ok()) return -1;
-    if (m.score == ScoreForm::kConcatLinear) {  // query = [1, ws . s + b]
-      const int q = two_wide(b, "attention.query", query, filled({1, hd}, 0.0f), w, 1.0f, scalar_or_zero(bias), -1);
-      if (!b.status().ok()) return -1;
-      b.writer().add_score_attention("attention", fb::ScoreKind_Dot, 1.0f, q, g.keys, g.memory, g.mask, -1, -1, -1,
-                                     context, weights);
-      return context;
-    }
     const int wq = b.constant("attention.query.weight", w), bq = optional_constant(b, "attention.query.bias", bias);
     const int energy = b.constant("attention.energy", v);
     if (!b.status().ok()) return -1;

@@ -142,10 +142,13 @@ Status read_module_score(const nlohmann::json& config, WeightSource& w, Seq2SeqM
   std::string activation;
   FOCAL_ASSIGN_OR_RETURN(activation, config_string(config, "score_activation", "none"));
   if (activation != "none" && activation != "tanh") return config_refused("score_activation must be none or tanh");
-  if (shape.size() == 2 && shape[1] == hd + dk && (!n.attention_v.empty() || shape[0] == 1)) {
-    const bool tanh = !n.attention_v.empty() || activation == "tanh";
-    m->score = tanh ? ScoreForm::kAdditive : ScoreForm::kConcatLinear;
+  if (shape.size() == 2 && shape[1] == hd + dk && !n.attention_v.empty()) {
+    m->score = ScoreForm::kAdditive;
     m->units = shape[0];
+    return Status();
+  }
+  if (shape == std::vector<int64_t>{1, hd + dk}) {
+    m->score = activation == "tanh" ? ScoreForm::kConcatTanh : ScoreForm::kConcatLinear;
     return Status();
   }
   if (shape == std::vector<int64_t>{hd, dk} && n.attention_v.empty()) {

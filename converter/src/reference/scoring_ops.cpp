@@ -3,6 +3,7 @@
 //   additive:      score_j = v . tanh(query_proj + keys[j])
 //   Luong dot:     score_j = scale * q . keys[j]
 //   Luong general: score_j = scale * q . (W keys[j]),  W [Dq, Dk]
+//   concat:        score_j = scale * act(w . [q; keys[j]] + b),  w [1, Dq + Dk], act none or tanh
 //   weights = softmax over j < length (0 elsewhere), context = sum_j weights_j values[j].
 #include <cmath>
 #include <vector>
@@ -38,6 +39,21 @@ void weigh(double* scores, size_t length, size_t src, const double* values, size
 
 enum ScoreSlot { kQuery = 0, kKeys, kValues, kMask, kW, kB, kV };
 
+// Concat scores of one query row: act(b + w[:Dq] . q + w[Dq:] . keys[j]), times scale.
+void concat_scores(const OpContext& c, const double* query, const double* keys, size_t src, double* scores) {
+  const fb::ScoreAttentionOptions& o = *c.op.options_as_ScoreAttentionOptions();
+  const size_t dq = c.in(kQuery).dim(1), dk = c.in(kKeys).dim(2);
+  const Operand& w = c.in(kW);
+  double state_part = c.has_input(kB) ? c.in(kB).at(0) : 0.0;
+  for (size_t a = 0; a < dq; ++a) state_part += w.at(a) * query[a];
+  for (size_t j = 0; j < src; ++j) {
+    double pre = state_part;
+    for (size_t i = 0; i < dk; ++i) pre += w.at(dq + i) * keys[j * dk + i];
+    const double score = o.activation() == fb::Activation_Tanh ? std::tanh(pre) : pre;
+    scores[j] = static_cast<double>(o.scale()) * score;
+  }
+}
+
 // Luong scores of one query row against `src` key rows.
 void luong_scores(const OpContext& c, const double* query, const double* keys, size_t src, double* scores) {
   const fb::ScoreAttentionOptions& o = *c.op.options_as_ScoreAttentionOptions();
@@ -61,13 +77,14 @@ void luong_scores(const OpContext& c, const double* query, const double* keys, s
 }  // namespace
 
 // ScoreAttention: query [B, Dq], keys [B, S, Dk], values [B, S, Dv], mask [B, S];
-// additive w packed [Dk, Dq], b [Dk], v [Dk]. Outputs: context [B, Dv], weights [B, S].
+// additive w packed [Dk, Dq], b [Dk], v [Dk]; concat w [1, Dq + Dk], b [1]. Outputs: context [B, Dv], weights [B, S].
 Status score_attention_op(const OpContext& c) {
   const Operand& keys = c.in(kKeys);
   const size_t batch = keys.dim(0), src = keys.dim(1), dk = keys.dim(2), dv = c.in(kValues).dim(2);
   std::vector<int64_t> lengths(batch, static_cast<int64_t>(src));
   if (c.has_input(kMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kMask), batch, src, "mask", &lengths));
-  const bool additive = c.op.options_as_ScoreAttentionOptions()->kind() == fb::ScoreKind_Additive;
+  const fb::ScoreKind kind = c.op.options_as_ScoreAttentionOptions()->kind();
+  const bool additive = kind == fb::ScoreKind_Additive;
   std::vector<double> query_proj(batch * dk), scores(src);
   const size_t dq = c.in(kQuery).dim(1);
   if (additive) dense_rows(c.in(kW), &c.in(kB), c.in(kQuery).values, dq, batch, query_proj.data(), dk);
@@ -75,6 +92,8 @@ Status score_attention_op(const OpContext& c) {
     const double* key_rows = keys.values + b * src * dk;
     if (additive) {
       additive_scores(&query_proj[b * dk], key_rows, c.in(kV), src, dk, scores.data());
+    } else if (kind == fb::ScoreKind_Concat) {
+      concat_scores(c, c.in(kQuery).values + b * dq, key_rows, src, scores.data());
     } else {
       luong_scores(c, c.in(kQuery).values + b * dq, key_rows, src, scores.data());
     }

@@ -223,7 +223,7 @@ void ModelWriter::add_recurrent_step(const std::string& name, fb::RecurrentCell 
 
 void ModelWriter::add_score_attention(const std::string& name, fb::ScoreKind kind, float scale, int query,
                                       int keys, int values, int mask, int w, int b, int v, int context,
-                                      int weights_out) {
+                                      int weights_out, fb::Activation activation) {
   if (kind == fb::ScoreKind_Additive) pack_dense_weight(w);
   std::vector<int32_t> inputs{query, keys, values, mask, w, b, v};
   while (inputs.size() > 3 && inputs.back() < 0) inputs.pop_back();
@@ -232,6 +232,7 @@ void ModelWriter::add_score_attention(const std::string& name, fb::ScoreKind kin
   fb::ScoreAttentionOptionsT options;
   options.kind = kind;
   options.scale = scale;
+  options.activation = activation;
   add_op(name, options, std::move(inputs), std::move(outputs));
 }
 

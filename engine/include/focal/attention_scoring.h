@@ -4,6 +4,7 @@
 //   score_j   = additive (Bahdanau):   v . tanh(query_proj + keys_proj[j])
 //               Luong dot:             scale * (s . h_j)
 //               Luong general:         scale * (s^T W h_j)  =  scale * ((W^T s) . h_j)
+//               concat:                scale * act(w . [s; h_j] + b), act none or tanh
 //   weights_j = softmax over the valid positions j < key_length (0 elsewhere)
 //   context   = sum_j weights_j * values[j]
 //
@@ -59,6 +60,10 @@ struct AdditiveAttentionParams {
 enum class LuongScore : uint8_t {
   kDot = 0,      // s . h_j; query_dim == key_dim, w must be null
   kGeneral = 1,  // s^T W h_j with W [query_dim][key_dim]
+  // act(w . [s; h_j] + b) with w [query_dim + key_dim], state part first: one
+  // nn.Linear(query_dim + key_dim, 1) over the concatenation (Luong's concat score with
+  // a single unit), act = tanh when `tanh` is set, else none.
+  kConcat = 2,
 };
 
 struct LuongAttentionParams {
@@ -75,7 +80,8 @@ struct LuongAttentionParams {
   const float* query = nullptr;  // [query_dim]: the decoder state s
   // kGeneral: W [query_dim][key_dim], row-major, mapping a key to query space: exactly
   // the weight of torch.nn.Linear(key_dim, query_dim, bias=False), whose output W h_j
-  // is dotted with s. kDot: null.
+  // is dotted with s. kConcat: the Linear's weight [query_dim + key_dim] as stored
+  // ([1, dq + dk]: the state's columns first). kDot: null.
   const float* w = nullptr;
   const float* keys = nullptr;    // [src_len][key_dim], the encoder states h_j
   size_t keys_stride = 0;         // elements between rows; 0: key_dim
@@ -84,6 +90,12 @@ struct LuongAttentionParams {
 
   float* context = nullptr;  // [value_dim], written
   float* weights = nullptr;  // optional [src_len], 0 at masked positions
+
+  // kConcat only: the Linear's bias (one float, optional: null is 0) and whether tanh
+  // follows it. With no tanh the bias and the state part shift every score of the
+  // sequence alike (the softmax drops them), but they are added all the same.
+  const float* bias = nullptr;
+  bool tanh = false;
 };
 
 // Scratch bytes for these params (data pointers are not needed yet): the src_len scores,

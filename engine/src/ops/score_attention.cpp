@@ -1,5 +1,6 @@
-// ScoreAttention op: one decoder step of Bahdanau (additive) or Luong (dot, general)
-// attention over a source, per batch row, on the scoring kernels (dispatch/scoring_dispatch.h).
+// ScoreAttention op: one decoder step of Bahdanau (additive), Luong (dot, general) or
+// concat (one Linear over [s; h_j], with or without tanh) attention over a source, per
+// batch row, on the scoring kernels (dispatch/scoring_dispatch.h).
 // Workspace: query projection [B, units] (additive) | lengths [B] | kernel scratch.
 #include <cmath>
 
@@ -25,9 +26,37 @@ Status check_sequence(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& q
   return Status();
 }
 
+// Only the concat score has an activation, and only none or tanh.
+Status check_activation(const OpCheck& c, const fb::ScoreAttentionOptions& o) {
+  if (o.kind() == fb::ScoreKind_Concat) {
+    if (o.activation() != fb::Activation_None && o.activation() != fb::Activation_Tanh) {
+      return c.fail("concat attention's activation must be None or Tanh, not %s",
+                    fb::EnumNameActivation(o.activation()));
+    }
+  } else if (o.activation() != fb::Activation_None) {
+    return c.fail("only concat attention takes an activation (this is %s)", fb::EnumNameScoreKind(o.kind()));
+  }
+  return Status();
+}
+
+// A constant f32 w of [rows, cols] (general: [Dq, Dk]; concat: [1, Dq + Dk]).
+Status check_matrix_w(const OpCheck& c, const char* what, int64_t rows, int64_t cols) {
+  if (!c.has_input(kW)) {
+    return c.fail("%s needs w [%lld, %lld]", what, static_cast<long long>(rows), static_cast<long long>(cols));
+  }
+  const fb::Tensor& w = c.input(kW);
+  FOCAL_RETURN_IF_ERROR(expect_constant(c, w));
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
+  if (rank(w) != 2 || dim(w, 0) != rows || dim(w, 1) != cols) {
+    return c.fail("%s: w must be [%lld, %lld]", what, static_cast<long long>(rows), static_cast<long long>(cols));
+  }
+  return Status();
+}
+
 Status check_score(const OpCheck& c) {
   const fb::ScoreAttentionOptions& o = *c.op.options_as_ScoreAttentionOptions();
   if (o.kind() > fb::ScoreKind_MAX || !std::isfinite(o.scale())) return c.fail("unknown kind or bad scale");
+  FOCAL_RETURN_IF_ERROR(check_activation(c, o));
   const fb::Tensor& q = c.input(kQuery);
   FOCAL_RETURN_IF_ERROR(expect_f32(c, q));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, q, 2, 2));
@@ -52,13 +81,13 @@ Status check_score(const OpCheck& c) {
     case fb::ScoreKind_Dot:
       if (dq != dk || c.has_input(kW)) return c.fail("dot attention needs query and key widths equal, no w");
       break;
+    case fb::ScoreKind_General:
+      FOCAL_RETURN_IF_ERROR(check_matrix_w(c, "general attention", dq, dk));
+      break;
     default:
-      if (!c.has_input(kW)) return c.fail("general attention needs w [Dq, Dk]");
-      FOCAL_RETURN_IF_ERROR(expect_constant(c, c.input(kW)));
-      FOCAL_RETURN_IF_ERROR(expect_f32(c, c.input(kW)));
-      if (rank(c.input(kW)) != 2 || dim(c.input(kW), 0) != dq || dim(c.input(kW), 1) != dk) {
-        return c.fail("w must be [%lld, %lld]", static_cast<long long>(dq), static_cast<long long>(dk));
-      }
+      FOCAL_RETURN_IF_ERROR(check_matrix_w(c, "concat attention", 1, dq + dk));
+      FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kB, 1));
+      if (c.has_input(kV)) return c.fail("concat attention takes no v (its w is the whole Linear)");
   }
   const fb::Tensor& context = c.output(0);
   FOCAL_RETURN_IF_ERROR(expect_f32(c, context));
@@ -71,6 +100,10 @@ Status check_score(const OpCheck& c) {
     if (rank(w) != 2 || !same_dim(w, 0, keys, 0) || !same_dim(w, 1, keys, 1)) return c.fail("weights must be [B, S]");
   }
   return Status();
+}
+
+LuongScore luong_score(fb::ScoreKind kind) {
+  return kind == fb::ScoreKind_Dot ? LuongScore::kDot : kind == fb::ScoreKind_General ? LuongScore::kGeneral : LuongScore::kConcat;
 }
 
 size_t floats(int64_t n) { return static_cast<size_t>(align_up(static_cast<uint64_t>(n) * 4, 64)); }
@@ -87,7 +120,8 @@ size_t kernel_bytes(const fb::Model& model, const fb::Op& op) {
     return additive_attention_workspace_bytes(p);
   }
   LuongAttentionParams p;
-  p.score = op.options_as_ScoreAttentionOptions()->kind() == fb::ScoreKind_Dot ? LuongScore::kDot : LuongScore::kGeneral;
+  p.score = luong_score(op.options_as_ScoreAttentionOptions()->kind());
+  p.tanh = op.options_as_ScoreAttentionOptions()->activation() == fb::Activation_Tanh;
   p.src_len = size_t(src);
   p.query_dim = size_t(dq);
   p.key_dim = size_t(dk);
@@ -113,9 +147,9 @@ Status run_score(const OpRun& r) {
   const size_t scratch_bytes = r.workspace_bytes - size_t(scratch - ws);
   const bool has_mask = r.input_count > kMask && r.inputs[kMask].present();
   if (has_mask) FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kMask].i32(), batch, src, "mask", lengths));
+  const float* bias = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : nullptr;
   if (o.kind() == fb::ScoreKind_Additive) {
     const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(kW));
-    const float* bias = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : nullptr;
     packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
                  r.parallel);
   }
@@ -140,7 +174,8 @@ Status run_score(const OpRun& r) {
       FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes));
     } else {
       LuongAttentionParams p;
-      p.score = o.kind() == fb::ScoreKind_Dot ? LuongScore::kDot : LuongScore::kGeneral;
+      p.score = luong_score(o.kind());
+      p.tanh = o.activation() == fb::Activation_Tanh;
       p.src_len = src;
       p.query_dim = dq;
       p.key_dim = dk;
@@ -148,7 +183,8 @@ Status run_score(const OpRun& r) {
       p.key_length = length;
       p.scale = o.scale();
       p.query = r.inputs[kQuery].f32() + b * dq;
-      p.w = o.kind() == fb::ScoreKind_General ? r.inputs[kW].f32() : nullptr;
+      p.w = o.kind() != fb::ScoreKind_Dot ? r.inputs[kW].f32() : nullptr;
+      p.bias = o.kind() == fb::ScoreKind_Concat ? bias : nullptr;
       p.keys = r.inputs[kKeys].f32() + b * src * dk;
       p.values = values;
       p.context = context;

@@ -21,15 +21,30 @@ Result<fb::ScoreKind> score_kind(const Layer& l) {
   if (score == "additive") return fb::ScoreKind_Additive;
   if (score == "dot") return fb::ScoreKind_Dot;
   if (score == "general") return fb::ScoreKind_General;
-  return l.fail("score must be additive, dot or general");
+  if (score == "concat") return fb::ScoreKind_Concat;
+  return l.fail("score must be additive, dot, general or concat");
 }
 
 struct Scoring {
   int w = -1, b = -1, v = -1;
+  fb::Activation activation = fb::Activation_None;
 };
 
+// Concat: one nn.Linear(dq + dk, 1) over [query; key_j], weight [1, dq + dk] as stored
+// (the query's columns first), bias [1] optional, then `activation` none or tanh.
+Result<Scoring> concat_weights(const Layer& l, int64_t dq, int64_t dk) {
+  Scoring s;
+  FOCAL_SPEC_ASSIGN(s.activation, l.activation(l.text_or("activation", "none")));
+  if (s.activation != fb::Activation_None && s.activation != fb::Activation_Tanh) {
+    return l.fail("a concat score's activation must be none or tanh");
+  }
+  s.w = l.c.b.param(l.text("weight"), {1, dq + dk});
+  s.b = l.bias("bias", 1);
+  return s;
+}
+
 // Additive: W [units, Dq] (a dense weight) with keys already of width units, then
-// v [units]; general: W [Dq, Dk] row-major; dot: none, Dq = Dk.
+// v [units]; general: W [Dq, Dk] row-major; concat: w [1, Dq + Dk]; dot: none, Dq = Dk.
 Result<Scoring> scoring_weights(const Layer& l, fb::ScoreKind kind, int64_t dq, int64_t dk) {
   Scoring s;
   if (kind == fb::ScoreKind_Dot) {
@@ -40,6 +55,7 @@ Result<Scoring> scoring_weights(const Layer& l, fb::ScoreKind kind, int64_t dq, 
     s.w = l.c.b.param(l.text("weight"), {dq, dk});
     return s;
   }
+  if (kind == fb::ScoreKind_Concat) return concat_weights(l, dq, dk);
   const std::string name = l.text("weight");
   FOCAL_SPEC_ASSIGN(const Matrix w, l.dense_weight(name, dq));
   if (w.shape[0] != dk) return l.fail(name + " must have as many outputs as the keys' width");
@@ -84,7 +100,7 @@ Result<int> score_attention_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int weights, weights_output(l, k[0], k[1]));
   if (l.c.b.status().ok()) {
     l.c.b.writer().add_score_attention(l.name, kind, l.fields.value("scale", 1.0f), query, keys, values, mask, s.w,
-                                       s.b, s.v, context, weights);
+                                       s.b, s.v, context, weights, s.activation);
   }
   return context;
 }

@@ -63,8 +63,12 @@ Status check_params(const AdditiveAttentionParams& p) {
 }
 
 Status check_shape(const LuongAttentionParams& p) {
-  if (p.score != LuongScore::kDot && p.score != LuongScore::kGeneral) {
-    return invalid(kLuongAttention, "unknown score (kDot or kGeneral)");
+  if (p.score != LuongScore::kDot && p.score != LuongScore::kGeneral &&
+      p.score != LuongScore::kConcat) {
+    return invalid(kLuongAttention, "unknown score (kDot, kGeneral or kConcat)");
+  }
+  if (p.tanh && p.score != LuongScore::kConcat) {
+    return invalid(kLuongAttention, "tanh is for the concat score only (kConcat)");
   }
   FOCAL_RETURN_IF_ERROR(check_size(kLuongAttention, "src_len", p.src_len, kMaxScoringSrcLen));
   FOCAL_RETURN_IF_ERROR(check_size(kLuongAttention, "query_dim", p.query_dim, kMaxScoringDim));
@@ -87,6 +91,10 @@ Status check_params(const LuongAttentionParams& p) {
   }
   if (p.score == LuongScore::kGeneral && p.w == nullptr)
     return invalid(kLuongAttention, "the general score needs w");
+  if (p.score == LuongScore::kConcat && p.w == nullptr)
+    return invalid(kLuongAttention, "the concat score needs w [query_dim + key_dim]");
+  if (p.score != LuongScore::kConcat && p.bias != nullptr)
+    return invalid(kLuongAttention, "bias is for the concat score only (kConcat)");
   if (p.score == LuongScore::kDot && p.w != nullptr) {
     return invalid(kLuongAttention, "the dot score takes no w (did you mean kGeneral?)");
   }

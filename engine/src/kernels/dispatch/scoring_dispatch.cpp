@@ -2,6 +2,7 @@
 // weighted sum of values) over the caller's workspace.
 #include "dispatch/scoring_dispatch.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "support/trusted_call.h"
@@ -33,6 +34,23 @@ void finish(const ScoringKernelTable& k, float* scores, size_t src_len, size_t v
     for (size_t j = valid; j < src_len; ++j) scores[j] = 0.0f;
   }
   k.weighted_sum(scores, values, values_stride, value_dim, valid, context);
+}
+
+// The concat score act(w . [s; h_j] + b) from the dot kernel: w's key part against
+// every key, then the state part's dot and the bias (the same for the whole sequence)
+// added in a small loop with the activation; scale as in the other Luong forms.
+void concat_scores(const ScoringKernelTable& k, const LuongAttentionParams& p, size_t valid,
+                   float* scores) {
+  if (valid == 0) return;
+  k.dot_scores(p.w + p.query_dim, p.keys, kernels::row_stride(p.keys_stride, p.key_dim),
+               p.key_dim, valid, 1.0f, scores);
+  float state_part = 0.0f;
+  k.dot_scores(p.w, p.query, p.query_dim, p.query_dim, 1, 1.0f, &state_part);
+  if (p.bias != nullptr) state_part += *p.bias;
+  for (size_t j = 0; j < valid; ++j) {
+    const float pre = state_part + scores[j];
+    scores[j] = p.scale * (p.tanh ? std::tanh(pre) : pre);
+  }
 }
 
 }  // namespace
@@ -74,6 +92,12 @@ Status run_luong_attention(const LuongAttentionParams& p, void* workspace, size_
   float* base = aligned_floats(workspace);
   float* scores = p.weights != nullptr ? p.weights : base;
   const float* query = p.query;
+  if (p.score == LuongScore::kConcat) {
+    concat_scores(*k, p, valid, scores);
+    finish(*k, scores, p.src_len, valid, p.weights != nullptr, p.values,
+           kernels::row_stride(p.values_stride, p.value_dim), p.value_dim, p.context);
+    return Status();
+  }
   if (p.score == LuongScore::kGeneral) {
     // u = W^T s: the rows of W weighted by s. Only worth it when there is a key to score.
     float* u = base + round_up(p.src_len, kPadFloats);

@@ -31,6 +31,14 @@ void softmax_context(size_t src_len, size_t valid, const float* values, size_t v
   }
 }
 
+// act(w . [s; h_j] + b) summed as written, the state's terms first.
+float concat_score(const LuongAttentionParams& p, const float* key) {
+  float sum = p.bias != nullptr ? *p.bias : 0.0f;
+  for (size_t q = 0; q < p.query_dim; ++q) sum += p.w[q] * p.query[q];
+  for (size_t k = 0; k < p.key_dim; ++k) sum += p.w[p.query_dim + k] * key[k];
+  return p.tanh ? std::tanh(sum) : sum;
+}
+
 }  // namespace
 
 void additive_attention_reference_f32(const AdditiveAttentionParams& p) {
@@ -50,6 +58,7 @@ void luong_attention_reference_f32(const LuongAttentionParams& p) {
   const size_t stride = row_stride(p.keys_stride, p.key_dim);
   const auto score = [&](size_t j) {
     const float* key = p.keys + j * stride;
+    if (p.score == LuongScore::kConcat) return p.scale * concat_score(p, key);
     float sum = 0.0f;
     for (size_t q = 0; q < p.query_dim; ++q) {
       if (p.score == LuongScore::kDot) {

@@ -4,6 +4,7 @@
 //   additive (Bahdanau):  additive_scores -> softmax -> weighted_sum
 //   Luong dot:            dot_scores      -> softmax -> weighted_sum
 //   Luong general:        weighted_sum (u = W^T s) -> dot_scores(u) -> softmax -> weighted_sum
+//   concat:               dot_scores(w_h) + (w_s . s + b), act -> softmax -> weighted_sum
 // Rows are addressed with a stride in floats; no kernel allocates or checks anything.
 #pragma once
 
