@@ -285,3 +285,34 @@ TEST_CASE("converter/README.md quotes the worked examples' spec files exactly") 
   }
   CHECK(quoted >= 2);
 }
+
+// The classifiers saved as users have them (tests/models/make_classifier_reference.py):
+// PyTorch models whose head is `fc` (a bidirectional GRU; a 2-layer LSTM under `model.`)
+// and the Keras tutorial's model with its two-Dense BahdanauAttention, from Keras 2's
+// save_weights .h5 (nested sublayer names). Strict but for the Keras V layer's bias,
+// which adds the same number to every position's score and so cancels in the softmax.
+TEST_CASE("specs of the classifiers as saved (head fc, Keras sublayer attention) match their frameworks") {
+  const auto check = [](const ModelCase& c, const std::string& spec, const std::string& file, bool strict) {
+    CAPTURE(c.name());
+    auto converted = convert_spec(kSpecDir + "/" + spec, c.dir + "/" + file, strict);
+    REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+    testing::check_rnn_classifier(c, *testing::load_model_bytes(converted->bytes));
+  };
+  size_t converted = 0;
+  for (const ModelCase& c : cases_of("rnn-classifier")) {
+    if (c.name().rfind("rnn_classifier_fc_gru_bi", 0) == 0) {
+      check(c, "rnn_classifier_fc_gru.json", "weights.pt", true);
+      ++converted;
+    } else if (c.name().rfind("rnn_classifier_fc_wrapped_lstm_bi_l2", 0) == 0) {
+      // model.attention.v.bias cancels in the softmax, as the Keras V bias below.
+      check(c, "rnn_classifier_fc_wrapped_lstm_l2.json", "weights.safetensors", false);
+      ++converted;
+    }
+  }
+  for (const ModelCase& c : cases_of("keras-classifier")) {
+    if (c.name().rfind("keras_seed_bahdanau", 0) != 0) continue;
+    check(c, "keras_seed_classifier.json", "weights_keras2.h5", false);
+    ++converted;
+  }
+  CHECK(converted == 3);
+}
