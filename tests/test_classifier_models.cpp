@@ -14,17 +14,13 @@
 #include <vector>
 
 #include "convert.h"
+#include "support/model_checks.h"
 #include "support/rnn_checks.h"
 
 using namespace focal;
 using testing::ModelCase;
 
 namespace {
-
-std::vector<ModelCase> cases(const char* family) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
-  return root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
-}
 
 void convert_and_check(const ModelCase& c, const std::string& preset, const std::string& file) {
   CAPTURE(c.name());
@@ -44,7 +40,7 @@ void convert_and_check(const ModelCase& c, const std::string& preset, const std:
 TEST_CASE(
     "keras-classifier: the tutorial's BahdanauAttention model (LSTM, GRU) from Keras 2 .h5 and "
     "Keras 3 .keras") {
-  const std::vector<ModelCase> found = cases("keras-classifier");
+  const std::vector<ModelCase> found = testing::cases_of("keras-classifier");
   REQUIRE_MESSAGE(found.size() == 2,
                   "keras-classifier cases (LSTM, GRU): is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : found) {
@@ -56,7 +52,7 @@ TEST_CASE(
 
 TEST_CASE("keras-classifier: an attention layer with its own W, b, v from a Keras 3 .keras archive") {
   size_t converted = 0;  // tests/models/make_keras_reference.py writes them from PyTorch cases
-  for (const ModelCase& c : cases("rnn-classifier")) {
+  for (const ModelCase& c : testing::cases_of("rnn-classifier")) {
     if (!std::ifstream(c.dir + "/weights_keras3.keras").good()) continue;
     convert_and_check(c, "keras-classifier", "weights_keras3.keras");
     ++converted;
@@ -66,7 +62,7 @@ TEST_CASE("keras-classifier: an attention layer with its own W, b, v from a Kera
 
 TEST_CASE("rnn-classifier from weights alone: head fc, wrapper prefix, stacked LSTM, GRU") {
   size_t converted = 0;
-  for (const ModelCase& c : cases("rnn-classifier")) {
+  for (const ModelCase& c : testing::cases_of("rnn-classifier")) {
     if (c.name().find("_fc_") == std::string::npos) continue;
     for (const auto& file : c.spec.at("weights_files"))
       convert_and_check(c, "rnn-classifier", file.get<std::string>());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "support/model_checks.h"
 #include "support/rnn_checks.h"
 
 using namespace focal;
@@ -24,13 +25,6 @@ using testing::ModelCase;
 namespace {
 
 const std::string kSpecDir = FOCAL_SPEC_DIR;
-
-std::vector<ModelCase> cases_of(const char* family) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
-  auto found = root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
-  REQUIRE_MESSAGE(!found.empty(), "no reference cases of ", family, ": is FOCAL_MODEL_CASES set?");
-  return found;
-}
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
@@ -120,7 +114,7 @@ void check_refused(const nlohmann::json& spec, const std::string& weights, const
 
 TEST_CASE("RNN seq2seq specs (stages, states) match PyTorch and the rnn-seq2seq preset") {
   size_t converted = 0;
-  for (const ModelCase& c : cases_of("rnn-seq2seq")) {
+  for (const ModelCase& c : testing::cases_of("rnn-seq2seq")) {
     const std::string spec = kSpecDir + "/" + c.name() + ".json";
     if (!exists(spec)) continue;
     CAPTURE(c.name());
@@ -140,7 +134,7 @@ TEST_CASE("RNN seq2seq specs (stages, states) match PyTorch and the rnn-seq2seq 
 // a zero cell every step) and 2-layer GRU Luong models in the chatbot tutorial's naming.
 TEST_CASE("specs of the tutorials' seq2seq models (the seed's, 2-layer GRU Luong) match PyTorch") {
   size_t converted = 0;
-  for (const ModelCase& c : cases_of("rnn-seq2seq-modules")) {
+  for (const ModelCase& c : testing::cases_of("rnn-seq2seq-modules")) {
     const std::string spec = kSpecDir + "/" + c.name() + ".json";
     if (!exists(spec)) continue;
     CAPTURE(c.name());
@@ -162,7 +156,7 @@ TEST_CASE("specs of the tutorials' seq2seq models (the seed's, 2-layer GRU Luong
 }
 
 TEST_CASE("a 2-layer decoder from the encoder's states, each step from a zero cell (reset_cell), matches PyTorch") {
-  const ModelCase c = cases_of("spec-seq2seq")[0];
+  const ModelCase c = testing::cases_of("spec-seq2seq")[0];
   const std::string spec_path = kSpecDir + "/" + c.name() + ".json";
   auto loaded = load_spec(spec_path, c.dir + "/weights.pt");
   testing::check_seq2seq(c, *loaded);
@@ -182,7 +176,7 @@ TEST_CASE("a 2-layer decoder from the encoder's states, each step from a zero ce
 
 TEST_CASE("attention-pooled classifier specs match PyTorch: PyTorch names and a Keras .h5") {
   size_t converted = 0, keras = 0;
-  for (const ModelCase& c : cases_of("rnn-classifier")) {
+  for (const ModelCase& c : testing::cases_of("rnn-classifier")) {
     if (num_classes(c) == 0) continue;
     CAPTURE(c.name());
     ++converted;
@@ -200,7 +194,7 @@ TEST_CASE("attention-pooled classifier specs match PyTorch: PyTorch names and a 
 
 TEST_CASE("staged spec errors name the stage, the layer and what to change") {
   ModelCase c;
-  for (const ModelCase& each : cases_of("rnn-seq2seq")) {
+  for (const ModelCase& each : testing::cases_of("rnn-seq2seq")) {
     if (each.name() == "rnn_bahdanau_lstm_bi_l1_e16_h16_hd24") c = each;
   }
   REQUIRE(!c.dir.empty());
@@ -299,7 +293,7 @@ TEST_CASE("specs of the classifiers as saved (head fc, Keras sublayer attention)
     testing::check_rnn_classifier(c, *testing::load_model_bytes(converted->bytes));
   };
   size_t converted = 0;
-  for (const ModelCase& c : cases_of("rnn-classifier")) {
+  for (const ModelCase& c : testing::cases_of("rnn-classifier")) {
     if (c.name().rfind("rnn_classifier_fc_gru_bi", 0) == 0) {
       check(c, "rnn_classifier_fc_gru.json", "weights.pt", true);
       ++converted;
@@ -309,7 +303,7 @@ TEST_CASE("specs of the classifiers as saved (head fc, Keras sublayer attention)
       ++converted;
     }
   }
-  for (const ModelCase& c : cases_of("keras-classifier")) {
+  for (const ModelCase& c : testing::cases_of("keras-classifier")) {
     if (c.name().rfind("keras_seed_bahdanau", 0) != 0) continue;
     check(c, "keras_seed_classifier.json", "weights_keras2.h5", false);
     ++converted;

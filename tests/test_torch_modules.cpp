@@ -18,11 +18,6 @@ using testing::ModelCase;
 
 namespace {
 
-std::vector<ModelCase> cases(const char* family) {
-  const char* root = std::getenv("FOCAL_MODEL_CASES");
-  return root != nullptr ? testing::model_cases(root, family) : std::vector<ModelCase>{};
-}
-
 Result<convert::Converted> convert_with(const ModelCase& c, const std::string& weights, const std::string& preset,
                                         const std::string& config_or_spec) {
   convert::ConvertOptions options;
@@ -82,7 +77,7 @@ std::string error_of(const ModelCase& c, const std::string& weights, const std::
 
 TEST_CASE("bare nn.TransformerEncoder, nn.Transformer, nn.TransformerDecoder, nn.MultiheadAttention under any "
           "prefix, from weights and nhead: preset and spec match PyTorch") {
-  const std::vector<ModelCase> all = cases("torch-module");
+  const std::vector<ModelCase> all = testing::cases_of("torch-module");
   REQUIRE_MESSAGE(all.size() >= 8, "the torch-module reference cases are missing: is FOCAL_MODEL_CASES set?");
   for (const ModelCase& c : all) {
     for (const bool through_spec : {false, true}) {
@@ -102,8 +97,8 @@ TEST_CASE("bare nn.TransformerEncoder, nn.Transformer, nn.TransformerDecoder, nn
 }
 
 TEST_CASE("PyTorch module presets say what is missing or inconsistent") {
-  const std::vector<ModelCase> found = cases("torch-module");
-  const std::vector<ModelCase> errors = cases("torch-module-errors");
+  const std::vector<ModelCase> found = testing::cases_of("torch-module");
+  const std::vector<ModelCase> errors = testing::cases_of("torch-module-errors");
   REQUIRE(!errors.empty());
   const auto encoder = std::find_if(found.begin(), found.end(), [](const ModelCase& c) {
     return c.spec.at("preset") == "torch-transformer-encoder";

@@ -62,6 +62,14 @@ ModelCase model_case(const char* family, const std::string& name) {
   return ModelCase();
 }
 
+std::vector<ModelCase> cases_of(const char* family) {
+  const char* root = std::getenv("FOCAL_MODEL_CASES");
+  REQUIRE_MESSAGE(root != nullptr, "FOCAL_MODEL_CASES is not set");
+  std::vector<ModelCase> found = model_cases(root, family);
+  REQUIRE_MESSAGE(!found.empty(), "no reference cases of ", family);
+  return found;
+}
+
 double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label) {
   Session& s = *loaded.session;
   for (const auto& name : c.spec.at("inputs")) {

@@ -4,6 +4,9 @@
 // |got - want| / (|want| + 1): relative for large values, absolute for small ones.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "support/model_cases.h"
 
 namespace focal {
@@ -13,6 +16,8 @@ constexpr double kF32Tolerance = 1e-4;
 
 // The reference case `name` of `family` under $FOCAL_MODEL_CASES; fails the test if absent.
 ModelCase model_case(const char* family, const std::string& name);
+// Every reference case of `family` under $FOCAL_MODEL_CASES; fails the test if there is none.
+std::vector<ModelCase> cases_of(const char* family);
 
 // Runs an encoder case (BERT, nn.TransformerEncoder) once on its inputs; the worst
 // error over its outputs (last_hidden_state only at unpadded positions).
