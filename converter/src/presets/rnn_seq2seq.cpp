@@ -137,11 +137,12 @@ int decoder_steps(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g,
     const std::string name = l == 0 ? "decoder" : "decoder.l" + std::to_string(l);
     const LayerWeights w = layer_weights(b, m.names.decoder, "_l" + std::to_string(l), m.gates(), m.decoder_hidden, in);
     const int c = g.c.empty() ? -1 : g.c[i];
-    if (m.reset_cell) zeros_from(b, name + ".c.zero", g.h[i], m.decoder_hidden, m.decoder_hidden, c);
     const int s = b.activation(name + ".s", {g.batch, {m.decoder_hidden, -1}});
     if (!b.status().ok()) return -1;
+    // A reset cell (the tutorial's (hidden, zeros) each step) is zeroed by the step op
+    // itself (RecurrentStepOptions.reset_cell), not by a Dense of zeros run every step.
     b.writer().add_recurrent_step(name, m.cell, static_cast<int>(m.decoder_hidden), input, w.w_ih, w.w_hh, w.b_ih,
-                                  w.b_hh, g.h[i], c, s);
+                                  w.b_hh, g.h[i], c, s, m.reset_cell && c >= 0);
     input = s;
     in = m.decoder_hidden;
   }
