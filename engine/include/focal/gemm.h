@@ -15,6 +15,17 @@
 //           Outputs past N (the tail of the last panel) are zero.
 //   int8 only: then, at byte round_up(P * K * 32, 64), float scale[P * 32] (0 past N).
 //   Total: packed_dense_weights_bytes(); no header, nothing else.
+// Int8-dot layout (int8 weights for int8 activations, pack_dense_weights_int8_dot()):
+//   G = ceil(K / 8) groups of 8 consecutive k; the same P panels of 32 outputs.
+//   panels: q of W[32p + j][8g + b], b < 8, at byte ((p * G + g) * 32 + j) * 8 + b: each
+//           output's 8 k of a group are adjacent, as AVX-512 VNNI (vpdpbusd, 4 k per
+//           int32 lane), aarch64 sdot (4 k per lane) and smmla (2 outputs x 8 k per
+//           operand) read them. Zero past N and past K.
+//   then, at byte round_up(P * G * 256, 64): float scale[P * 32] (0 past N),
+//   then int32 column_sum[P * 32] = sum_k q[n][k], which folds the +128 offset of the
+//   unsigned activations vpdpbusd multiplies into the epilogue exactly. The loader
+//   recomputes the sums and checks the padding (a forged file cannot change results
+//   through them). Total: packed_dense_weights_int8_dot_bytes().
 // A panel row (32 consecutive outputs for one k: 32 to 128 bytes) is what the register
 // tiles read per k step, whole (AVX-512 8 x 32) or in parts (AVX2 6 x 16, NEON 8 x 8),
 // so a panel streams front to back; decode (M <= 4) reads whole rows of a few panels
@@ -26,6 +37,14 @@
 // for M <= 4, k mod S in S <= 4 interleaved partial sums added pairwise), then bias,
 // then the activation. Every output element is computed by one task in a fixed order,
 // so results are bitwise identical for any number of workers.
+//
+// Int8 activations (GemmParams::int8_activations, W8A8): each row of x is quantized to
+// int8 with its own symmetric scale (amax = max_k |x[m, k]|, q = rint(x * 127 / amax)
+// clamped to [-127, 127], scale amax / 127; an all-zero row has q = 0, a row with a NaN
+// or infinity gives NaN outputs), the int32 sums of q_x * q_w are exact on every
+// instruction set (AVX-512 VNNI, AVX2, SSE2, aarch64 i8mm / dotprod / NEON, armv7 NEON,
+// Helium, scalar: the same int32 bits everywhere), then y = act(sum * scale_x[m] *
+// scale_w[n] + bias[n]). K is at most kMaxInt8GemmK.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +59,8 @@ namespace focal {
 
 // Sizes accepted by every entry point: M, N, K from 1 to kMaxGemmDim.
 constexpr size_t kMaxGemmDim = size_t(1) << 24;
+// Largest K with int8 activations (the int32 sums cannot overflow below it).
+constexpr size_t kMaxInt8GemmK = size_t(1) << 16;
 
 // Bytes of the packed form of an [out, in] matrix stored as `type` (kF32, kF16, kBF16 or
 // kI8); 0 if the type or a size is not supported.
@@ -52,6 +73,15 @@ size_t packed_dense_weights_bytes(DType type, size_t out, size_t in);
 // bf16, int8) and values that overflow f16 or bf16, naming the element.
 Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t in, void* packed,
                                   size_t packed_bytes, const float* scales = nullptr);
+
+// Bytes of the int8-dot form of an [out, in] matrix (layout above); 0 if a size is not
+// supported (in > kMaxInt8GemmK included).
+size_t packed_dense_weights_int8_dot_bytes(size_t out, size_t in);
+
+// Packs w ([out][in] f32) as int8 in the int8-dot layout for int8 activations; the same
+// quantization (scales computed or given) and refusals as pack_dense_weights(kI8).
+Result<size_t> pack_dense_weights_int8_dot(const float* w, size_t out, size_t in, void* packed,
+                                           size_t packed_bytes, const float* scales = nullptr);
 
 struct GemmParams {
   size_t m = 1;                     // rows of x and y (tokens)
@@ -69,7 +99,18 @@ struct GemmParams {
   const float* bias = nullptr;      // [n], or null
   float* y = nullptr;               // [m][n], row i at y + i * y_stride; must not overlap x
   size_t y_stride = 0;              // elements; 0: n
+
+  // Int8 activations (see the top of this file): weight_type must be kI8 and
+  // packed_weights pack_dense_weights_int8_dot()'s output; the quantized rows go to
+  // `workspace` (gemm_workspace_bytes() bytes, 4-byte aligned, not overlapping x or y).
+  bool int8_activations = false;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
+
+// Workspace gemm() needs for these params: 0 for f32 activations; with int8 activations
+// m * round_up(k, 8) bytes plus alignment and one float per row.
+size_t gemm_workspace_bytes(const GemmParams& params);
 
 // Checks the params and computes y with the best kernel for this CPU, splitting the
 // work over `parallel` when given. x and y may have any float alignment. Allocates
@@ -78,11 +119,15 @@ struct GemmParams {
 // number of workers.
 Status gemm(const GemmParams& params, ParallelFor* parallel = nullptr);
 
-// The scalar reference twin (plain loops over the packed weights, f32 sums in k order).
+// The scalar reference twin (plain loops over the packed weights, f32 sums in k order;
+// int8 activations: the same quantization, exact int32 sums, the same epilogue order).
 Status gemm_reference(const GemmParams& params);
 
 // Which implementation gemm() runs here: "avx512", "avx2", "sse2", "neon64", "neon",
 // "scalar".
 const char* gemm_isa();
+// Which int8-activation kernel gemm() runs here: "avx512vnni", "avx2", "sse2",
+// "neon64_i8mm", "neon64_dotprod", "neon64", "neon", "mve", "scalar".
+const char* gemm_int8_isa();
 
 }  // namespace focal

@@ -6,6 +6,7 @@
 #include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
 #include "gemm/gemm_kernels.h"
+#include "qgemm/qgemm_kernels.h"
 
 namespace focal {
 namespace {
@@ -52,7 +53,23 @@ Status check_gemm_params(const GemmParams& p) {
   if (x_stride < p.k || y_stride < p.n) return invalid("x_stride must be >= k and y_stride >= n");
   const size_t x_bytes = span_bytes(p.m, p.k, x_stride), y_bytes = span_bytes(p.m, p.n, y_stride);
   if (x_bytes == 0 || y_bytes == 0) return invalid("x or y spans more than the address space");
-  const size_t need = packed_dense_weights_bytes(p.weight_type, p.n, p.k);
+  if (p.int8_activations) {
+    if (type != GemmWeights::kI8) return invalid("int8 activations need int8 weights (weight_type i8)");
+    if (p.k > kMaxInt8GemmK) return invalid("k must be at most 2^16 with int8 activations");
+    const size_t work = gemm_workspace_bytes(p);
+    if (p.workspace == nullptr || p.workspace_bytes < work ||
+        reinterpret_cast<uintptr_t>(p.workspace) % 4 != 0) {
+      return Status::error(StatusCode::kInvalidArgument,
+                           "gemm: int8 activations need a 4-byte aligned workspace of %zu bytes "
+                           "(gemm_workspace_bytes), got %zu",
+                           work, p.workspace == nullptr ? size_t(0) : p.workspace_bytes);
+    }
+    if (overlap(p.workspace, work, p.x, x_bytes) || overlap(p.workspace, work, p.y, y_bytes)) {
+      return invalid("the workspace must not overlap x or y");
+    }
+  }
+  const size_t need = p.int8_activations ? packed_dense_weights_int8_dot_bytes(p.n, p.k)
+                                         : packed_dense_weights_bytes(p.weight_type, p.n, p.k);
   if (need == 0) return invalid("the packed weights would span more than the address space");
   if (p.packed_weights_bytes < need) {
     return Status::error(StatusCode::kInvalidArgument,
@@ -116,16 +133,69 @@ Result<size_t> pack_dense_weights(DType type, const float* w, size_t out, size_t
   return need;
 }
 
+size_t packed_dense_weights_int8_dot_bytes(size_t out, size_t in) {
+  if (!valid_dim(out) || !valid_dim(in) || in > kMaxInt8GemmK) return 0;
+  return kernels::qgemm_packed_bytes(out, in);
+}
+
+Result<size_t> pack_dense_weights_int8_dot(const float* w, size_t out, size_t in, void* packed,
+                                           size_t packed_bytes, const float* scales) {
+  const size_t need = packed_dense_weights_int8_dot_bytes(out, in);
+  if (need == 0) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "pack_dense_weights_int8_dot: out must be 1 to 2^24 and in 1 to 2^16 "
+                         "(got %zu x %zu)",
+                         out, in);
+  }
+  if (w == nullptr || packed == nullptr) {
+    return Status::error(StatusCode::kInvalidArgument, "pack_dense_weights_int8_dot: null w or packed");
+  }
+  if (packed_bytes < need) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "pack_dense_weights_int8_dot: buffer of %zu bytes, %zu needed", packed_bytes,
+                         need);
+  }
+  if (reinterpret_cast<uintptr_t>(packed) % 4 != 0) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "pack_dense_weights_int8_dot: packed must be 4-byte aligned");
+  }
+  kernels::PackFailure failure;
+  if (!kernels::qgemm_pack(w, out, in, scales, static_cast<uint8_t*>(packed), &failure)) {
+    if (failure.col == in) {
+      return Status::error(StatusCode::kInvalidArgument,
+                           "pack_dense_weights_int8_dot: scales[%zu]: %s", failure.row, failure.why);
+    }
+    return Status::error(StatusCode::kInvalidArgument,
+                         "pack_dense_weights_int8_dot: w[%zu][%zu] cannot be stored as i8 (%s)",
+                         failure.row, failure.col, failure.why);
+  }
+  return need;
+}
+
+size_t gemm_workspace_bytes(const GemmParams& params) {
+  if (!params.int8_activations || !valid_dim(params.m) || !valid_dim(params.k) ||
+      params.k > kMaxInt8GemmK) {
+    return 0;
+  }
+  return kernels::qgemm_workspace_bytes(params.m, params.k);
+}
+
 Status gemm(const GemmParams& params, ParallelFor* parallel) {
   return gemm_with_kernels(params, kernels::kBestKernels, parallel);
 }
 
 Status gemm_reference(const GemmParams& params) {
   FOCAL_RETURN_IF_ERROR(check_gemm_params(params));
-  kernels::gemm_reference_packed(describe_gemm(params));
+  if (params.int8_activations) {
+    kernels::qgemm_reference(describe_qgemm(params));
+  } else {
+    kernels::gemm_reference_packed(describe_gemm(params));
+  }
   return Status();
 }
 
 const char* gemm_isa() { return kernels::best_kernels<kernels::GemmKernelTable>()->isa; }
+
+const char* gemm_int8_isa() { return kernels::best_qgemm_kernels().isa; }
 
 }  // namespace focal

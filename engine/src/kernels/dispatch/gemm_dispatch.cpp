@@ -44,6 +44,56 @@ void run_one_task(void* context, size_t index, int /*worker*/) {
   plan.run_task(*plan.problem, make_task(plan, index));
 }
 
+// Int8 activations: phase 1 quantizes blocks of kQuantizeRows rows, phase 2 runs the
+// same task split as the f32 GEMM with the variant's tile rows.
+constexpr size_t kQuantizeRows = 16;
+
+struct QPlan {
+  const kernels::QGemmProblem* problem;
+  const kernels::QGemmKernelTable* kernels;
+  const kernels::GemmKernelTable* epilogue;
+  Plan tasks;  // problem: the f32 view, for make_task
+};
+
+void quantize_one_block(void* context, size_t index, int /*worker*/) {
+  const QPlan& plan = *static_cast<const QPlan*>(context);
+  const size_t begin = index * kQuantizeRows;
+  const size_t end = begin + kQuantizeRows < plan.problem->gemm.m ? begin + kQuantizeRows
+                                                                  : plan.problem->gemm.m;
+  plan.kernels->quantize(*plan.problem, begin, end);
+}
+
+void run_one_int8_task(void* context, size_t index, int /*worker*/) {
+  const QPlan& plan = *static_cast<const QPlan*>(context);
+  plan.kernels->run_task(*plan.problem, make_task(plan.tasks, index), *plan.epilogue);
+}
+
+void run_tasks(ParallelFor* parallel, size_t count, void (*task)(void*, size_t, int), void* context) {
+  if (parallel != nullptr && parallel->workers() > 1 && count > 1) {
+    parallel->run(count, task, context);
+  } else {
+    for (size_t t = 0; t < count; ++t) task(context, t, 0);
+  }
+}
+
+void run_int8_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
+                   const kernels::QGemmKernelTable& variant) {
+  const kernels::QGemmProblem problem = describe_qgemm(params);
+  QPlan plan;
+  plan.problem = &problem;
+  plan.kernels = &variant;
+  plan.epilogue = kernels::kernels_of(set, &kernels::KernelSet::gemm);
+  plan.tasks.problem = &problem.gemm;
+  plan.tasks.run_task = nullptr;
+  // Row blocks a multiple of the tile, so only a task's last tile can be partial.
+  plan.tasks.row_block = problem.gemm.m <= kernels::kGemvMaxRows ? problem.gemm.m
+                                                                 : variant.tile_rows * kTilesPerTask;
+  plan.tasks.panel_blocks = (problem.gemm.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  run_tasks(parallel, (problem.gemm.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_block, &plan);
+  const size_t row_blocks = (problem.gemm.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
+  run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_int8_task, &plan);
+}
+
 }  // namespace
 
 GemmProblem describe_gemm(const GemmParams& p) {
@@ -68,6 +118,25 @@ GemmProblem describe_gemm(const GemmParams& p) {
   return problem;
 }
 
+kernels::QGemmProblem describe_qgemm(const GemmParams& p) {
+  kernels::QGemmProblem problem{};
+  problem.gemm = describe_gemm(p);
+  const size_t panels = problem.gemm.panels;
+  const uint8_t* packed = static_cast<const uint8_t*>(p.packed_weights);
+  problem.groups = kernels::qgemm_groups(p.k);
+  problem.weights = reinterpret_cast<const int8_t*>(packed);
+  problem.gemm.weights = packed;
+  problem.gemm.scales = reinterpret_cast<const float*>(packed + kernels::qgemm_scales_offset(panels, p.k));
+  problem.column_sums =
+      reinterpret_cast<const int32_t*>(packed + kernels::qgemm_sums_offset(panels, p.k));
+  uint8_t* work = static_cast<uint8_t*>(p.workspace);
+  problem.a = work;
+  problem.a_stride = kernels::qgemm_row_bytes(p.k);
+  problem.a_scales =
+      reinterpret_cast<float*>(work + kernels::gemm_round_up(p.m * problem.a_stride, 64));
+  return problem;
+}
+
 bool gemm_weight_type(DType type, GemmWeights* out) {
   switch (type) {
     case DType::kF32:
@@ -87,8 +156,13 @@ bool gemm_weight_type(DType type, GemmWeights* out) {
   }
 }
 
-void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set) {
+void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
+              const kernels::QGemmKernelTable* int8) {
   FOCAL_EXPECT_VALID(check_gemm_params(params));
+  if (params.int8_activations) {
+    run_int8_gemm(params, parallel, set, int8 != nullptr ? *int8 : kernels::best_qgemm_kernels());
+    return;
+  }
   const GemmProblem problem = describe_gemm(params);
   const kernels::GemmKernelTable& table = *kernels::kernels_of(set, &kernels::KernelSet::gemm);
   Plan plan;
@@ -98,17 +172,13 @@ void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::Ke
   plan.panel_blocks = (problem.panels + kPanelsPerTask - 1) / kPanelsPerTask;
   const size_t row_blocks = (problem.m + plan.row_block - 1) / plan.row_block;
   const size_t tasks = row_blocks * plan.panel_blocks;
-  if (parallel != nullptr && parallel->workers() > 1 && tasks > 1) {
-    parallel->run(tasks, run_one_task, &plan);
-  } else {
-    for (size_t t = 0; t < tasks; ++t) run_one_task(&plan, t, 0);
-  }
+  run_tasks(parallel, tasks, run_one_task, &plan);
 }
 
 Status gemm_with_kernels(const GemmParams& params, const kernels::KernelSet& set,
-                         ParallelFor* parallel) {
+                         ParallelFor* parallel, const kernels::QGemmKernelTable* int8) {
   FOCAL_RETURN_IF_ERROR(check_gemm_params(params));
-  run_gemm(params, parallel, set);
+  run_gemm(params, parallel, set, int8);
   return Status();
 }
 

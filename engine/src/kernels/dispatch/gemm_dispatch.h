@@ -7,6 +7,7 @@
 #include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
 #include "gemm/gemm_kernels.h"
+#include "qgemm/qgemm_kernels.h"
 
 namespace focal {
 
@@ -17,15 +18,21 @@ bool gemm_weight_type(DType type, kernels::GemmWeights* out);
 // the i8 scales located in the packed weights).
 kernels::GemmProblem describe_gemm(const GemmParams& params);
 
+// The int8 GEMM's view of parameters with int8_activations (weights' scales and column
+// sums located, the workspace cut into quantized rows and row scales).
+kernels::QGemmProblem describe_qgemm(const GemmParams& params);
+
 // Everything focal::gemm refuses, as its Status (api/gemm_api.cpp).
 Status check_gemm_params(const GemmParams& params);
 
 // Runs a GEMM whose parameters check_gemm_params accepts (trusted: not checked again).
+// Int8 activations run on `int8` (null: the best usable variant), with `set`'s epilogue.
 void run_gemm(const GemmParams& params, ParallelFor* parallel,
-              const kernels::KernelSet& set = kernels::kBestKernels);
+              const kernels::KernelSet& set = kernels::kBestKernels,
+              const kernels::QGemmKernelTable* int8 = nullptr);
 
-// check_gemm_params, then run_gemm on `set` (tests sweep every usable set).
+// check_gemm_params, then run_gemm on `set` (tests sweep every usable set and variant).
 Status gemm_with_kernels(const GemmParams& params, const kernels::KernelSet& set,
-                         ParallelFor* parallel);
+                         ParallelFor* parallel, const kernels::QGemmKernelTable* int8 = nullptr);
 
 }  // namespace focal

@@ -67,6 +67,11 @@ struct GemmTask {
 };
 
 using GemmTaskFn = void (*)(const GemmProblem& problem, const GemmTask& task);
+// y[row][n0, n1) = act(y * scale + bias) for rows [row_begin, row_end): the epilogue
+// every task runs over its block (scales: the int8 weights' or null); the int8-activation
+// GEMM (qgemm/qgemm_kernels.h) reuses it after its integer sums.
+using GemmEpilogueFn = void (*)(const GemmProblem& problem, size_t row_begin, size_t row_end,
+                                size_t n0, size_t n1);
 
 struct GemmKernelTable {
   const char* isa;
@@ -74,6 +79,7 @@ struct GemmKernelTable {
   size_t tile_cols;                       // outputs of the register tile (divides 32)
   size_t k_block;                         // k steps per block on the tiled path
   GemmTaskFn run_task[kGemmWeightTypes];  // by GemmWeights
+  GemmEpilogueFn epilogue;
 };
 
 
@@ -92,6 +98,13 @@ struct PackFailure {
 bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
                uint8_t* packed, PackFailure* failure);
 size_t gemm_packed_bytes(GemmWeights type, size_t n, size_t k);
+// The check gemm_pack() runs before writing anything (also the int8-dot packing's).
+bool gemm_check_weights(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
+                        PackFailure* failure);
+// int8 weights: output row n's scale (the caller's scales[n] when given, else max |w| /
+// 127, 0 for an all-zero row) and one q = round(w / scale) clamped to [-127, 127].
+float int8_weight_scale(const float* w_row, size_t k, const float* scales, size_t n);
+int8_t int8_weight(float value, float scale);
 
 }  // namespace kernels
 }  // namespace focal

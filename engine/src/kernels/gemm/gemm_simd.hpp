@@ -379,7 +379,8 @@ struct GemmKernels {
         kCols,
         kBlock,
         {run_task<GemmWeights::kF32, kBlock>, run_task<GemmWeights::kF16, kBlock>,
-         run_task<GemmWeights::kBF16, kBlock>, run_task<GemmWeights::kI8, kBlock>}};
+         run_task<GemmWeights::kBF16, kBlock>, run_task<GemmWeights::kI8, kBlock>},
+        epilogue};
   }
 };
 

@@ -52,22 +52,23 @@ bool storable(GemmWeights type, float value, const char** why) {
   return true;
 }
 
+}  // namespace
+
 // The scale of output row `n`: the caller's (checked before), or max |w| / 127 (0 for
 // an all-zero row, whose q are all 0).
-float row_scale(const float* w_row, size_t k, const float* scales, size_t n) {
+float int8_weight_scale(const float* w_row, size_t k, const float* scales, size_t n) {
   if (scales != nullptr) return scales[n];
   float amax = 0.0f;
   for (size_t i = 0; i < k; ++i) amax = std::fmax(amax, std::fabs(w_row[i]));
   return amax / 127.0f;
 }
 
-int8_t quantize(float value, float scale) {
+int8_t int8_weight(float value, float scale) {
   if (scale == 0.0f) return 0;
   const float q = std::nearbyint(value / scale);
   return static_cast<int8_t>(q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q);
 }
 
-}  // namespace
 
 size_t gemm_packed_bytes(GemmWeights type, size_t n, size_t k) {
   const size_t panels = (n + kGemmPanel - 1) / kGemmPanel;
@@ -76,9 +77,8 @@ size_t gemm_packed_bytes(GemmWeights type, size_t n, size_t k) {
   return elements * gemm_weight_bytes(type);
 }
 
-bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
-               uint8_t* packed, PackFailure* failure) {
-  // Check everything first, so a refused matrix leaves nothing half-written.
+bool gemm_check_weights(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
+                        PackFailure* failure) {
   for (size_t row = 0; row < n; ++row) {
     for (size_t col = 0; col < k; ++col) {
       const char* why = nullptr;
@@ -93,6 +93,13 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
       return false;
     }
   }
+  return true;
+}
+
+bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
+               uint8_t* packed, PackFailure* failure) {
+  // Check everything first, so a refused matrix leaves nothing half-written.
+  if (!gemm_check_weights(type, w, n, k, scales, failure)) return false;
   const size_t panels = (n + kGemmPanel - 1) / kGemmPanel;
   uint8_t* scales_out = packed + gemm_scales_offset(panels, k);  // int8 only
   for (size_t p = 0; p < panels; ++p) {
@@ -100,7 +107,7 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
       const size_t row = p * kGemmPanel + j;
       const float* w_row = row < n ? w + row * k : nullptr;  // null: zero padding
       const float scale =
-          type == GemmWeights::kI8 && w_row != nullptr ? row_scale(w_row, k, scales, row) : 0.0f;
+          type == GemmWeights::kI8 && w_row != nullptr ? int8_weight_scale(w_row, k, scales, row) : 0.0f;
       if (type == GemmWeights::kI8) std::memcpy(scales_out + row * 4, &scale, 4);
       for (size_t col = 0; col < k; ++col) {
         const size_t at = (p * k + col) * kGemmPanel + j;
@@ -120,7 +127,7 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
             break;
           }
           case GemmWeights::kI8:
-            packed[at] = static_cast<uint8_t>(quantize(value, scale));
+            packed[at] = static_cast<uint8_t>(int8_weight(value, scale));
             break;
         }
       }
