@@ -69,11 +69,12 @@ const QGemmKernelTable* const* build_list() {
   return list;
 }
 
+// The first usable variant; the list ends with one every CPU of the build runs (scalar,
+// or the M55's MVE), which is the answer should nothing before it be usable.
 const QGemmKernelTable& choose_best() {
-  for (const QGemmKernelTable* const* t = qgemm_variants(); *t != nullptr; ++t) {
-    if (usable(*t)) return **t;
-  }
-  return *qgemm_variants()[0];  // unreachable: the last variant (scalar or the MVE base) is usable
+  const QGemmKernelTable* const* t = qgemm_variants();
+  while (t[1] != nullptr && !usable(*t)) ++t;
+  return **t;
 }
 
 }  // namespace
