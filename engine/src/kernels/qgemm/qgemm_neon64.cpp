@@ -10,11 +10,7 @@ namespace focal {
 namespace kernels {
 namespace {
 
-struct Neon64Micro : WideningMicro<3> {
-  static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
-    quantize_rows_neon64(p, row_begin, row_end);
-  }
-};
+struct Neon64Micro : WideningMicro<3>, Neon64RowQuantization {};
 
 constexpr QGemmKernelTable kNeon64QGemm = QGemmDriver<Neon64Micro>::table("neon64");
 

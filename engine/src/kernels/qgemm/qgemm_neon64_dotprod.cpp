@@ -14,7 +14,7 @@ namespace focal {
 namespace kernels {
 namespace {
 
-struct DotprodMicro {
+struct DotprodMicro : TileByPasses<DotprodMicro>, Neon64RowQuantization {
   static constexpr size_t kTileRows = 4;
   static constexpr uint8_t kOffset = 0;
   // 8 outputs per pass (4 weight vectors): 4 rows x 4 accumulators, 16 q registers.
@@ -49,18 +49,6 @@ struct DotprodMicro {
       vst1q_s32(c + r * kGemmPanel, vpaddq_s32(acc[r][0], acc[r][1]));
       vst1q_s32(c + r * kGemmPanel + 4, vpaddq_s32(acc[r][2], acc[r][3]));
     }
-  }
-
-  static void tile(const uint8_t* a, size_t a_stride, size_t rows, const int8_t* panel,
-                   size_t groups, int32_t* c) {
-    const TileRows<kTileRows> x(a, a_stride, rows);
-    for (size_t j0 = 0; j0 < kGemmPanel; j0 += kPassOutputs) {
-      pass(x, rows, panel + j0 * kQGemmGroup, groups, c + j0);
-    }
-  }
-
-  static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
-    quantize_rows_neon64(p, row_begin, row_end);
   }
 };
 

@@ -14,7 +14,7 @@ namespace focal {
 namespace kernels {
 namespace {
 
-struct I8mmMicro {
+struct I8mmMicro : TileByPasses<I8mmMicro>, Neon64RowQuantization {
   static constexpr size_t kTileRows = 8;
   static constexpr uint8_t kOffset = 0;
   static constexpr size_t kRowPairs = kTileRows / 2;
@@ -58,18 +58,6 @@ struct I8mmMicro {
       if (r >= rows) break;
       store_row(acc[r / 2], r % 2 == 1, c + r * kGemmPanel);
     }
-  }
-
-  static void tile(const uint8_t* a, size_t a_stride, size_t rows, const int8_t* panel,
-                   size_t groups, int32_t* c) {
-    const TileRows<kTileRows> x(a, a_stride, rows);
-    for (size_t j0 = 0; j0 < kGemmPanel; j0 += kPassOutputs) {
-      pass(x, rows, panel + j0 * kQGemmGroup, groups, c + j0);
-    }
-  }
-
-  static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
-    quantize_rows_neon64(p, row_begin, row_end);
   }
 };
 

@@ -71,12 +71,15 @@ inline float quantize_row_neon64(const float* x, size_t k, size_t a_stride, uint
   return amax / 127.0f;
 }
 
-inline void quantize_rows_neon64(const QGemmProblem& p, size_t row_begin, size_t row_end) {
-  for (size_t r = row_begin; r < row_end; ++r) {
-    p.a_scales[r] = quantize_row_neon64(p.gemm.x + r * p.gemm.x_stride, p.gemm.k, p.a_stride,
-                                        p.a + r * p.a_stride);
+// The quantize_rows() of the aarch64 Micro structs (qgemm_driver.hpp), inherited.
+struct Neon64RowQuantization {
+  static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
+    for (size_t r = row_begin; r < row_end; ++r) {
+      p.a_scales[r] = quantize_row_neon64(p.gemm.x + r * p.gemm.x_stride, p.gemm.k, p.a_stride,
+                                          p.a + r * p.a_stride);
+    }
   }
-}
+};
 
 }  // namespace
 }  // namespace kernels

@@ -37,45 +37,38 @@ inline int32x4_t lane_totals(const int32x4_t (&acc)[4]) {
 
 // kRows rows per tile call: acc holds kRows * 4 q registers (aarch64 has 32, armv7 16).
 template <size_t kRows>
-struct WideningMicro {
+struct WideningMicro : TileByPasses<WideningMicro<kRows>> {
   static constexpr size_t kTileRows = kRows;
   static constexpr uint8_t kOffset = 0;
-  static constexpr size_t kQuadOutputs = 4;
+  static constexpr size_t kPassOutputs = 4;
 
   // The tile's rows against 4 consecutive outputs of a panel: w is their first group
   // (32 bytes, then the next group 256 bytes on); c the first of the 4 columns.
-  static void quad(const TileRows<kRows>& x, size_t rows, const int8_t* w, size_t groups,
+  static void pass(const TileRows<kRows>& x, size_t rows, const int8_t* w, size_t groups,
                    int32_t* c) {
-    int32x4_t acc[kRows][kQuadOutputs];  // acc[r][j]: 4 partial sums of row r, output j
+    int32x4_t acc[kRows][kPassOutputs];  // acc[r][j]: 4 partial sums of row r, output j
 #pragma GCC unroll 8
     for (size_t r = 0; r < kRows; ++r) {
-      for (size_t j = 0; j < kQuadOutputs; ++j) acc[r][j] = vdupq_n_s32(0);
+      for (size_t j = 0; j < kPassOutputs; ++j) acc[r][j] = vdupq_n_s32(0);
     }
     for (size_t g = 0; g < groups; ++g) {
       const int8_t* wg = w + g * kQGemmPanelGroupBytes;
       const int8x16_t w01 = vld1q_s8(wg), w23 = vld1q_s8(wg + 16);
-      const int8x8_t wj[kQuadOutputs] = {vget_low_s8(w01), vget_high_s8(w01),
+      const int8x8_t wj[kPassOutputs] = {vget_low_s8(w01), vget_high_s8(w01),
                                          vget_low_s8(w23), vget_high_s8(w23)};
 #pragma GCC unroll 8
       for (size_t r = 0; r < kRows; ++r) {
         const int8x8_t xr = vld1_s8(x.row[r] + g * kQGemmGroup);
 #pragma GCC unroll 4
-        for (size_t j = 0; j < kQuadOutputs; ++j) {
+        for (size_t j = 0; j < kPassOutputs; ++j) {
           acc[r][j] = vpadalq_s16(acc[r][j], vmull_s8(xr, wj[j]));
         }
       }
     }
 #pragma GCC unroll 8
     for (size_t r = 0; r < kRows; ++r) {
-      if (r < rows) vst1q_s32(c + r * kGemmPanel, lane_totals(acc[r]));
-    }
-  }
-
-  static void tile(const uint8_t* a, size_t a_stride, size_t rows, const int8_t* panel,
-                   size_t groups, int32_t* c) {
-    const TileRows<kRows> x(a, a_stride, rows);
-    for (size_t j0 = 0; j0 < kGemmPanel; j0 += kQuadOutputs) {
-      quad(x, rows, panel + j0 * kQGemmGroup, groups, c + j0);
+      if (r >= rows) break;
+      vst1q_s32(c + r * kGemmPanel, lane_totals(acc[r]));
     }
   }
 };
