@@ -4,15 +4,18 @@
 //
 // The 16 bytes must be one output's: two consecutive 8-k groups of an output sit 256
 // bytes apart in a panel (qgemm_kernels.h), so one VLDRD gather of two doublewords reads
-// them, and the activation row's 16 bytes of those k are contiguous. A step of the inner
+// them (as word accesses, which must be 4-byte aligned: the packed weights are, checked
+// by gemm_api.cpp, and every offset here is a multiple of 8), and the activation row's
+// 16 bytes of those k are contiguous (byte loads, any alignment). A step of the inner
 // loop covers two groups of kRows rows x kOutputs outputs: kOutputs gathers, one add
 // that moves their address vector on, kRows row loads and kRows * kOutputs VMLADAVAs,
 // the sums staying in core registers for the whole of K.
 //
 // Why 3 rows x 2 outputs: VMLADAVA accumulates only into even core registers (r0, r2,
-// ..., r12, lr), and the low-overhead loop takes lr, so 6 sums fit; 8 (2 x 4) made gcc
-// move a sum through the stack on every step. A single row (GEMV, the last of M) takes
-// 4 outputs, sharing its row load among more outputs.
+// ..., r12, lr) and the low-overhead loop takes lr, which leaves 7 for sums; 2 x 4 (8
+// sums) made gcc move a sum through the stack on every step, 3 x 2 needs 6 (13
+// instructions per step, 1.08 per row, output and 8 k). A single row (GEMV, the last of
+// M) takes 4 outputs, sharing its row load among more outputs.
 // An odd last group is read 8 bytes at a time, widened to 16 bits (VLDRB.S16,
 // VMLADAVA.S16), so no load reaches past a row or a panel.
 #include <arm_mve.h>
