@@ -22,6 +22,7 @@
 #include "focal/internal/checksum.h"
 #include "focal_generated.h"
 #include "model_writer.h"
+#include "ops/op_checks.h"
 #include "support/saturating_size.h"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
@@ -125,6 +126,25 @@ TEST_CASE("hostile: int8-dot weights with a wrong column sum, non-zero padding o
     CHECK(contains(model.status(), "int8-dot weight 'w' is malformed"));
     CHECK(contains(model.status(), f.message));
   }
+}
+
+TEST_CASE("hostile: the workspace for int8 activations saturates at rows no target can hold") {
+  AlignedBuffer file(int8_dot_model());
+  const auto model = load(file);
+  REQUIRE(model.ok());
+  const fb::Tensor& w = *model->schema().tensors()->Get(static_cast<uint32_t>(model->find_tensor("w")));
+  GemmParams p;
+  p.m = 2;
+  p.k = kDotIn;
+  p.int8_activations = true;
+  CHECK(packed_dense_workspace_bytes(w, 2) == gemm_workspace_bytes(p));
+  // (2^31 - 1)^2 rows of 16 bytes: beyond 64 bits as well as 32.
+  const int64_t rows = (int64_t(1) << 62) - 1;
+  CHECK(packed_dense_workspace_bytes(w, rows) == kSaturatedSize);
+  // 2^30 rows: 2^34 bytes of rows and 2^32 of scales, which only a 64-bit target can count.
+  const uint64_t exact = (uint64_t(1) << 34) + (uint64_t(1) << 32);
+  CHECK(uint64_t(packed_dense_workspace_bytes(w, int64_t(1) << 30)) ==
+        (sizeof(size_t) == 4 ? uint64_t(kSaturatedSize) : exact));
 }
 
 TEST_CASE("hostile: a plan's arena size that would wrap when rounded or added is refused") {

@@ -191,56 +191,67 @@ void set_mode(ModelWriter& w, const WeightMode& mode) {
   w.set_int8_activations(mode.int8_activations);
 }
 
-// x [B, S, 16] -> self-attention (4 query heads over 2 kv heads, head_dim 4, biases,
-// key mask) -> Dense GELU [.., 24] -> Dense [.., 16].
-std::vector<uint8_t> encoder(const WeightMode& mode) {
+// A model under construction: the writer in `mode`, weights drawn from consecutive seeds
+// after `seed`, symbols batch and seq, and the input x [batch, seq, features].
+struct Draft {
   ModelWriter w;
-  set_mode(w, mode);
-  Weights weight{w, 10};
-  const int batch = w.add_symbol("batch", 3), seq = w.add_symbol("seq", 7);
-  const int x = w.add_input("x", DType::kF32, {3, 7, 16}, {batch, seq, -1});
-  const int mask = w.add_input("mask", DType::kI32, {3, 7}, {batch, seq});
+  Weights weight;
+  int batch, seq, x;
+  Draft(const WeightMode& mode, uint32_t seed, int64_t max_batch, int64_t max_seq, int64_t features)
+      : weight{w, seed} {
+    set_mode(w, mode);
+    batch = w.add_symbol("batch", max_batch);
+    seq = w.add_symbol("seq", max_seq);
+    x = w.add_input("x", DType::kF32, {max_batch, max_seq, features}, {batch, seq, -1});
+  }
+};
+
+// Self-attention over x [.., 16]: 4 query heads over 2 kv heads of 4, K/V of 8 features.
+ModelWriter::MultiHeadAttentionSpec attention_spec(Weights& weight, int x, bool biases) {
   ModelWriter::MultiHeadAttentionSpec s;
   s.x = x;
   s.wq = weight("wq", {16, 16});
-  s.bq = weight("bq", {16});
   s.wk = weight("wk", {8, 16});
-  s.bk = weight("bk", {8});
   s.wv = weight("wv", {8, 16});
-  s.bv = weight("bv", {8});
   s.wo = weight("wo", {16, 16});
-  s.bo = weight("bo", {16});
-  s.key_mask = mask;
+  if (biases) {
+    s.bq = weight("bq", {16});
+    s.bk = weight("bk", {8});
+    s.bv = weight("bv", {8});
+    s.bo = weight("bo", {16});
+  }
   s.num_heads = 4;
   s.num_kv_heads = 2;
   s.head_dim = 4;
+  return s;
+}
+
+// x [B, S, 16] -> self-attention (4 query heads over 2 kv heads, head_dim 4, biases,
+// key mask) -> Dense GELU [.., 24] -> Dense [.., 16].
+std::vector<uint8_t> encoder(const WeightMode& mode) {
+  Draft d(mode, 10, 3, 7, 16);
+  ModelWriter& w = d.w;
+  const int batch = d.batch, seq = d.seq;
+  const int mask = w.add_input("mask", DType::kI32, {3, 7}, {batch, seq});
+  ModelWriter::MultiHeadAttentionSpec s = attention_spec(d.weight, d.x, /*biases=*/true);
+  s.key_mask = mask;
   const int a = w.add_activation("a", DType::kF32, {3, 7, 16}, {batch, seq, -1});
   w.add_multi_head_attention("attention", s, a);
   const int h = w.add_activation("h", DType::kF32, {3, 7, 24}, {batch, seq, -1});
-  w.add_dense("ffn_in", a, weight("w1", {24, 16}), weight("b1", {24}), h, fb::Activation_GeluErf);
+  w.add_dense("ffn_in", a, d.weight("w1", {24, 16}), d.weight("b1", {24}), h, fb::Activation_GeluErf);
   const int y = w.add_output("y", DType::kF32, {3, 7, 16}, {batch, seq, -1});
-  w.add_dense("ffn_out", h, weight("w2", {16, 24}), weight("b2", {16}), y);
+  w.add_dense("ffn_out", h, d.weight("w2", {16, 24}), d.weight("b2", {16}), y);
   return w.finish().value();
 }
 
 // x [1, S, 16] -> causal self-attention with a KV cache of 8 and RoPE -> y.
 std::vector<uint8_t> decoder(const WeightMode& mode) {
-  ModelWriter w;
-  set_mode(w, mode);
-  Weights weight{w, 30};
-  const int batch = w.add_symbol("batch", 1), seq = w.add_symbol("seq", 8);
-  const int x = w.add_input("x", DType::kF32, {1, 8, 16}, {batch, seq, -1});
-  ModelWriter::MultiHeadAttentionSpec s;
-  s.x = x;
-  s.wq = weight("wq", {16, 16});
-  s.wk = weight("wk", {8, 16});
-  s.wv = weight("wv", {8, 16});
-  s.wo = weight("wo", {16, 16});
+  Draft d(mode, 30, 1, 8, 16);
+  ModelWriter& w = d.w;
+  const int batch = d.batch, seq = d.seq;
+  ModelWriter::MultiHeadAttentionSpec s = attention_spec(d.weight, d.x, /*biases=*/false);
   s.k_state = w.add_state("k_cache", DType::kF32, {1, 8, 8}, {batch, -1, -1});
   s.v_state = w.add_state("v_cache", DType::kF32, {1, 8, 8}, {batch, -1, -1});
-  s.num_heads = 4;
-  s.num_kv_heads = 2;
-  s.head_dim = 4;
   s.causal = true;
   s.rope = fb::RopeLayout_HalfSplit;
   const int y = w.add_output("y", DType::kF32, {1, 8, 16}, {batch, seq, -1});
@@ -251,14 +262,13 @@ std::vector<uint8_t> decoder(const WeightMode& mode) {
 // x [B, S, 12] (mask) -> bidirectional LSTM, hidden 10 -> y [B, S, 20], h_n, c_n; then
 // attention pooling of y (9 units) -> pooled [B, 20] and its weights.
 std::vector<uint8_t> recurrent(const WeightMode& mode) {
-  ModelWriter w;
-  set_mode(w, mode);
-  Weights weight{w, 50};
-  const int batch = w.add_symbol("batch", 3), seq = w.add_symbol("seq", 9);
-  const int x = w.add_input("x", DType::kF32, {3, 9, 12}, {batch, seq, -1});
+  Draft d(mode, 50, 3, 9, 12);
+  ModelWriter& w = d.w;
+  Weights& weight = d.weight;
+  const int batch = d.batch, seq = d.seq;
   const int mask = w.add_input("mask", DType::kI32, {3, 9}, {batch, seq});
   ModelWriter::RecurrentSpec s;
-  s.x = x;
+  s.x = d.x;
   s.mask = mask;
   s.w_ih = weight("w_ih", {40, 12});
   s.w_hh = weight("w_hh", {40, 10});

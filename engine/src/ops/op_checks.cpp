@@ -114,14 +114,15 @@ kernels::LayerNormParams last_axis_rows(const Shape& shape, float epsilon) {
   return params;
 }
 
+// gemm_workspace_bytes() for int8 activations (m rows of round_up(k, 8) bytes, aligned
+// to 64, then m f32 scales), saturating: rows * k from a file can pass 2^32 on 32-bit
+// targets, and a wrapped size would let the quantized rows overrun the workspace.
 size_t packed_dense_workspace_bytes(const fb::Tensor& w, int64_t rows) {
   if (w.layout() != fb::TensorLayout_DenseInt8Dot) return 0;
-  if (rows < 1 || static_cast<uint64_t>(rows) > kMaxGemmDim) return kSaturatedSize;
-  GemmParams p;
-  p.m = static_cast<size_t>(rows);
-  p.k = static_cast<size_t>(w.shape()->Get(1));  // <= kMaxInt8GemmK, checked at load
-  p.int8_activations = true;
-  return gemm_workspace_bytes(p);
+  const size_t k = static_cast<size_t>(w.shape()->Get(1));  // <= kMaxInt8GemmK, checked at load
+  const size_t m = saturating_size(rows);
+  const size_t quantized = saturating_round_up(saturating_mul(m, saturating_round_up(k, 8)), 64);
+  return saturating_add(quantized, saturating_mul(m, 4));
 }
 
 Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
@@ -143,8 +144,8 @@ Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, siz
     p.int8_activations = true;
     p.workspace = scratch.data;
     p.workspace_bytes = scratch.bytes;
-    const size_t need = gemm_workspace_bytes(p);
-    if (scratch.data == nullptr || scratch.bytes < need) {
+    const size_t need = packed_dense_workspace_bytes(w, static_cast<int64_t>(m));
+    if (scratch.data == nullptr || scratch.bytes < need || need != gemm_workspace_bytes(p)) {
       return Status::error(StatusCode::kResourceExhausted,
                            "weight '%s': int8 activations need %zu bytes of the op's workspace, it "
                            "reserved %zu",
