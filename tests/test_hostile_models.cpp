@@ -8,15 +8,21 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "focal/focal.h"
+#include "focal/gemm.h"
+#include "focal/internal/checksum.h"
+#include "focal_generated.h"
 #include "model_writer.h"
+#include "ops/op_checks.h"
 #include "support/saturating_size.h"
 #include "support/aligned_buffer.h"
 #include "support/emulation.h"
@@ -45,7 +51,101 @@ std::vector<uint8_t> dense_model(uint64_t arena_bytes) {
 
 Result<Model> load(AlignedBuffer& file) { return Model::from_bytes(file.data(), file.size()); }
 
+// x [2, 13] -> Dense on an int8-dot weight 'w' [3, 13]: K pads to 16 in its group of 8,
+// N to 32 in its panel, so the file holds padding on both axes.
+constexpr size_t kDotOut = 3, kDotIn = 13;
+
+std::vector<uint8_t> int8_dot_model() {
+  ModelWriter w;
+  w.set_dense_weight_type(DType::kI8);
+  w.set_int8_activations(true);
+  const int x = w.add_input("x", DType::kF32, {2, int64_t(kDotIn)});
+  const int wt = w.add_constant_f32("w", {int64_t(kDotOut), int64_t(kDotIn)},
+                                    testing::random_values(kDotOut * kDotIn, 4));
+  const int y = w.add_output("y", DType::kF32, {2, int64_t(kDotOut)});
+  w.add_dense("dense", x, wt, -1, y);
+  return w.finish().value();
+}
+
+// The file with `change` applied to the bytes of weight 'w' and the checksum stamped
+// again, as a forger would.
+template <class Change>
+std::vector<uint8_t> forged_weight(const std::vector<uint8_t>& bytes, Change change) {
+  AlignedBuffer original(bytes);
+  const auto model = load(original);
+  REQUIRE(model.ok());
+  const fb::Tensor& w = *model->schema().tensors()->Get(static_cast<uint32_t>(model->find_tensor("w")));
+  REQUIRE(w.layout() == fb::TensorLayout_DenseInt8Dot);
+  std::vector<uint8_t> forged = bytes;
+  change(forged.data() + (model->data_segment() - model->bytes()) + w.data()->offset());
+  const fb::Model& root = *fb::GetSizePrefixedModel(forged.data());
+  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.checksum()) - forged.data());
+  const uint32_t crc = crc32_skipping(forged.data(), forged.size(), at);
+  std::memcpy(forged.data() + at, &crc, sizeof(crc));
+  return forged;
+}
+
 }  // namespace
+
+TEST_CASE("hostile: int8-dot weights with a wrong column sum, non-zero padding or a bad scale are refused") {
+  const std::vector<uint8_t> valid = int8_dot_model();
+  AlignedBuffer valid_file(valid);
+  REQUIRE(load(valid_file).ok());
+  // Offsets of the int8-dot layout (focal/gemm.h): 2 groups of 8 k, one panel of 32.
+  const size_t groups = 2, sums = 2 * 32 * 8 + 32 * 4;  // panels, then 32 scales
+  const auto weight_byte = [&](size_t n, size_t k) { return ((k / 8) * 32 + n) * 8 + k % 8; };
+  struct Forgery {
+    const char* what;
+    std::function<void(uint8_t*)> change;
+    const char* message;
+  };
+  const Forgery forgeries[] = {
+      {"column sum of output 1 off by one",
+       [&](uint8_t* w) { int32_t sum; std::memcpy(&sum, w + sums + 4, 4); sum += 1; std::memcpy(w + sums + 4, &sum, 4); },
+       "a column sum does not match its weights"},
+      {"a weight past K (padding of the last group)",
+       [&](uint8_t* w) { w[weight_byte(0, kDotIn)] = 1; },
+       "panel padding"},
+      {"a weight past N (padding of the panel), its column sum made to match",
+       [&](uint8_t* w) {
+         w[weight_byte(kDotOut, 0)] = 5;
+         const int32_t sum = 5;
+         std::memcpy(w + sums + 4 * kDotOut, &sum, 4);
+       },
+       "panel padding"},
+      {"an infinite scale",
+       [&](uint8_t* w) { const float inf = INFINITY; std::memcpy(w + groups * 32 * 8 + 4, &inf, 4); },
+       "scale"},
+  };
+  for (const Forgery& f : forgeries) {
+    CAPTURE(f.what);
+    AlignedBuffer file(forged_weight(valid, f.change));
+    const auto model = load(file);
+    REQUIRE(!model.ok());
+    CHECK(model.status().code() == StatusCode::kInvalidModel);
+    CHECK(contains(model.status(), "int8-dot weight 'w' is malformed"));
+    CHECK(contains(model.status(), f.message));
+  }
+}
+
+TEST_CASE("hostile: the workspace for int8 activations saturates at rows no target can hold") {
+  AlignedBuffer file(int8_dot_model());
+  const auto model = load(file);
+  REQUIRE(model.ok());
+  const fb::Tensor& w = *model->schema().tensors()->Get(static_cast<uint32_t>(model->find_tensor("w")));
+  GemmParams p;
+  p.m = 2;
+  p.k = kDotIn;
+  p.int8_activations = true;
+  CHECK(packed_dense_workspace_bytes(w, 2) == gemm_workspace_bytes(p));
+  // (2^31 - 1)^2 rows of 16 bytes: beyond 64 bits as well as 32.
+  const int64_t rows = (int64_t(1) << 62) - 1;
+  CHECK(packed_dense_workspace_bytes(w, rows) == kSaturatedSize);
+  // 2^30 rows: 2^34 bytes of rows and 2^32 of scales, which only a 64-bit target can count.
+  const uint64_t exact = (uint64_t(1) << 34) + (uint64_t(1) << 32);
+  CHECK(uint64_t(packed_dense_workspace_bytes(w, int64_t(1) << 30)) ==
+        (sizeof(size_t) == 4 ? uint64_t(kSaturatedSize) : exact));
+}
 
 TEST_CASE("hostile: a plan's arena size that would wrap when rounded or added is refused") {
   for (uint64_t arena : {~uint64_t(0) - 7, ~uint64_t(0), uint64_t(1) << 63, uint64_t(SIZE_MAX / 8) + 64}) {

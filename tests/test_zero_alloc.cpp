@@ -66,8 +66,10 @@ TEST_CASE("the counter sees allocations") {
   CHECK(g_allocations.load() - before == 2);
 }
 
-TEST_CASE("set_input, run, output and self-tests allocate nothing after session creation") {
-  testing::AlignedBuffer file(testing::build_tiny_model());
+namespace {
+
+void check_tiny_model_allocates_nothing(const testing::TinyConfig& config) {
+  testing::AlignedBuffer file(testing::build_tiny_model(config));
   auto model = Model::from_bytes(file.data(), file.size());
   REQUIRE(model.ok());
   testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
@@ -92,6 +94,19 @@ TEST_CASE("set_input, run, output and self-tests allocate nothing after session 
   CHECK(during == 0);
   CHECK(report.ok());
   CHECK(checksum > 0.0f);  // the runs happened: probabilities are positive
+}
+
+}  // namespace
+
+TEST_CASE("set_input, run, output and self-tests allocate nothing after session creation") {
+  check_tiny_model_allocates_nothing(testing::TinyConfig());
+}
+
+TEST_CASE("int8 activations allocate nothing either: the quantized rows live in the op's workspace") {
+  testing::TinyConfig config;
+  config.weight_type = DType::kI8;
+  config.int8_activations = true;
+  check_tiny_model_allocates_nothing(config);
 }
 
 namespace {

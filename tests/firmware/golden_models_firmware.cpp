@@ -3,7 +3,8 @@
 // Bahdanau attention and the attention-pooled BiLSTM classifier) run from flash on a
 // Cortex-M: each model is loaded and verified in place, given a session over one
 // static arena, and its stored self-test (inputs and PyTorch's float64 outputs) must
-// pass, the same vectors the host and qemu-user runs check.
+// pass, the same vectors the host and qemu-user runs check. The tiny test model written
+// with int8 activations (DenseInt8Dot weights) runs its own self-test alongside them.
 #include <algorithm>
 #include <cstdio>
 
@@ -22,6 +23,8 @@
 #include "golden_torch_encoder_plan.h"
 #include "golden_torch_transformer.h"
 #include "golden_torch_transformer_plan.h"
+#include "tiny_int8.h"
+#include "tiny_int8_plan.h"
 
 namespace {
 
@@ -30,7 +33,7 @@ namespace {
 constexpr unsigned long kArenaBytes =
     std::max({golden_bert_arena_bytes, golden_torch_encoder_arena_bytes, golden_gpt2_arena_bytes,
               golden_llama_arena_bytes, golden_torch_transformer_arena_bytes, golden_rnn_seq2seq_arena_bytes,
-              golden_rnn_classifier_arena_bytes});
+              golden_rnn_classifier_arena_bytes, tiny_int8_arena_bytes});
 alignas(64) uint8_t g_arena[kArenaBytes];
 
 bool run_golden(const char* name, const unsigned char* bytes, unsigned long size) {
@@ -68,6 +71,7 @@ int main() {
   ok = run_golden("torch-transformer", golden_torch_transformer, golden_torch_transformer_size) && ok;
   ok = run_golden("rnn-seq2seq", golden_rnn_seq2seq, golden_rnn_seq2seq_size) && ok;
   ok = run_golden("rnn-classifier", golden_rnn_classifier, golden_rnn_classifier_size) && ok;
+  ok = run_golden("tiny-int8-activations", tiny_int8, tiny_int8_size) && ok;
   std::printf("goldens: %s\n", ok ? "all PASS" : "FAILED");
   return ok ? 0 : 1;
 }

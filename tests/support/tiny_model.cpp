@@ -116,6 +116,7 @@ std::vector<uint8_t> as_f32_bytes(const std::vector<double>& values) {
 TinyTensors add_tiny_model(ModelWriter& writer, const TinyConfig& config) {
   const TinyWeights w = make_weights(config.seed);
   writer.set_dense_weight_type(config.weight_type);
+  writer.set_int8_activations(config.int8_activations);
   const int batch = writer.add_symbol("batch", config.max_batch);
   const int seq = writer.add_symbol("seq", config.max_seq);
   const auto shape = [&](int64_t features) {
@@ -203,10 +204,12 @@ std::vector<uint8_t> build_tiny_model(const TinyConfig& config) {
   test.expected_outputs.push_back(
       {tensors.probs, {batch, seq, kTinyClasses}, as_f32_bytes(expected.probs)});
   // f32 weights: f32 rounding only. Quantized weights move the outputs by about their
-  // relative rounding (f16 2^-11, bf16 2^-8, int8 1/254 of each row's largest weight).
+  // relative rounding (f16 2^-11, bf16 2^-8, int8 1/254 of each row's largest weight);
+  // int8 activations add as much again (1/254 of each row's largest input).
   const bool f32 = config.weight_type == DType::kF32;
-  test.atol = f32 ? 1e-5f : config.weight_type == DType::kF16 ? 2e-3f : 3e-2f;
-  test.rtol = f32 ? 1e-4f : config.weight_type == DType::kF16 ? 2e-3f : 3e-2f;
+  const bool int8_activations = config.int8_activations && config.weight_type == DType::kI8;
+  test.atol = f32 ? 1e-5f : config.weight_type == DType::kF16 ? 2e-3f : int8_activations ? 6e-2f : 3e-2f;
+  test.rtol = f32 ? 1e-4f : config.weight_type == DType::kF16 ? 2e-3f : int8_activations ? 6e-2f : 3e-2f;
   writer.add_self_test(std::move(test));
   auto file = writer.finish();
   return file.ok() ? file.value() : std::vector<uint8_t>();

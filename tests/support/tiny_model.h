@@ -22,6 +22,9 @@ struct TinyConfig {
   int64_t max_seq = 8;
   uint32_t seed = 1;
   DType weight_type = DType::kF32;  // how the dense weights are stored (packed)
+  // With weight_type kI8: the dense weights in the int8-dot layout, run with int8
+  // activations (ModelWriter::set_int8_activations).
+  bool int8_activations = false;
 };
 
 constexpr int kTinyModelWidth = 8;

@@ -76,6 +76,11 @@ double Operand::at(size_t i) const {
 // panels at byte round_up(P * K * 32, 64).
 void Operand::weight_row(size_t n, double* row) const {
   const size_t in = dim(1);
+  if (int8_dot()) {
+    const double scale = int8_dot_row(n, row);
+    for (size_t k = 0; k < in; ++k) row[k] *= scale;
+    return;
+  }
   if (!packed()) {
     for (size_t k = 0; k < in; ++k) row[k] = at(n * in + k);
     return;
@@ -89,6 +94,19 @@ void Operand::weight_row(size_t n, double* row) const {
     const double scale = f32_at(bytes + scales_offset, n);
     for (size_t k = 0; k < in; ++k) row[k] *= scale;
   }
+}
+
+// Int8-dot layout: k in groups of 8; W[n][k] is byte ((p * G + k / 8) * 32 + n % 32) * 8
+// + k % 8 with G = ceil(K / 8), then the f32 scales at byte round_up(P * G * 256, 64)
+// (the column sums after them are the engine's, recomputed by the loader).
+double Operand::int8_dot_row(size_t n, double* row) const {
+  const size_t in = dim(1), groups = (in + 7) / 8;
+  const size_t panel = n / kPanel, lane = n % kPanel;
+  for (size_t k = 0; k < in; ++k) {
+    row[k] = static_cast<int8_t>(bytes[((panel * groups + k / 8) * kPanel + lane) * 8 + k % 8]);
+  }
+  const size_t panels = (dim(0) + kPanel - 1) / kPanel;
+  return f32_at(bytes + (panels * groups * kPanel * 8 + 63) / 64 * 64, n);
 }
 
 }  // namespace reference

@@ -45,7 +45,8 @@ double activation(fb::Activation kind, double x);
 
 // y[r, n] (rows y_stride apart) = x[r, :] . W[n, :] + bias[n] for r < rows, with W the
 // Dense weight `w` [out, in] (packed or row-major) and x rows x_stride apart; `bias`
-// may be absent (null or not present). No activation.
+// may be absent (null or not present). No activation. An int8-dot weight quantizes
+// each row of x to int8 first, exactly as the engine's int8 activations do.
 void dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
                 double* y, size_t y_stride);
 

@@ -78,7 +78,7 @@ Result<Model> Model::from_bytes(const void* data, size_t size, const LoadOptions
   }
   if (options.verify_checksum) FOCAL_RETURN_IF_ERROR(check_checksum(*root, bytes, size));
   FOCAL_RETURN_IF_ERROR(
-      verify_model_meaning(*root, size, data_segment_offset(prefixed_size)));
+      verify_model_meaning(*root, bytes, size, data_segment_offset(prefixed_size)));
   return Model(bytes, size, root);
 }
 

@@ -5,9 +5,10 @@
 namespace focal {
 
 // In this order: each check may rely on what the ones before it established.
-Status verify_model_meaning(const fb::Model& model, size_t size, uint64_t data_offset) {
+Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
+                            uint64_t data_offset) {
   using namespace verify;  // the checks, load/verify_checks.h
-  const FileLayout file{size, data_offset};
+  const FileLayout file{size, data_offset, bytes};
   FOCAL_RETURN_IF_ERROR(check_symbols(model));
   FOCAL_RETURN_IF_ERROR(check_plan_header(model));
   FOCAL_RETURN_IF_ERROR(check_tensors(model, file));

@@ -11,7 +11,8 @@
 
 namespace focal {
 
-// `size`: bytes in the whole file; `data_offset`: start of its data segment.
-Status verify_model_meaning(const fb::Model& model, size_t size, uint64_t data_offset);
+// `bytes`, `size`: the whole file; `data_offset`: start of its data segment.
+Status verify_model_meaning(const fb::Model& model, const uint8_t* bytes, size_t size,
+                            uint64_t data_offset);
 
 }  // namespace focal

@@ -19,6 +19,7 @@ namespace verify {
 struct FileLayout {
   size_t size;           // bytes in the whole file
   uint64_t data_offset;  // start of its data segment
+  const uint8_t* bytes;  // the whole file, for checks of constants' contents
 };
 
 // Scratch the verifier needs for one pass over the graph; freed on return.

@@ -5,6 +5,7 @@
 #include "focal/gemm.h"
 #include "focal/model.h"
 #include "load/verify_checks.h"
+#include "qgemm/qgemm_kernels.h"
 
 namespace focal {
 namespace verify {
@@ -55,7 +56,7 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
 
 Status check_quantization(const fb::Tensor& t) {
   // Packed dense weights carry their int8 scales inside their bytes.
-  if (t.dtype() != fb::DType_I8 || t.layout() == fb::TensorLayout_DensePacked) return Status();
+  if (t.dtype() != fb::DType_I8 || t.layout() != fb::TensorLayout_RowMajor) return Status();
   const fb::Quantization* q = t.quantization();
   if (q == nullptr || q->scales() == nullptr) {
     return invalid("int8 tensor '%s' has no quantization scales", name_of(t));
@@ -66,6 +67,41 @@ Status check_quantization(const fb::Tensor& t) {
     return invalid("int8 tensor '%s': scales must be one per channel of a valid axis", name_of(t));
   }
   return Status();
+}
+
+// A packed dense weight's byte size from its layout, dtype and [out, in] shape.
+Status check_packed_bytes(const fb::Tensor& t, uint64_t* bytes) {
+  const bool matrix = rank_of(t) == 2;
+  const size_t out = matrix ? static_cast<size_t>(t.shape()->Get(0)) : 0;
+  const size_t in = matrix ? static_cast<size_t>(t.shape()->Get(1)) : 0;
+  if (t.layout() == fb::TensorLayout_DensePacked) {
+    *bytes = matrix ? packed_dense_weights_bytes(to_dtype(t.dtype()), out, in) : 0;
+    if (*bytes == 0) {
+      return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8",
+                     name_of(t));
+    }
+  } else if (t.layout() == fb::TensorLayout_DenseInt8Dot) {
+    *bytes = matrix && t.dtype() == fb::DType_I8 ? packed_dense_weights_int8_dot_bytes(out, in) : 0;
+    if (*bytes == 0) {
+      return invalid("int8-dot weight '%s' must be [out, in] of i8 with in <= %zu (found %s)",
+                     name_of(t), kMaxInt8GemmK, fb::EnumNameDType(t.dtype()));
+    }
+  }
+  return Status();
+}
+
+// The engine trusts an int8-dot weight's column sums (they cancel the activation
+// offset) and scales, so a file whose sums, scales or padding disagree with its panels
+// is refused here rather than giving wrong outputs. Reads every byte of the weight once.
+Status check_int8_dot_contents(const fb::Tensor& t, const FileLayout& file) {
+  if (t.layout() != fb::TensorLayout_DenseInt8Dot) return Status();
+  const uint8_t* packed = file.bytes + file.data_offset + t.data()->offset();  // checked in bounds
+  const char* why = "";
+  if (kernels::qgemm_packed_consistent(packed, static_cast<size_t>(t.shape()->Get(0)),
+                                       static_cast<size_t>(t.shape()->Get(1)), &why)) {
+    return Status();
+  }
+  return invalid("int8-dot weight '%s' is malformed: %s (re-convert the model)", name_of(t), why);
 }
 
 Status check_arena_placement(const fb::Model& model, const fb::Tensor& t, uint64_t bytes) {
@@ -123,16 +159,7 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
       return invalid("tensor '%s' has layout %d, which only constants may use", name_of(*t),
                      static_cast<int>(t->layout()));
     }
-    if (t->layout() == fb::TensorLayout_DensePacked) {
-      bytes = rank_of(*t) == 2 ? packed_dense_weights_bytes(to_dtype(t->dtype()),
-                                                            static_cast<size_t>(t->shape()->Get(0)),
-                                                            static_cast<size_t>(t->shape()->Get(1)))
-                               : 0;
-      if (bytes == 0) {
-        return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8",
-                       name_of(*t));
-      }
-    }
+    FOCAL_RETURN_IF_ERROR(check_packed_bytes(*t, &bytes));
     if (t->role() == fb::TensorRole_Constant) {
       if (t->dim_symbols() != nullptr) {
         for (int32_t s : *t->dim_symbols()) {
@@ -140,6 +167,7 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
         }
       }
       FOCAL_RETURN_IF_ERROR(check_buffer(file, t->data(), bytes, "constant", name_of(*t)));
+      FOCAL_RETURN_IF_ERROR(check_int8_dot_contents(*t, file));
     } else {
       FOCAL_RETURN_IF_ERROR(check_arena_placement(model, *t, bytes));
     }

@@ -1,7 +1,8 @@
 // AttentionPool op: y[b] = sum_s softmax_s(v . tanh(W x[b, s] + bias)) x[b, s] over the
 // valid positions: one GEMM projects every position, then additive attention per row
 // with the bias as the (constant) query projection.
-// Workspace: keys [B*S, A] | zero query [A] | lengths [B] | kernel scratch.
+// Workspace: keys [B*S, A] | zero query [A] | lengths [B] | kernel scratch, which first
+// holds the projection's int8 rows (DenseInt8Dot weights).
 #include <cstring>
 
 #include "dispatch/scoring_dispatch.h"
@@ -58,7 +59,10 @@ size_t pool_workspace(const fb::Model& model, const fb::Op& op, int) {
   const int64_t batch = x.shape()->Get(0), seq = x.shape()->Get(1);
   const size_t regions = saturating_add(saturating_float_bytes(saturating_product(batch, seq, units)),
                                         saturating_add(floats(units), floats(batch)));
-  return saturating_add(regions, additive_attention_workspace_bytes(params_for(seq, units, x.shape()->Get(2))));
+  const size_t kernel = additive_attention_workspace_bytes(params_for(seq, units, x.shape()->Get(2)));
+  // batch and seq are each <= kMaxDim (2^31 - 1): their product fits.
+  const size_t projection = packed_dense_workspace_bytes(*model.tensors()->Get(op.inputs()->Get(kW)), batch * seq);
+  return saturating_add(regions, kernel > projection ? kernel : projection);
 }
 
 Status run_pool(const OpRun& r) {
@@ -71,7 +75,9 @@ Status run_pool(const OpRun& r) {
   float* zero_query = reinterpret_cast<float*>(ws + floats(int64_t(batch * seq * units)));
   int32_t* lengths = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(zero_query) + floats(int64_t(units)));
   uint8_t* scratch = reinterpret_cast<uint8_t*>(lengths) + floats(int64_t(batch));
-  packed_dense(w, r.inputs[kW].data, r.inputs[kX].f32(), batch * seq, nullptr, keys, 0, r.parallel);
+  const size_t scratch_bytes = r.workspace_bytes - size_t(scratch - ws);
+  FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kX].f32(), batch * seq, nullptr, keys, 0,
+                                     DenseScratch{scratch, scratch_bytes}, r.parallel));
   std::memset(zero_query, 0, units * sizeof(float));
   const float* query = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : zero_query;
   const bool has_mask = r.inputs[kMask].present();
@@ -85,7 +91,7 @@ Status run_pool(const OpRun& r) {
     p.values = r.inputs[kX].f32() + b * seq * dim;
     p.context = r.outputs[0].mutable_f32() + b * dim;
     p.weights = r.output_count > 1 ? r.outputs[1].mutable_f32() + b * seq : nullptr;
-    FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, r.workspace_bytes - size_t(scratch - ws)));
+    FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes));
   }
   return Status();
 }

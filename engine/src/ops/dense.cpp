@@ -3,6 +3,7 @@
 #include "dispatch/gemm_dispatch.h"
 
 #include "ops/op_checks.h"
+#include "support/saturating_size.h"
 
 namespace focal {
 namespace {
@@ -22,7 +23,7 @@ Status check_dense(const OpCheck& c) {
   FOCAL_RETURN_IF_ERROR(expect_constant(c, w));
   // Packed weights (f32, f16, bf16, i8; sizes checked at load) run on the GEMM kernels;
   // row-major ones must be f32 and run on the reference kernel.
-  if (w.layout() != fb::TensorLayout_DensePacked) FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
+  if (!is_packed_weight(w)) FOCAL_RETURN_IF_ERROR(expect_f32(c, w));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, w, 2, 2));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, x, 1, kMaxRank));
   if (dim(w, 1) != dim(x, -1) || dim_symbol(x, -1) != -1) {
@@ -43,17 +44,23 @@ Status check_dense(const OpCheck& c) {
   return Status();
 }
 
-bool packed_weight(const OpRun& r) {
-  return r.model.tensors()->Get(r.op.inputs()->Get(1))->layout() == fb::TensorLayout_DensePacked;
-}
+bool packed_weight(const OpRun& r) { return is_packed_weight(*r.model.tensors()->Get(r.op.inputs()->Get(1))); }
 
 Status run_dense_packed(const OpRun& r) {
   const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(1));
   const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
-  packed_dense(w, r.inputs[1].data, r.inputs[0].f32(), leading_rows(r.inputs[0].shape), bias,
-               r.outputs[0].mutable_f32(), 0, r.parallel,
-               r.op.options_as_DenseOptions()->activation());
-  return Status();
+  return packed_dense(w, r.inputs[1].data, r.inputs[0].f32(), leading_rows(r.inputs[0].shape), bias,
+                      r.outputs[0].mutable_f32(), 0, DenseScratch{r.workspace, r.workspace_bytes}, r.parallel,
+                      r.op.options_as_DenseOptions()->activation());
+}
+
+// Int8 activations' quantized rows at the planned maximum rows (none for other weights).
+size_t dense_workspace(const fb::Model& model, const fb::Op& op, int) {
+  const fb::Tensor& x = *model.tensors()->Get(op.inputs()->Get(0));
+  size_t rows = 1;
+  for (uint32_t i = 0; i + 1 < x.shape()->size(); ++i) rows = saturating_mul(rows, saturating_size(x.shape()->Get(i)));
+  const int64_t planned = rows > static_cast<size_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(rows);
+  return packed_dense_workspace_bytes(*model.tensors()->Get(op.inputs()->Get(1)), planned);
 }
 
 Status run_dense(const OpRun& r) {
@@ -79,7 +86,7 @@ double dense_flops(const OpShapes& s) {
 }  // namespace
 
 const OpDef& dense_op_def() {
-  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense, nullptr, 0, 0, nullptr, nullptr,
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense, run_dense, dense_workspace, 0, 0, nullptr, nullptr,
                             dense_flops};
   return def;
 }

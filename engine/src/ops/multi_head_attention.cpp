@@ -7,7 +7,8 @@
 //   k, v [B, Sk, Hkv*Dh]   projected keys and values (only without states)
 //   ctx  [B, Sq, H*Dh]     attention output, the input of the output projection
 //   lengths [B] i32        valid keys per batch row (from the key mask)
-//   attention kernel scratch
+//   attention kernel scratch, shared with the projections' int8 rows (DenseInt8Dot
+//   weights: the projections run before and after the attention kernel, never during)
 #include <cmath>
 
 #include "dispatch/attention_dispatch.h"
@@ -216,6 +217,20 @@ Sizes planned_sizes(const fb::Model& model, const fb::Op& op) {
                int64_t(o.num_heads()) * o.head_dim(), int64_t(o.num_kv_heads()) * o.head_dim()};
 }
 
+// The int8 rows of the largest projection at the planned sizes: Q and O over B * Sq
+// rows, K and V over the source's B * Sk (B * Sq new tokens with a cache).
+size_t projection_scratch_bytes(const fb::Model& model, const fb::Op& op, const Sizes& s) {
+  const int64_t q_rows = s.batch * s.q_len;  // each <= kMaxDim: no overflow
+  const int64_t kv_rows = mode_of(op) == Mode::kProject ? s.batch * s.kv_len : q_rows;
+  size_t bytes = 0;
+  for (int slot : {kWq, kWk, kWv, kWo}) {
+    if (!present(op, slot)) continue;
+    const size_t need = packed_dense_workspace_bytes(tensor_at(model, op, slot), slot == kWk || slot == kWv ? kv_rows : q_rows);
+    bytes = need > bytes ? need : bytes;
+  }
+  return bytes;
+}
+
 size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
   const fb::MultiHeadAttentionOptions& o = *op.options_as_MultiHeadAttentionOptions();
   const Sizes s = planned_sizes(model, op);
@@ -228,7 +243,9 @@ size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
   const size_t decode_bytes = attention_workspace_bytes(attention_params(o, decode), workers);
   // 0: the kernel refuses these sizes; saturate so the session refuses them at creation.
   if (prefill_bytes == 0 || decode_bytes == 0) return kSaturatedSize;
-  return saturating_add(r.end, prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes);
+  const size_t kernel = prefill_bytes > decode_bytes ? prefill_bytes : decode_bytes;
+  const size_t projections = projection_scratch_bytes(model, op, s);
+  return saturating_add(r.end, kernel > projections ? kernel : projections);
 }
 
 // ---- Run ---------------------------------------------------------------------------
@@ -256,7 +273,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
 }
 
 // K and V of this run's tokens written into the states at the cached length.
-void append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
+Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity, DenseScratch scratch) {
   const fb::Model& m = r.model;
   const size_t features = static_cast<size_t>(s.kv_features);
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -264,13 +281,12 @@ void append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity) {
     const size_t row = static_cast<size_t>(b * capacity + r.cached_length);
     float* k = r.inputs[kKState].mutable_f32() + row * features;
     float* v = r.inputs[kVState].mutable_f32() + row * features;
-    packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x,
-                 static_cast<size_t>(s.q_len), optional_f32(r, kBk), k,
-                 features, r.parallel);
-    packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x,
-                 static_cast<size_t>(s.q_len), optional_f32(r, kBv), v,
-                 features, r.parallel);
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x, static_cast<size_t>(s.q_len),
+                                       optional_f32(r, kBk), k, features, scratch, r.parallel));
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x, static_cast<size_t>(s.q_len),
+                                       optional_f32(r, kBv), v, features, scratch, r.parallel));
   }
+  return Status();
 }
 
 Status run_mha(const OpRun& r) {
@@ -289,19 +305,20 @@ Status run_mha(const OpRun& r) {
   float* q = reinterpret_cast<float*>(ws + reg.q);
   float* ctx = reinterpret_cast<float*>(ws + reg.ctx);
   const size_t rows = static_cast<size_t>(s.batch * s.q_len);
+  const DenseScratch scratch{ws + reg.kernel, r.workspace_bytes - reg.kernel};
 
-  packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(),
-               rows, optional_f32(r, kBq), q, 0, r.parallel);
+  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(), rows,
+                                     optional_f32(r, kBq), q, 0, scratch, r.parallel));
   AttentionParams p = attention_params(o, s);
   const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
   if (mode == Mode::kProject) {
     float* k = reinterpret_cast<float*>(ws + reg.k);
     float* v = reinterpret_cast<float*>(ws + reg.v);
     const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
-    packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(),
-                 source_rows, optional_f32(r, kBk), k, 0, r.parallel);
-    packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(),
-                 source_rows, optional_f32(r, kBv), v, 0, r.parallel);
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(), source_rows,
+                                       optional_f32(r, kBk), k, 0, scratch, r.parallel));
+    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(), source_rows,
+                                       optional_f32(r, kBv), v, 0, scratch, r.parallel));
     if (o.rope() != fb::RopeLayout_None) {
       FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
                                        static_cast<size_t>(o.num_kv_heads()), 0, 0));
@@ -311,7 +328,7 @@ Status run_mha(const OpRun& r) {
   } else {
     const int64_t capacity = r.inputs[kKState].shape.dims[1];
     if (mode == Mode::kCache) {
-      append_to_cache(r, s, capacity);
+      FOCAL_RETURN_IF_ERROR(append_to_cache(r, s, capacity, scratch));
       if (o.rope() != fb::RopeLayout_None) {
         float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
         FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch),
@@ -346,9 +363,8 @@ Status run_mha(const OpRun& r) {
   p.q = q;
   p.out = ctx;
   FOCAL_RETURN_IF_ERROR(run_attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
-  packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
-               r.outputs[0].mutable_f32(), 0, r.parallel);
-  return Status();
+  return packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
+                      r.outputs[0].mutable_f32(), 0, scratch, r.parallel);
 }
 
 // ---- Facts for the session and bench -------------------------------------------------

@@ -4,6 +4,7 @@
 #include <cstdarg>
 
 #include "dispatch/gemm_dispatch.h"
+#include "support/saturating_size.h"
 #include "support/format_message.h"
 
 namespace focal {
@@ -74,9 +75,13 @@ Status expect_i32(const OpCheck& c, const fb::Tensor& t) {
   return c.fail("tensor '%s' is %s, expected i32", t.name()->c_str(), fb::EnumNameDType(t.dtype()));
 }
 
+bool is_packed_weight(const fb::Tensor& t) {
+  return t.layout() == fb::TensorLayout_DensePacked || t.layout() == fb::TensorLayout_DenseInt8Dot;
+}
+
 Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, int64_t in) {
   FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
-  if (t.layout() != fb::TensorLayout_DensePacked) {
+  if (!is_packed_weight(t)) {
     return c.fail("weight '%s' must be packed for the GEMM kernels", t.name()->c_str());
   }
   if (rank(t) == 2 && dim(t, 0) == out && dim(t, 1) == in) return Status();
@@ -109,9 +114,20 @@ kernels::LayerNormParams last_axis_rows(const Shape& shape, float epsilon) {
   return params;
 }
 
-void packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
-                  const float* bias, float* y, size_t y_stride, ParallelFor* parallel,
-                  fb::Activation activation) {
+// gemm_workspace_bytes() for int8 activations (m rows of round_up(k, 8) bytes, aligned
+// to 64, then m f32 scales), saturating: rows * k from a file can pass 2^32 on 32-bit
+// targets, and a wrapped size would let the quantized rows overrun the workspace.
+size_t packed_dense_workspace_bytes(const fb::Tensor& w, int64_t rows) {
+  if (w.layout() != fb::TensorLayout_DenseInt8Dot) return 0;
+  const size_t k = static_cast<size_t>(w.shape()->Get(1));  // <= kMaxInt8GemmK, checked at load
+  const size_t m = saturating_size(rows);
+  const size_t quantized = saturating_round_up(saturating_mul(m, saturating_round_up(k, 8)), 64);
+  return saturating_add(quantized, saturating_mul(m, 4));
+}
+
+Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
+                    const float* bias, float* y, size_t y_stride, DenseScratch scratch,
+                    ParallelFor* parallel, fb::Activation activation) {
   GemmParams p;
   p.m = m;
   p.n = static_cast<size_t>(w.shape()->Get(0));
@@ -124,7 +140,20 @@ void packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_
   p.bias = bias;
   p.y = y;
   p.y_stride = y_stride;
+  if (w.layout() == fb::TensorLayout_DenseInt8Dot) {
+    p.int8_activations = true;
+    p.workspace = scratch.data;
+    p.workspace_bytes = scratch.bytes;
+    const size_t need = packed_dense_workspace_bytes(w, static_cast<int64_t>(m));
+    if (scratch.data == nullptr || scratch.bytes < need || need != gemm_workspace_bytes(p)) {
+      return Status::error(StatusCode::kResourceExhausted,
+                           "weight '%s': int8 activations need %zu bytes of the op's workspace, it "
+                           "reserved %zu",
+                           w.name()->c_str(), need, scratch.bytes);
+    }
+  }
   run_gemm(p, parallel);  // shapes and weights verified at load
+  return Status();
 }
 
 }  // namespace focal

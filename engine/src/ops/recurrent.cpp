@@ -5,7 +5,8 @@
 // the rows still running. Blocks keep the workspace independent of the sequence length:
 // on a microcontroller, gates_x for a whole 64-step BiLSTM sequence would be 64 KiB.
 //
-// Workspace: gates_x [B, block, G*H] | gates_h [B, G*H] | h, c [B, H] | lengths [B] i32.
+// Workspace: gates_x [B, block, G*H] | gates_h [B, G*H] | h, c [B, H] | lengths [B] i32 |
+// the int8 rows of the input or recurrent projection (DenseInt8Dot weights only).
 #include <cstring>
 
 #include "focal/internal/graph.h"
@@ -101,10 +102,26 @@ Regions regions(int64_t batch, int64_t seq, int64_t gates, int64_t hidden) {
   return r;
 }
 
+// Input projections run over one block of steps of one row, recurrent ones over the B rows.
+size_t projection_scratch_bytes(const fb::Model& model, const fb::Op& op) {
+  const int64_t batch = model.tensors()->Get(op.inputs()->Get(kX))->shape()->Get(0);
+  const int64_t block = block_steps(model.tensors()->Get(op.inputs()->Get(kX))->shape()->Get(1));
+  size_t bytes = 0;
+  for (int slot : {kWih, kWhh, kWihR, kWhhR}) {
+    const int32_t t = op.inputs()->Get(slot);
+    if (t < 0) continue;
+    const size_t need =
+        packed_dense_workspace_bytes(*model.tensors()->Get(t), slot == kWih || slot == kWihR ? block : batch);
+    bytes = need > bytes ? need : bytes;
+  }
+  return bytes;
+}
+
 size_t recurrent_workspace(const fb::Model& model, const fb::Op& op, int) {
   const fb::RecurrentOptions& o = *op.options_as_RecurrentOptions();
   const fb::Tensor& x = *model.tensors()->Get(op.inputs()->Get(kX));
-  return regions(x.shape()->Get(0), x.shape()->Get(1), gate_count(o) * int64_t(o.hidden()), o.hidden()).end;
+  const size_t end = regions(x.shape()->Get(0), x.shape()->Get(1), gate_count(o) * int64_t(o.hidden()), o.hidden()).end;
+  return saturating_add(end, projection_scratch_bytes(model, op));
 }
 
 struct Run {
@@ -115,6 +132,7 @@ struct Run {
   uint8_t* ws;
   Regions reg;
   const int32_t* lengths;
+  DenseScratch scratch;  // after the regions
 
   float* gates_x() const { return reinterpret_cast<float*>(ws + reg.gates_x); }
   float* gates_h() const { return reinterpret_cast<float*>(ws + reg.gates_h); }
@@ -165,19 +183,20 @@ void cell(const Run& run, size_t b, size_t step) {
 }
 
 // gates_x[b, i] = x[b, first + i] W_ih^T + b_ih for the block's `steps` steps.
-void project_block(const Run& run, int base, size_t first, size_t steps) {
+Status project_block(const Run& run, int base, size_t first, size_t steps) {
   for (size_t b = 0; b < run.batch; ++b) {
     const float* x = run.r.inputs[kX].f32() + (b * run.seq + first) * run.in;
-    packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
-                 run.gates_x() + b * run.block * run.gates, 0, run.r.parallel);
+    FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
+                                       run.gates_x() + b * run.block * run.gates, 0, run.scratch, run.r.parallel));
   }
+  return Status();
 }
 
 // One time step t (the block's step i) for every row: recurrent GEMM, then the cells.
-void run_step(const Run& run, int d, size_t t, size_t i) {
+Status run_step(const Run& run, int d, size_t t, size_t i) {
   const int base = d == 0 ? kWih : kWihR;
-  packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
-               run.optional(base + 3), run.gates_h(), 0, nullptr);
+  FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
+                                     run.optional(base + 3), run.gates_h(), 0, run.scratch, nullptr));
   float* y = run.r.outputs[kY].mutable_f32();
   for (size_t b = 0; b < run.batch; ++b) {
     float* out = y + (b * run.seq + t) * run.width + size_t(d) * run.hidden;
@@ -188,9 +207,10 @@ void run_step(const Run& run, int d, size_t t, size_t i) {
     cell(run, b, i);
     std::memcpy(out, run.h() + b * run.hidden, run.hidden * 4);
   }
+  return Status();
 }
 
-void run_direction(const Run& run, int d) {
+Status run_direction(const Run& run, int d) {
   const int base = d == 0 ? kWih : kWihR;
   initial_state(run, d);
   // Forward: blocks [0, 16), [16, 32), ...; reverse: the same blocks from the end, each
@@ -198,10 +218,10 @@ void run_direction(const Run& run, int d) {
   for (size_t done = 0; done < run.seq; done += run.block) {
     const size_t steps = run.seq - done < run.block ? run.seq - done : run.block;
     const size_t first = d == 0 ? done : run.seq - done - steps;
-    project_block(run, base, first, steps);
+    FOCAL_RETURN_IF_ERROR(project_block(run, base, first, steps));
     for (size_t i = 0; i < steps; ++i) {
       const size_t in_block = d == 0 ? i : steps - 1 - i;
-      run_step(run, d, first + in_block, in_block);
+      FOCAL_RETURN_IF_ERROR(run_step(run, d, first + in_block, in_block));
     }
   }
   for (int o = kHn; o < run.r.output_count && o <= kCn; ++o) {
@@ -211,6 +231,7 @@ void run_direction(const Run& run, int d) {
                   run.hidden * 4);
     }
   }
+  return Status();
 }
 
 Status run_recurrent(const OpRun& r) {
@@ -219,8 +240,9 @@ Status run_recurrent(const OpRun& r) {
   const size_t hidden = static_cast<size_t>(o.hidden());
   Run run{r, o, size_t(x.dims[0]), size_t(x.dims[1]), size_t(x.dims[2]), hidden,
           size_t(gate_count(o)) * hidden, size_t(directions(o)) * hidden, size_t(block_steps(x.dims[1])),
-          static_cast<uint8_t*>(r.workspace), {}, nullptr};
+          static_cast<uint8_t*>(r.workspace), {}, nullptr, {}};
   run.reg = regions(x.dims[0], x.dims[1], int64_t(run.gates), int64_t(hidden));
+  run.scratch = DenseScratch{run.ws + run.reg.end, r.workspace_bytes - run.reg.end};
   int32_t* lengths = reinterpret_cast<int32_t*>(run.ws + run.reg.lengths);
   if (r.inputs[kMask].present()) {
     FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kMask].i32(), run.batch, run.seq, "mask", lengths));
@@ -228,7 +250,7 @@ Status run_recurrent(const OpRun& r) {
     for (size_t b = 0; b < run.batch; ++b) lengths[b] = static_cast<int32_t>(run.seq);
   }
   run.lengths = lengths;
-  for (int d = 0; d < directions(o); ++d) run_direction(run, d);
+  for (int d = 0; d < directions(o); ++d) FOCAL_RETURN_IF_ERROR(run_direction(run, d));
   return Status();
 }
 

@@ -1,6 +1,7 @@
 // RecurrentStep op: one LSTM/GRU step whose state lives in State tensors and is updated
 // in place (a sequence-to-sequence decoder runs one per generated token).
-// Workspace: gates_x [B, G*H] | gates_h [B, G*H].
+// Workspace: gates_x [B, G*H] | gates_h [B, G*H] | the int8 rows of x or h (DenseInt8Dot
+// weights only).
 #include <cstring>
 
 #include "focal/internal/graph.h"
@@ -50,7 +51,10 @@ Status check_step(const OpCheck& c) {
 size_t step_workspace(const fb::Model& model, const fb::Op& op, int) {
   const fb::RecurrentStepOptions& o = *op.options_as_RecurrentStepOptions();
   const int64_t batch = model.tensors()->Get(op.inputs()->Get(kX))->shape()->Get(0);
-  return saturating_mul(2, saturating_float_bytes(saturating_product(batch, gate_count(o), o.hidden())));
+  const size_t gates = saturating_mul(2, saturating_float_bytes(saturating_product(batch, gate_count(o), o.hidden())));
+  const size_t wih = packed_dense_workspace_bytes(*model.tensors()->Get(op.inputs()->Get(kWih)), batch);
+  const size_t whh = packed_dense_workspace_bytes(*model.tensors()->Get(op.inputs()->Get(kWhh)), batch);
+  return saturating_add(gates, wih > whh ? wih : whh);
 }
 
 const float* optional(const OpRun& r, int slot) {
@@ -63,12 +67,14 @@ Status run_step(const OpRun& r) {
   const size_t hidden = static_cast<size_t>(o.hidden()), gates = size_t(gate_count(o)) * hidden;
   float* gates_x = static_cast<float*>(r.workspace);
   float* gates_h = gates_x + align_up(batch * gates, 16);
+  uint8_t* scratch_begin = reinterpret_cast<uint8_t*>(gates_h + align_up(batch * gates, 16));
+  const DenseScratch scratch{scratch_begin, r.workspace_bytes - size_t(scratch_begin - static_cast<uint8_t*>(r.workspace))};
   const auto weight = [&](int slot) -> const fb::Tensor& { return *r.model.tensors()->Get(r.op.inputs()->Get(slot)); };
-  packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch, optional(r, kBih),
-               gates_x, 0, r.parallel);
+  FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch,
+                                     optional(r, kBih), gates_x, 0, scratch, r.parallel));
   float* h = r.inputs[kH].mutable_f32();
-  packed_dense(weight(kWhh), r.inputs[kWhh].data, h, batch, optional(r, kBhh), gates_h, 0,
-               r.parallel);
+  FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWhh), r.inputs[kWhh].data, h, batch, optional(r, kBhh), gates_h, 0,
+                                     scratch, r.parallel));
   float* y = r.outputs[0].mutable_f32();
   if (o.cell() == fb::RecurrentCell_Lstm) {
     kernels::LstmCellParams p;

@@ -129,10 +129,14 @@ size_t kernel_bytes(const fb::Model& model, const fb::Op& op) {
   return luong_attention_workspace_bytes(p);
 }
 
+// The kernel's scratch, also the query projection's int8 rows (used before the kernel runs).
 size_t score_workspace(const fb::Model& model, const fb::Op& op, int) {
   const fb::Tensor& keys = *model.tensors()->Get(op.inputs()->Get(kKeys));
   const int64_t batch = keys.shape()->Get(0);
-  return floats(batch * keys.shape()->Get(2)) + floats(batch) + kernel_bytes(model, op);
+  const size_t kernel = kernel_bytes(model, op);
+  const size_t projection =
+      additive(op) ? packed_dense_workspace_bytes(*model.tensors()->Get(op.inputs()->Get(kW)), batch) : 0;
+  return floats(batch * keys.shape()->Get(2)) + floats(batch) + (kernel > projection ? kernel : projection);
 }
 
 Status run_score(const OpRun& r) {
@@ -150,8 +154,8 @@ Status run_score(const OpRun& r) {
   const float* bias = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : nullptr;
   if (o.kind() == fb::ScoreKind_Additive) {
     const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(kW));
-    packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
-                 r.parallel);
+    FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
+                                       DenseScratch{scratch, scratch_bytes}, r.parallel));
   }
   float* weights = r.output_count > 1 ? r.outputs[1].mutable_f32() : nullptr;
   for (size_t b = 0; b < batch; ++b) {
