@@ -47,23 +47,45 @@ struct Transpose {
       for (size_t i = 0; i < W; ++i) dst[c * dst_stride + i] = lanes[i * W + c];
   }
 
+#if defined(__AVX__)
+  static __m256 unpack_lo(__m256 x, __m256 y) { return _mm256_unpacklo_ps(x, y); }
+  static __m256 unpack_hi(__m256 x, __m256 y) { return _mm256_unpackhi_ps(x, y); }
+  static __m256 low_pairs(__m256 x, __m256 y) { return _mm256_shuffle_ps(x, y, 0x44); }
+  static __m256 high_pairs(__m256 x, __m256 y) { return _mm256_shuffle_ps(x, y, 0xEE); }
+#endif
 #if defined(__AVX512F__)
-  // Pairs of rows interleaved by 1 and 2 floats within 128-bit lanes, then 128-bit lanes
-  // exchanged twice: 64 shuffles for 256 floats.
-  static void store_columns_16(const vec* rows, float* dst, size_t dst_stride) {
-    __m512 a[16], b[16];
-    for (size_t i = 0; i < 16; i += 2) {
-      a[i] = _mm512_unpacklo_ps(rows[i], rows[i + 1]);
-      a[i + 1] = _mm512_unpackhi_ps(rows[i], rows[i + 1]);
+  static __m512 unpack_lo(__m512 x, __m512 y) { return _mm512_unpacklo_ps(x, y); }
+  static __m512 unpack_hi(__m512 x, __m512 y) { return _mm512_unpackhi_ps(x, y); }
+  static __m512 low_pairs(__m512 x, __m512 y) { return _mm512_shuffle_ps(x, y, 0x44); }
+  static __m512 high_pairs(__m512 x, __m512 y) { return _mm512_shuffle_ps(x, y, 0xEE); }
+#endif
+
+  // Every 128-bit lane of the W rows transposed as 4 x 4 blocks: rows interleaved by 1,
+  // then by 2 floats. quads[4q + k] holds, in lane L, column 4L + kQuadColumn[k] of
+  // rows 4q .. 4q + 3.
+  static constexpr size_t kQuadColumn[4] = {0, 2, 1, 3};
+  template <class Register>
+  static void transpose_quads(const vec* rows, Register* quads) {
+    Register pairs[W];
+    for (size_t i = 0; i < W; i += 2) {
+      pairs[i] = unpack_lo(rows[i], rows[i + 1]);
+      pairs[i + 1] = unpack_hi(rows[i], rows[i + 1]);
     }
-    for (size_t i = 0; i < 16; i += 4) {
+    for (size_t i = 0; i < W; i += 4) {
       for (size_t k = 0; k < 2; ++k) {
-        b[i + k] = _mm512_shuffle_ps(a[i + k], a[i + 2 + k], 0x44);
-        b[i + 2 + k] = _mm512_shuffle_ps(a[i + k], a[i + 2 + k], 0xEE);
+        quads[i + k] = low_pairs(pairs[i + k], pairs[i + 2 + k]);
+        quads[i + 2 + k] = high_pairs(pairs[i + k], pairs[i + 2 + k]);
       }
     }
-    // b[4q + k] holds, in 128-bit lane L, column 4L + k' of rows 4q..4q+3 (k' = k order
-    // 0, 2, 1, 3 below). Gather the four row quads of each column quad.
+  }
+
+#if defined(__AVX512F__)
+  // The 4 x 4 blocks, then 128-bit lanes exchanged twice: 64 shuffles for 256 floats.
+  static void store_columns_16(const vec* rows, float* dst, size_t dst_stride) {
+    __m512 b[16], a[16];
+    transpose_quads(rows, b);
+    // Gather the four row quads of each column quad: a[k] (k < 4) lanes 0, 2 of quads
+    // 0 and 1, a[k + 8] lanes 1, 3; a[k + 4] and a[k + 12] the same of quads 2 and 3.
     for (size_t i = 0; i < 8; ++i) {
       const size_t q = (i / 4) * 8 + i % 4;
       a[i] = _mm512_shuffle_f32x4(b[q], b[q + 4], 0x88);
@@ -75,31 +97,20 @@ struct Transpose {
       b[i + 8] = _mm512_shuffle_f32x4(a[i], a[i + 4], 0xDD);
       b[i + 12] = _mm512_shuffle_f32x4(a[i + 8], a[i + 12], 0xDD);
     }
-    static constexpr size_t kColumnOf[4] = {0, 2, 1, 3};
     for (size_t i = 0; i < 16; ++i) {
-      const size_t column = (i / 4) * 4 + kColumnOf[i % 4];
+      const size_t column = (i / 4) * 4 + kQuadColumn[i % 4];
       _mm512_storeu_ps(dst + column * dst_stride, b[i]);
     }
   }
 #endif
 
 #if defined(__AVX__)
+  // The 4 x 4 blocks, then the two 128-bit lanes of rows 0..3 and 4..7 paired.
   static void store_columns_8(const vec* rows, float* dst, size_t dst_stride) {
-    __m256 a[8], b[8];
-    for (size_t i = 0; i < 8; i += 2) {
-      a[i] = _mm256_unpacklo_ps(rows[i], rows[i + 1]);
-      a[i + 1] = _mm256_unpackhi_ps(rows[i], rows[i + 1]);
-    }
-    for (size_t i = 0; i < 8; i += 4) {
-      for (size_t k = 0; k < 2; ++k) {
-        b[i + k] = _mm256_shuffle_ps(a[i + k], a[i + 2 + k], 0x44);
-        b[i + 2 + k] = _mm256_shuffle_ps(a[i + k], a[i + 2 + k], 0xEE);
-      }
-    }
-    // b[i] (i < 4) holds columns {c, c + 4} of rows 0..3 in its two halves; b[i + 4] of rows 4..7.
-    static constexpr size_t kColumnOf[4] = {0, 2, 1, 3};
+    __m256 b[8];
+    transpose_quads(rows, b);
     for (size_t i = 0; i < 4; ++i) {
-      const size_t column = kColumnOf[i];
+      const size_t column = kQuadColumn[i];
       _mm256_storeu_ps(dst + column * dst_stride, _mm256_permute2f128_ps(b[i], b[i + 4], 0x20));
       _mm256_storeu_ps(dst + (column + 4) * dst_stride, _mm256_permute2f128_ps(b[i], b[i + 4], 0x31));
     }
