@@ -153,12 +153,25 @@ struct TiledAttention : AttentionRows<Arch> {
   }
 
   // Scores of the key vectors that hold keys [lo, hi) of the block (block-relative):
-  // whole passes of kKeyVectors vectors, then single vectors (a causal diagonal tile).
+  // whole passes of kKeyVectors vectors, then the rest (a causal diagonal tile) in
+  // passes of halving width, so that few passes have one vector (one load per FMA).
   static void scores(const Scratch& s, size_t row0, const float* kt_block, size_t lo, size_t hi) {
     size_t key0 = lo / W * W;
-    for (; key0 + kKeyVectors * W <= round_up(hi, W); key0 += kKeyVectors * W)
+    const size_t end = round_up(hi, W);
+    for (; key0 + kKeyVectors * W <= end; key0 += kKeyVectors * W)
       score_pass<kKeyVectors>(s, row0, kt_block, key0);
-    for (; key0 < hi; key0 += W) score_pass<1>(s, row0, kt_block, key0);
+    score_rest<kKeyVectors / 2>(s, row0, kt_block, key0, end);
+  }
+
+  template <size_t C>
+  static void score_rest(const Scratch& s, size_t row0, const float* kt_block, size_t key0, size_t end) {
+    if constexpr (C >= 1) {
+      if (key0 + C * W <= end) {
+        score_pass<C>(s, row0, kt_block, key0);
+        key0 += C * W;
+      }
+      score_rest<C / 2>(s, row0, kt_block, key0, end);
+    }
   }
 
   // o[r][dims] = o[r][dims] * alpha[r] (when kRescale) + sum over keys [lo, hi) of
