@@ -49,12 +49,13 @@ inline size_t round_up(size_t value, size_t multiple) {
 inline size_t task_row_capacity(size_t rows) { return rows < kMaxTaskRows ? rows : kMaxTaskRows; }
 
 // Floats of per-worker scratch for tasks of up to `max_rows` rows and `max_keys` keys:
-// packed queries and outputs, transposed keys and values, scores, running max and sum.
+// packed queries and outputs, transposed keys and values, scores, and per row the running
+// max, the output's rescale factor and one vector of partial running sums.
 inline size_t attention_task_scratch_floats(size_t head_dim, size_t max_rows, size_t max_keys) {
   const size_t d = round_up(head_dim, kDimAlign);
   const size_t rows = round_up(task_row_capacity(max_rows), 4);
   const size_t keys = round_up(max_keys, kKeyBlock);
-  return rows * d * 2 + keys * d * 2 + rows * kKeyBlock + rows * 2;
+  return rows * d * 2 + keys * d * 2 + rows * kKeyBlock + rows * (2 + kDimAlign);
 }
 
 using AttentionTaskFn = void (*)(const AttentionParams& params, const AttentionTask& task,

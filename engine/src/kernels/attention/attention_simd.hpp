@@ -4,95 +4,56 @@
 // with AVX-512 flags can never be merged into another ISA's path.
 //
 // One task = some heads x query positions against a key range (see attention.h):
-//   1. keys are packed transposed in blocks of 64, [block][dim][64], so a score tile is
-//      rows x keys of broadcast-query times key-vector FMAs; values are packed [key][dim];
-//      both once per task, converted from f16 if need be, and only the range some row
-//      of the task can see;
+//   1. keys are packed transposed in blocks of 64, [block][dim][64] (W x W tiles turned
+//      in registers, attention_transpose.hpp), so a score tile is rows x keys of
+//      broadcast-query times key-vector FMAs; values are packed [key][dim]; both once
+//      per task, converted from f16 if need be, and only the range some row of the task
+//      can see;
 //   2. rows, 64 at a time: queries are packed, scaled by scale * log2(e) (scores live in
 //      the log2 domain, so softmax uses exp2) and padded to a multiple of 16 dims;
 //   3. for every key block, for every tile of 4 rows that sees any key of the block:
-//      scores = Q K^T, mask and bias on the block edges, online softmax (the output is
-//      rescaled only when the row maximum rises), then output += P V;
+//      scores = Q K^T over the keys some row of the tile sees, online softmax, then
+//      output = output * alpha + P V, the rescale by alpha (when a row's maximum rose)
+//      folded into the P V micro-kernel's accumulator loads. A block every row of the
+//      tile sees whole, without bias, takes the short softmax (no masking, no NaN
+//      bookkeeping unless a probe of the tile's scores is not finite); running sums are
+//      kept as vectors of partial sums, added up once per row at the end;
 //   4. rows are normalized once at the end (or left unnormalized as split-KV partials).
+// The rows' state and the online softmax are in attention_rows.hpp.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
 #include "attention/attention_kernels.h"
 #include "attention/attention_mask.h"
-#include "simd/math_constants.hpp"
+#include "attention/attention_rows.hpp"
+#include "attention/attention_transpose.hpp"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-constexpr size_t kRowTile = 4;
 constexpr size_t kPrefetchKeys = 16;  // streaming path: how far ahead to request K/V rows
+// Packing: how far ahead to request K/V rows (strided rows of a cache that is not in
+// L1/L2 stalled the packing loads: 5% of a prefill's time at n = 512 without it).
+constexpr size_t kPackPrefetchKeys = 32;
 
 template <class Arch, size_t kKeyVectors>
-struct TiledAttention {
+struct TiledAttention : AttentionRows<Arch> {
   FOCAL_VEC_TYPES(Arch)
   static_assert(kKeyBlock % (W * kKeyVectors) == 0, "a pass must divide the key block");
-
-  struct Scratch {
-    size_t dim;   // padded head_dim
-    size_t rows;  // task rows rounded up to kRowTile
-    float* q;     // [rows][dim]
-    float* kt;    // [blocks][dim][kKeyBlock]
-    float* v;     // [blocks * kKeyBlock][dim]
-    float* s;     // [rows][kKeyBlock]
-    float* o;     // [rows][dim]
-    float* m;     // [rows] running max, log2 domain
-    float* l;     // [rows] running sum
-    size_t key_begin, key_end;  // the packed key range
-  };
-
-  // The rows of the current chunk: query head and position of each.
-  struct Rows {
-    size_t count;
-    size_t first;  // index of the chunk's first row within the task
-    uint32_t head[kMaxTaskRows];
-    uint32_t query[kMaxTaskRows];
-  };
-
-  // Lays the scratch out for a task of `task_rows` rows and the given keys; fits in
-  // attention_task_scratch_floats() for any task of the same problem.
-  static Scratch carve(const AttentionParams& p, size_t task_rows, size_t key_begin,
-                       size_t key_end, float* base) {
-    Scratch s;
-    s.dim = round_up(p.head_dim, kDimAlign);
-    s.rows = 0;
-    s.key_begin = key_begin;
-    s.key_end = key_end;
-    const size_t rows = round_up(task_row_capacity(task_rows), kRowTile);
-    const size_t keys = round_up(key_end - key_begin, kKeyBlock);
-    s.q = base;
-    s.o = s.q + rows * s.dim;
-    s.kt = s.o + rows * s.dim;
-    s.v = s.kt + keys * s.dim;
-    s.s = s.v + keys * s.dim;
-    s.m = s.s + rows * kKeyBlock;
-    s.l = s.m + rows;
-    return s;
-  }
-
-  static void pack_queries(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
-                           const Scratch& s) {
-    const float factor = effective_scale(p) * kLog2e;
-    for (size_t r = 0; r < s.rows; ++r) {
-      float* dst = s.q + r * s.dim;
-      size_t d = 0;
-      if (r < rows.count) {
-        const float* src = p.q + t.batch * p.q_strides.batch + rows.query[r] * p.q_strides.seq +
-                           rows.head[r] * p.q_strides.head;
-        for (; d < p.head_dim; ++d) dst[d] = src[d] * factor;
-      }
-      for (; d < s.dim; ++d) dst[d] = 0.0f;
-    }
-  }
+  using Base = AttentionRows<Arch>;
+  using typename Base::Rows;
+  using typename Base::Scratch;
+  using Base::begin_rows;
+  using Base::carve;
+  using Base::finish_rows;
+  using Base::rescale_output;
+  using Base::softmax_row;
+  using Base::softmax_row_whole;
+  using Base::tile_scores_finite;
 
   // One K or V row as floats: vector loads (converting f16) for whole vectors, then
   // the tail element by element, zeros up to the padded dim.
@@ -111,54 +72,122 @@ struct TiledAttention {
     for (; d < dim; ++d) out[d] = 0.0f;
   }
 
-  // K transposed into [block][dim][kKeyBlock] and V as [key][dim], zero-padded.
+  // K of keys [jj0, jj0 + W) of the packed range (zeros past it) at dims [d0, d0 + W)
+  // (zeros past head_dim), one vector per key.
+  static void load_key_tile(const AttentionParams& p, const AttentionTask& t, const Scratch& s,
+                            size_t jj0, size_t d0, vec* rows) {
+    const size_t count = s.key_end - s.key_begin;
+    for (size_t i = 0; i < W; ++i) {
+      if (jj0 + i >= count || d0 >= p.head_dim) {
+        rows[i] = V::zero();
+        continue;
+      }
+      const size_t at = t.batch * p.k_strides.batch + (s.key_begin + jj0 + i) * p.k_strides.seq +
+                        t.kv_head * p.k_strides.head + d0;
+      if (d0 + W <= p.head_dim) {
+        rows[i] = p.kv_type == KvType::kF16 ? V::load_half(static_cast<const uint16_t*>(p.k) + at)
+                                            : V::load(static_cast<const float*>(p.k) + at);
+        continue;
+      }
+      alignas(64) float lanes[W];
+      for (size_t d = 0; d < W; ++d) {
+        if (d0 + d >= p.head_dim) {
+          lanes[d] = 0.0f;
+        } else if (p.kv_type == KvType::kF16) {
+          lanes[d] = simd::half_to_float(static_cast<const uint16_t*>(p.k)[at + d]);
+        } else {
+          lanes[d] = static_cast<const float*>(p.k)[at + d];
+        }
+      }
+      rows[i] = V::load(lanes);
+    }
+  }
+
+  // K transposed into [block][dim][kKeyBlock] and V as [key][dim], zero-padded: W keys
+  // at a time, their K as W x W tiles turned in registers.
   static void pack_keys_values(const AttentionParams& p, const AttentionTask& t, const Scratch& s) {
     const size_t count = s.key_end - s.key_begin;
     const size_t padded = round_up(count, kKeyBlock);
-    alignas(64) float k_row[kMaxAttentionHeadDim + kDimAlign];
-    for (size_t jj = 0; jj < padded; ++jj) {
-      float* kt_block = s.kt + (jj / kKeyBlock) * s.dim * kKeyBlock;
-      const size_t column = jj % kKeyBlock;
-      float* v_row = s.v + jj * s.dim;
-      if (jj < count) {
+    for (size_t jj0 = 0; jj0 < padded; jj0 += W) {
+      for (size_t jj = jj0 + kPackPrefetchKeys; jj < jj0 + kPackPrefetchKeys + W; ++jj) {
+        prefetch_key(p, t, p.k, p.k_strides, s.key_begin + jj);
+        prefetch_key(p, t, p.v, p.v_strides, s.key_begin + jj);
+      }
+      float* kt_block = s.kt + (jj0 / kKeyBlock) * s.dim * kKeyBlock + jj0 % kKeyBlock;
+      for (size_t d0 = 0; d0 < s.dim; d0 += W) {
+        vec rows[W];
+        load_key_tile(p, t, s, jj0, d0, rows);
+        Transpose<Arch>::store_columns(rows, kt_block + d0 * kKeyBlock, kKeyBlock);
+      }
+      for (size_t jj = jj0; jj < jj0 + W; ++jj) {
+        float* v_row = s.v + jj * s.dim;
+        if (jj >= count) {
+          for (size_t d = 0; d < s.dim; ++d) v_row[d] = 0.0f;
+          continue;
+        }
         const size_t j = s.key_begin + jj;
-        load_row_f32(p, p.k, t.batch * p.k_strides.batch + j * p.k_strides.seq + t.kv_head * p.k_strides.head,
-                     s.dim, k_row);
         load_row_f32(p, p.v, t.batch * p.v_strides.batch + j * p.v_strides.seq + t.kv_head * p.v_strides.head,
                      s.dim, v_row);
-      } else {
-        for (size_t d = 0; d < s.dim; ++d) k_row[d] = v_row[d] = 0.0f;
       }
-      for (size_t d = 0; d < s.dim; ++d) kt_block[d * kKeyBlock + column] = k_row[d];
     }
   }
 
-  // s[r][key pass] = q[r] . kt[:, keys] for 4 rows and kKeyVectors * W keys.
+  // s[r][key0 + keys of C vectors] = q[r] . kt[:, those keys] for 4 rows.
+  template <size_t C>
   static void score_pass(const Scratch& s, size_t row0, const float* kt_block, size_t key0) {
-    vec acc[kRowTile][kKeyVectors];
+    vec acc[kRowTile][C];
     for (size_t r = 0; r < kRowTile; ++r)
-      for (size_t c = 0; c < kKeyVectors; ++c) acc[r][c] = V::zero();
+      for (size_t c = 0; c < C; ++c) acc[r][c] = V::zero();
     const float* q0 = s.q + row0 * s.dim;
     for (size_t d = 0; d < s.dim; ++d) {
-      vec k[kKeyVectors];
-      for (size_t c = 0; c < kKeyVectors; ++c) k[c] = V::load(kt_block + d * kKeyBlock + key0 + c * W);
+      vec k[C];
+      for (size_t c = 0; c < C; ++c) k[c] = V::load(kt_block + d * kKeyBlock + key0 + c * W);
       for (size_t r = 0; r < kRowTile; ++r) {
         const vec qv = V::splat(q0[r * s.dim + d]);
-        for (size_t c = 0; c < kKeyVectors; ++c) acc[r][c] = V::fma(qv, k[c], acc[r][c]);
+        for (size_t c = 0; c < C; ++c) acc[r][c] = V::fma(qv, k[c], acc[r][c]);
       }
     }
     for (size_t r = 0; r < kRowTile; ++r)
-      for (size_t c = 0; c < kKeyVectors; ++c)
+      for (size_t c = 0; c < C; ++c)
         V::store(s.s + (row0 + r) * kKeyBlock + key0 + c * W, acc[r][c]);
   }
 
-  // o[r][dims] += sum over keys of p[r][key] * v[key][dims], for 4 rows, C vectors of dims.
+  // Scores of the key vectors that hold keys [lo, hi) of the block (block-relative):
+  // whole passes of kKeyVectors vectors, then the rest (a causal diagonal tile) in
+  // passes of halving width, so that few passes have one vector (one load per FMA).
+  static void scores(const Scratch& s, size_t row0, const float* kt_block, size_t lo, size_t hi) {
+    size_t key0 = lo / W * W;
+    const size_t end = round_up(hi, W);
+    for (; key0 + kKeyVectors * W <= end; key0 += kKeyVectors * W)
+      score_pass<kKeyVectors>(s, row0, kt_block, key0);
+    score_rest<kKeyVectors / 2>(s, row0, kt_block, key0, end);
+  }
+
   template <size_t C>
-  static void value_pass(const Scratch& s, size_t row0, const float* v_block, size_t keys, size_t dim0) {
+  static void score_rest(const Scratch& s, size_t row0, const float* kt_block, size_t key0, size_t end) {
+    if constexpr (C >= 1) {
+      if (key0 + C * W <= end) {
+        score_pass<C>(s, row0, kt_block, key0);
+        key0 += C * W;
+      }
+      score_rest<C / 2>(s, row0, kt_block, key0, end);
+    }
+  }
+
+  // o[r][dims] = o[r][dims] * alpha[r] (when kRescale) + sum over keys [lo, hi) of
+  // p[r][key] * v[key][dims], for 4 rows, C vectors of dims.
+  template <size_t C, bool kRescale>
+  static void value_pass(const Scratch& s, size_t row0, const float* v_block, size_t lo, size_t hi,
+                         size_t dim0) {
     vec acc[kRowTile][C];
-    for (size_t r = 0; r < kRowTile; ++r)
-      for (size_t c = 0; c < C; ++c) acc[r][c] = V::load(s.o + (row0 + r) * s.dim + dim0 + c * W);
-    for (size_t j = 0; j < keys; ++j) {
+    for (size_t r = 0; r < kRowTile; ++r) {
+      const vec alpha = V::splat(s.alpha[row0 + r]);
+      for (size_t c = 0; c < C; ++c) {
+        acc[r][c] = V::load(s.o + (row0 + r) * s.dim + dim0 + c * W);
+        if (kRescale) acc[r][c] = acc[r][c] * alpha;
+      }
+    }
+    for (size_t j = lo; j < hi; ++j) {
       vec vv[C];
       for (size_t c = 0; c < C; ++c) vv[c] = V::load(v_block + j * s.dim + dim0 + c * W);
       for (size_t r = 0; r < kRowTile; ++r) {
@@ -170,94 +199,20 @@ struct TiledAttention {
       for (size_t c = 0; c < C; ++c) V::store(s.o + (row0 + r) * s.dim + dim0 + c * W, acc[r][c]);
   }
 
-  static void values(const Scratch& s, size_t row0, const float* v_block, size_t keys) {
+  template <bool kRescale>
+  static void values_of(const Scratch& s, size_t row0, const float* v_block, size_t lo, size_t hi) {
     size_t dim0 = 0;
-    for (; dim0 + 4 * W <= s.dim; dim0 += 4 * W) value_pass<4>(s, row0, v_block, keys, dim0);
-    for (; dim0 < s.dim; dim0 += W) value_pass<1>(s, row0, v_block, keys, dim0);
+    for (; dim0 + 4 * W <= s.dim; dim0 += 4 * W) value_pass<4, kRescale>(s, row0, v_block, lo, hi, dim0);
+    for (; dim0 < s.dim; dim0 += W) value_pass<1, kRescale>(s, row0, v_block, lo, hi, dim0);
   }
 
-  // Online softmax for row r over one block of scores (log2 domain). Keys outside
-  // [lo, hi) (block-relative) are masked. Leaves probabilities in s.s.
-  static void softmax_row(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
-                          const Scratch& s, size_t r, size_t block_start, size_t lo, size_t hi) {
-    float* row = s.s + r * kKeyBlock;
-    if (p.mask.bias != nullptr && r < rows.count) {
-      const float* bias = p.mask.bias + t.batch * p.mask.bias_batch_stride +
-                          rows.head[r] * p.mask.bias_head_stride +
-                          rows.query[r] * p.mask.bias_q_stride + block_start;
-      for (size_t j = lo; j < hi; ++j) row[j] += bias[j] * kLog2e;
-    }
-    for (size_t j = 0; j < lo; ++j) row[j] = -INFINITY;
-    for (size_t j = hi; j < kKeyBlock; ++j) row[j] = -INFINITY;
-    vec block_max = V::splat(-INFINITY);
-    vec nan_lanes = V::zero();  // max and exp2 both drop NaN; this keeps it
-    for (size_t j = 0; j < kKeyBlock; j += W) {
-      const vec x = V::load(row + j);
-      block_max = V::max(block_max, x);
-      nan_lanes = V::keep_nan(nan_lanes, x);
-    }
-    const float m_new = std::fmax(s.m[r], V::reduce_max(block_max));
-    const float nan_sum = V::reduce_add(nan_lanes);
-    if (nan_sum != nan_sum || m_new == INFINITY) {
-      // A NaN or +inf score (NaN or Inf inputs): the row comes out NaN, as in PyTorch. A
-      // running max of +inf with a NaN sum keeps it NaN through every later block, the
-      // finish and the split-KV merge.
-      s.m[r] = INFINITY;
-      s.l[r] = NAN;
-      for (size_t j = 0; j < kKeyBlock; ++j) row[j] = NAN;
-      return;
-    }
-    if (m_new == -INFINITY) {  // nothing visible yet (or bias -inf): contributes nothing
-      for (size_t j = 0; j < kKeyBlock; ++j) row[j] = 0.0f;
-      return;
-    }
-    if (m_new > s.m[r]) {
-      const float alpha = simd::exp2_scalar(s.m[r] - m_new);  // 0 on the first block
-      s.l[r] *= alpha;
-      float* o = s.o + r * s.dim;
-      const vec av = V::splat(alpha);
-      for (size_t d = 0; d < s.dim; d += W) V::store(o + d, V::load(o + d) * av);
-      s.m[r] = m_new;
-    }
-    const vec mv = V::splat(m_new);
-    vec sum = V::zero();
-    for (size_t j = 0; j < kKeyBlock; j += W) {
-      const vec e = V::exp2(V::load(row + j) - mv);
-      V::store(row + j, e);
-      sum = sum + e;
-    }
-    s.l[r] += V::reduce_add(sum);
-  }
-
-  static void finish_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
-                          const Scratch& s) {
-    for (size_t r = 0; r < rows.count; ++r) {
-      const float* o = s.o + r * s.dim;
-      if (t.partial != nullptr) {
-        float* dst = t.partial + (rows.first + r) * (p.head_dim + 2);
-        dst[0] = s.m[r];
-        dst[1] = s.l[r];
-        for (size_t d = 0; d < p.head_dim; ++d) dst[2 + d] = o[d];
-        continue;
-      }
-      float* out = p.out + t.batch * p.out_strides.batch + rows.query[r] * p.out_strides.seq +
-                   rows.head[r] * p.out_strides.head;
-      const float inv = s.l[r] > 0.0f ? 1.0f / s.l[r] : 0.0f;
-      for (size_t d = 0; d < p.head_dim; ++d) out[d] = o[d] * inv;
-    }
-  }
-
-  // Packs the rows' queries, finds the keys each sees, and resets their running max,
-  // sum and output (padding rows up to the row tile see nothing).
-  static void begin_rows(const AttentionParams& p, const AttentionTask& t, const Rows& rows,
-                         Scratch& s, KeyRange* visible) {
-    s.rows = round_up(rows.count, kRowTile);
-    pack_queries(p, t, rows, s);
-    for (size_t r = 0; r < s.rows; ++r) {
-      visible[r] = r < rows.count ? visible_keys(p, t.batch, rows.query[r]) : KeyRange{0, 0};
-      s.m[r] = -INFINITY;
-      s.l[r] = 0.0f;
-      for (size_t d = 0; d < s.dim; ++d) s.o[r * s.dim + d] = 0.0f;
+  static void values(const Scratch& s, size_t row0, const float* v_block, size_t lo, size_t hi) {
+    bool rescale = false;
+    for (size_t r = 0; r < kRowTile; ++r) rescale = rescale || s.alpha[row0 + r] != 1.0f;
+    if (rescale) {
+      values_of<true>(s, row0, v_block, lo, hi);
+    } else {
+      values_of<false>(s, row0, v_block, lo, hi);
     }
   }
 
@@ -272,23 +227,46 @@ struct TiledAttention {
       const float* kt_block = s.kt + block * s.dim * kKeyBlock;
       const float* v_block = s.v + block * kKeyBlock * s.dim;
       for (size_t row0 = 0; row0 < s.rows; row0 += kRowTile) {
-        size_t lo[kRowTile], hi[kRowTile];
-        bool any = false;
-        for (size_t r = 0; r < kRowTile; ++r) {
-          const KeyRange& k = visible[row0 + r];
-          const size_t begin = k.begin > block_start ? k.begin : block_start;
-          const size_t end = k.end < block_end ? k.end : block_end;
-          lo[r] = begin < end ? begin - block_start : 0;
-          hi[r] = begin < end ? end - block_start : 0;
-          any = any || begin < end;
+        TileKeys keys = tile_keys(visible + row0, block_start, block_end);
+        if (keys.lo >= keys.hi) continue;  // a fully masked tile is skipped, not computed
+        scores(s, row0, kt_block, keys.lo, keys.hi);
+        if (keys.whole && p.mask.bias == nullptr && tile_scores_finite(s, row0)) {
+          for (size_t r = 0; r < kRowTile; ++r) softmax_row_whole(s, row0 + r);
+        } else {
+          for (size_t r = 0; r < kRowTile; ++r)
+            softmax_row(p, t, rows, s, row0 + r, block_start, keys.row_lo[r], keys.row_hi[r]);
         }
-        if (!any) continue;  // a fully masked tile is skipped, not computed
-        for (size_t key0 = 0; key0 < kKeyBlock; key0 += kKeyVectors * W) score_pass(s, row0, kt_block, key0);
-        for (size_t r = 0; r < kRowTile; ++r) softmax_row(p, t, rows, s, row0 + r, block_start, lo[r], hi[r]);
-        values(s, row0, v_block, block_end - block_start);
+        values(s, row0, v_block, keys.lo, keys.hi);
       }
     }
     finish_rows(p, t, rows, s);
+  }
+
+  // The keys of one block (block-relative) that each row of a tile sees, the range
+  // any of them sees, and whether all of them see the whole block.
+  struct TileKeys {
+    size_t row_lo[kRowTile], row_hi[kRowTile];
+    size_t lo, hi;
+    bool whole;
+  };
+
+  static TileKeys tile_keys(const KeyRange* visible, size_t block_start, size_t block_end) {
+    TileKeys keys;
+    keys.lo = kKeyBlock;
+    keys.hi = 0;
+    keys.whole = block_end - block_start == kKeyBlock;
+    for (size_t r = 0; r < kRowTile; ++r) {
+      const size_t begin = visible[r].begin > block_start ? visible[r].begin : block_start;
+      const size_t end = visible[r].end < block_end ? visible[r].end : block_end;
+      const bool any = begin < end;
+      keys.row_lo[r] = any ? begin - block_start : 0;
+      keys.row_hi[r] = any ? end - block_start : 0;
+      keys.whole = keys.whole && keys.row_lo[r] == 0 && keys.row_hi[r] == kKeyBlock;
+      if (!any) continue;
+      keys.lo = keys.row_lo[r] < keys.lo ? keys.row_lo[r] : keys.lo;
+      keys.hi = keys.row_hi[r] > keys.hi ? keys.row_hi[r] : keys.hi;
+    }
+    return keys;
   }
 
   // ---- Streaming path: few rows (decode). K and V rows are read in place (converted
@@ -367,6 +345,7 @@ struct TiledAttention {
         const bool any = begin < end;
         softmax_row(p, t, rows, s, r, block_start, any ? begin - block_start : 0,
                     any ? end - block_start : 0);
+        rescale_output(s, r);
       }
       stream_values(p, t, rows, s, block_start, block_end);
     }
