@@ -1,11 +1,11 @@
 // The single-core int8 dot-product peak: the loop of the best int8 dot-product
-// instruction this CPU has (int8_dot_kernels.h), timed here, in baseline code. CPUs
+// instruction this CPU has (peak_kernels.h), timed here, in baseline code. CPUs
 // without one (x86 without AVX512_VNNI, ARM without FEAT_DotProd) report none: their
 // int8 GEMMs run on widening multiplies, whose limit is the FMA peak's order.
 #include <cstdint>
 
-#include "int8_dot_kernels.h"
 #include "machine_peak.h"
+#include "peak_kernels.h"
 #include "peak_timing.h"
 
 #if defined(__aarch64__) && defined(__linux__)
