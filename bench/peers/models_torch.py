@@ -145,7 +145,9 @@ class BertLayer(nn.Module):
         return self.norm2(x + self.ffn_out(F.gelu(self.ffn_in(x))))
 
 
-def bert_variants(config, seq, seed):
+def make_bert(config, seq, seed):
+    """The random-weight BERT of `config` and `seq` token ids: (embeddings, encoder, layers,
+    ids), the encoder an nn.TransformerEncoder and `layers` BertLayers sharing its weights."""
     g = torch.Generator().manual_seed(seed)
     layers, d, heads, ffn = config["layers"], config["d"], config["heads"], config["ffn"]
     embeddings = BertEmbeddings(d)
@@ -160,12 +162,22 @@ def bert_variants(config, seq, seed):
     for layer, theirs in zip(mine, encoder.layers):
         layer.tie_to(theirs)
     ids = torch.randint(0, BERT_VOCAB, (seq,), generator=g)
+    return embeddings, encoder, mine, ids
+
+
+def bert_module_sdpa(embeddings, layers, ids):
+    """The module_sdpa form: ids [S] -> last hidden state [S, d]."""
+    x = embeddings(ids)
+    for layer in layers:
+        x = layer(x)
+    return x
+
+
+def bert_variants(config, seq, seed):
+    embeddings, encoder, mine, ids = make_bert(config, seq, seed)
 
     def module_sdpa():
-        x = embeddings(ids)
-        for layer in mine:
-            x = layer(x)
-        return x
+        return bert_module_sdpa(embeddings, mine, ids)
 
     def nn_encoder():
         return encoder(embeddings(ids).unsqueeze(0))[0]

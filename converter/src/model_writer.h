@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,19 @@ class ModelWriter {
   // symmetric scale per row, max |row| / 127: a quarter). Position and segment tables stay
   // f32. Applies to later calls.
   void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
+  // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
+  // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
+  // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot
+  // layout (TensorLayout DenseInt8Dot, focal/gemm.h): its op quantizes the input rows
+  // to int8 at run time, one scale per row, and multiplies on the integer dot-product
+  // instructions. Off by default; with another weight type it changes nothing.
+  void set_int8_activations(bool on) { int8_activations_ = on; }
+  // Weights (tensor names as given to add_constant) exempt from int8 activations: kept
+  // as weight-only int8 (DensePacked i8, f32 activations) by keep_weight_only, as f32
+  // (DensePacked f32) by keep_f32, whatever the dense weight type. Each call replaces
+  // its set; a name in both is kept f32. Apply to weights packed by later calls.
+  void keep_weight_only(std::set<std::string> names) { keep_weight_only_ = std::move(names); }
+  void keep_f32(std::set<std::string> names) { keep_f32_ = std::move(names); }
 
   // Ops, in execution order. Tensor arguments are indices from the add_* calls; an
   // absent optional operand is -1. Any op kind: its options as the schema's object API
@@ -182,6 +196,7 @@ class ModelWriter {
     const uint8_t* moved = nullptr;
     size_t moved_size = 0;
     bool dense_packed = false;   // bytes are in the GEMM panel layout
+    bool int8_dot = false;       // ... the int8-dot one (DenseInt8Dot)
     std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
   };
   struct OpSpec {
@@ -195,6 +210,8 @@ class ModelWriter {
 
   int add_tensor(TensorSpec spec);
   void pack_dense_weight(int weight);
+  // How pack_dense_weight stores this weight: its type, and whether in the int8-dot layout.
+  DType packed_type_of(const std::string& weight, bool* int8_dot) const;
   void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
   Status check_tokenizers() const;
@@ -221,6 +238,8 @@ class ModelWriter {
   std::string architecture_, producer_, source_;
   DType dense_weight_type_ = DType::kF32;
   DType embedding_table_type_ = DType::kF32;
+  bool int8_activations_ = false;
+  std::set<std::string> keep_weight_only_, keep_f32_;
   Status error_;  // the first failure of a call that cannot return one, for finish()
   std::vector<std::pair<std::string, std::string>> hyperparameters_;
   TokenizerSpec tokenizer_, target_tokenizer_;

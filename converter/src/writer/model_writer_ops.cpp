@@ -82,15 +82,30 @@ void ModelWriter::pack_dense_weight(int weight) {
   const size_t out = static_cast<size_t>(w.shape[0]), in = static_cast<size_t>(w.shape[1]);
   std::vector<float> values(out * in);
   std::memcpy(values.data(), w.bytes.data(), w.bytes.size());
-  std::vector<uint8_t> packed(packed_dense_weights_bytes(dense_weight_type_, out, in));
-  auto written = pack_dense_weights(dense_weight_type_, values.data(), out, in, packed.data(), packed.size());
+  bool int8_dot = false;
+  const DType type = packed_type_of(w.name, &int8_dot);
+  std::vector<uint8_t> packed(int8_dot ? packed_dense_weights_int8_dot_bytes(out, in)
+                                       : packed_dense_weights_bytes(type, out, in));
+  auto written = int8_dot ? pack_dense_weights_int8_dot(values.data(), out, in, packed.data(), packed.size())
+                          : pack_dense_weights(type, values.data(), out, in, packed.data(), packed.size());
   if (!written.ok()) {
-    if (error_.ok()) error_ = written.status();
+    if (error_.ok()) {
+      error_ = Status::error(written.status().code(), "weight '%s': %s", w.name.c_str(),
+                             written.status().message());
+    }
     return;
   }
   w.bytes = std::move(packed);
-  w.dtype = dense_weight_type_;
+  w.dtype = type;
   w.dense_packed = true;
+  w.int8_dot = int8_dot;
+}
+
+DType ModelWriter::packed_type_of(const std::string& weight, bool* int8_dot) const {
+  *int8_dot = false;
+  if (keep_f32_.count(weight) != 0) return DType::kF32;
+  *int8_dot = int8_activations_ && dense_weight_type_ == DType::kI8 && keep_weight_only_.count(weight) == 0;
+  return dense_weight_type_;
 }
 
 // An f32 token table converted to the embedding table type: f16 or int8 with per-row

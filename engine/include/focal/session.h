@@ -88,6 +88,10 @@ class Session {
   // current cached length: Dense ops, and the projections and attention products of
   // MultiHeadAttention ops (the work that dominates); 0 for other ops.
   double op_flops(int op_index) const;
+  // The part of those FLOPs run on int8 activations: 2 * rows * out * in for each of the
+  // op's weights in the int8-dot layout (TensorLayout DenseInt8Dot), rows those of the
+  // op's first input, as op_flops counts them; 0 for ops without such weights.
+  double op_int8_flops(int op_index) const;
 
   // The output's value from the last run, at its actual shape; an empty view (null
   // data, rank 0) for an index out of range.

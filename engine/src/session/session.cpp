@@ -267,6 +267,25 @@ double Session::op_flops(int op_index) const {
   return def->flops(OpShapes{model_->schema(), op, shapes, count, cached_length_});
 }
 
+double Session::op_int8_flops(int op_index) const {
+  if (op_index < 0 || op_index >= model_->op_count()) return 0.0;
+  const fb::Model& m = model_->schema();
+  const fb::Op& op = *m.ops()->Get(static_cast<uint32_t>(op_index));
+  if (op.inputs()->size() == 0 || op.inputs()->Get(0) < 0) return 0.0;
+  const Shape x = actual_shape(*m.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0))), symbol_value_);
+  if (x.rank < 1 || x.dims[x.rank - 1] <= 0) return 0.0;
+  const double rows = double(x.element_count() / x.dims[x.rank - 1]);
+  double flops = 0.0;
+  for (uint32_t k = 1; k < op.inputs()->size(); ++k) {
+    const int32_t t = op.inputs()->Get(k);
+    if (t < 0) continue;
+    const fb::Tensor& w = *m.tensors()->Get(static_cast<uint32_t>(t));
+    if (w.layout() != fb::TensorLayout_DenseInt8Dot) continue;
+    flops += 2.0 * rows * double(w.shape()->Get(0)) * double(w.shape()->Get(1));  // [out, in]
+  }
+  return flops;
+}
+
 Status Session::capture_attention(int op_index, float* weights, size_t capacity) {
   if (weights == nullptr) {
     capture_op_ = -1;

@@ -2,8 +2,9 @@
 //                   [--no-peak] [--json]
 // Times a model on this device: latency percentiles, prefill and decode tokens/s, time to
 // first token (decoders), arena and KV-cache bytes, peak RSS, GFLOP/s of the matrix work
-// and its fraction of this core's measured FMA peak, a per-op time table, the CPU and the
-// instruction sets in use. --json prints one object (docs/bench.schema.json).
+// and its fraction of this core's measured FMA peak (and for int8 activations, GOP/s of
+// the int8 products against the int8 dot-product peak), a per-op time table, the CPU and
+// the instruction sets in use. --json prints one object (docs/bench.schema.json).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -41,7 +42,8 @@ const char* kUsage =
     "W warm-ups), tokens/s, memory and a per-op time table. Decoders (a KV cache): a prefill\n"
     "of --prompt tokens, then --gen decode steps, timed one by one. Sequence-to-sequence\n"
     "models: a --seq source, then --gen greedy steps. Others: one run at --seq tokens.\n"
-    "--no-peak skips measuring the FMA peak (2 s). --json prints docs/bench.schema.json.\n";
+    "--no-peak skips measuring the FMA and int8 dot-product peaks (2 s). --json prints\n"
+    "docs/bench.schema.json.\n";
 
 struct Options {
   const char* model = nullptr;
@@ -90,6 +92,13 @@ struct OpTimes {
 double run_flops(const Session& s) {
   double flops = 0.0;
   for (int o = 0; o < s.model().op_count(); ++o) flops += s.op_flops(o);
+  return flops;
+}
+
+// The part of run_flops on int8 activations (Session::op_int8_flops): 0 for f32 models.
+double run_int8_flops(const Session& s) {
+  double flops = 0.0;
+  for (int o = 0; o < s.model().op_count(); ++o) flops += s.op_int8_flops(o);
   return flops;
 }
 
@@ -162,6 +171,7 @@ struct Report {
   double ttft_ms = 0, prefill_tokens_per_s = 0, decode_tokens_per_s = 0;
   double gflops = 0;
   double flops_per_run = 0;
+  double int8_gops = 0;  // int8-activation products per second (2 * M * N * K each)
 };
 
 Status bench_decoder(Session& s, const Options& o, Report* r) {
@@ -171,14 +181,14 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
     return Status::error(StatusCode::kOutOfRange, "--prompt %lld + --gen %lld exceed the planned context %lld",
                          (long long)o.prompt, (long long)o.gen, (long long)capacity);
   }
-  double prefill_total = 0, flops = 0, flop_ms = 0;
+  double prefill_total = 0, flops = 0, int8_flops = 0, flop_ms = 0;
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {
     s.reset_state();
     FOCAL_RETURN_IF_ERROR(set_inputs(s, o.prompt, 1));
     auto start = Clock::now();
     FOCAL_RETURN_IF_ERROR(s.run());
     const double prefill = ms_since(start);
-    const double prefill_flops = run_flops(s);
+    const double prefill_flops = run_flops(s), prefill_int8_flops = run_int8_flops(s);
     for (int64_t g = 0; g < o.gen; ++g) {
       FOCAL_RETURN_IF_ERROR(set_token(s, int32_t((g * 31 + 7) % 100)));
       start = Clock::now();
@@ -187,6 +197,7 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
       if (rep >= 0) {
         r->latencies_ms.push_back(step);
         flops += run_flops(s);
+        int8_flops += run_int8_flops(s);
         flop_ms += step;
       }
     }
@@ -194,6 +205,7 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
       prefill_total += prefill;
       r->ttft_ms += prefill / o.repeat;
       flops += prefill_flops;
+      int8_flops += prefill_int8_flops;
       flop_ms += prefill;
     }
     if (!o.json) std::fprintf(stderr, "\rfocal bench: run %d of %d", rep + o.warmup + 1, o.warmup + o.repeat);
@@ -203,6 +215,7 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
   for (double v : r->latencies_ms) decode_ms += v;
   r->decode_tokens_per_s = double(r->latencies_ms.size()) / (decode_ms / 1000.0);
   r->gflops = flops / (flop_ms / 1000.0) / 1e9;
+  r->int8_gops = int8_flops / (flop_ms / 1000.0) / 1e9;
   r->flops_per_run = flops / o.repeat;
   return Status();
 }
@@ -277,6 +290,7 @@ Status bench_once(Session& s, const Options& o, Report* r) {
   r->flops_per_run = run_flops(s);
   const double p50 = percentile(r->latencies_ms, 50);
   r->gflops = r->flops_per_run / (p50 / 1000.0) / 1e9;
+  r->int8_gops = run_int8_flops(s) / (p50 / 1000.0) / 1e9;
   r->prefill_tokens_per_s = double(seq) / (p50 / 1000.0);
   return Status();
 }
@@ -285,6 +299,44 @@ long peak_rss_kib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
+}
+
+// The limits results are stated against, for `threads` cores (one core's times threads).
+struct Peaks {
+  double fma_gflops = 0, int8_gops = 0;
+  const char* fma_isa = "";
+  const char* int8_isa = "";  // "" where the CPU has no int8 dot-product instruction
+};
+
+Peaks measured_peaks(int threads) {
+  Peaks p;
+  const auto& fma = focal_bench::machine_peak();
+  p.fma_gflops = fma.fma_gflops * threads;
+  p.fma_isa = fma.isa;
+  const auto& int8 = focal_bench::int8_dot_peak();
+  p.int8_gops = int8.gops * threads;
+  p.int8_isa = int8.isa;
+  return p;
+}
+
+// The int8 dot-product peak (when measured), and for models with int8-activation
+// products their rate and its share of that peak.
+void print_int8_compute(const Report& report, const Peaks& peaks) {
+  const bool measured = peaks.fma_gflops > 0;
+  if (report.int8_gops <= 0 && !measured) return;
+  std::string peak = "no int8 dot-product instruction on this CPU";
+  if (peaks.int8_gops > 0) {
+    peak = "int8 dot-product peak " + std::to_string(int(peaks.int8_gops)) + " GOP/s (" + peaks.int8_isa + ")";
+  }
+  if (report.int8_gops <= 0) {
+    std::printf("int8       %s; no int8-activation products in this model\n", peak.c_str());
+    return;
+  }
+  std::printf("int8       %.1f GOP/s of int8-activation products", report.int8_gops);
+  if (peaks.int8_gops > 0) {
+    std::printf(", %d%% of the measured %s", int(100 * report.int8_gops / peaks.int8_gops + 0.5), peak.c_str());
+  }
+  std::printf("\n");
 }
 
 uint64_t kv_cache_bytes(const Model& m) {
@@ -324,13 +376,9 @@ int bench_command(int argc, char** argv) {
     return report_failure("bench", status);
   }
   s.set_op_observer(nullptr, nullptr);
-  double peak = 0;
-  const char* peak_isa = "";
-  if (o.peak) {
-    const auto& p = focal_bench::machine_peak();
-    peak = p.fma_gflops * o.threads;
-    peak_isa = p.isa;
-  }
+  const Peaks peaks = o.peak ? measured_peaks(o.threads) : Peaks();
+  const double peak = peaks.fma_gflops;
+  const char* peak_isa = peaks.fma_isa;
   const Model& m = loaded->model;
   double op_total = 0;
   for (double v : times.ms) op_total += v;
@@ -342,7 +390,9 @@ int bench_command(int argc, char** argv) {
   j["model"] = {{"path", o.model}, {"architecture", m.architecture()}, {"parameters", m.parameter_count()},
                 {"parameter_bytes", m.parameter_bytes()}};
   j["machine"] = {{"cpu", cpu_name()},       {"gemm_isa", gemm_isa()}, {"attention_isa", attention_isa()},
-                  {"threads", o.threads},    {"fma_peak_gflops", peak}, {"fma_peak_isa", peak_isa}};
+                  {"threads", o.threads},    {"fma_peak_gflops", peak}, {"fma_peak_isa", peak_isa},
+                  {"gemm_int8_isa", gemm_int8_isa()}, {"int8_peak_gops", peaks.int8_gops},
+                  {"int8_peak_isa", peaks.int8_isa}};
   j["mode"] = report.kind;
   j["settings"] = {{"seq", o.seq}, {"prompt", o.prompt}, {"gen", o.gen}, {"warmup", o.warmup}, {"repeat", o.repeat}};
   j["latency_ms"] = {{"p50", percentile(report.latencies_ms, 50)},
@@ -354,6 +404,8 @@ int bench_command(int argc, char** argv) {
   j["decode_tokens_per_s"] = report.decode_tokens_per_s;
   j["gflops"] = report.gflops;
   j["peak_fraction"] = peak > 0 ? report.gflops / peak : 0.0;
+  j["int8_gops"] = report.int8_gops;
+  j["int8_peak_fraction"] = peaks.int8_gops > 0 ? report.int8_gops / peaks.int8_gops : 0.0;
   j["memory"] = {{"arena_bytes", owned.arena_bytes}, {"kv_cache_bytes", kv_cache_bytes(m)},
                  {"peak_rss_bytes", uint64_t(peak_rss_kib()) * 1024}};
   j["ops"] = nlohmann::json::array();
@@ -366,8 +418,8 @@ int bench_command(int argc, char** argv) {
   }
   std::printf("model      %s (%s, %llu parameters)\n", printable(o.model).c_str(), printable(m.architecture()).c_str(),
               (unsigned long long)m.parameter_count());
-  std::printf("machine    %s; gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(), attention_isa(),
-              o.threads);
+  std::printf("machine    %s; gemm %s, int8 gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(),
+              gemm_int8_isa(), attention_isa(), o.threads);
   std::printf("mode       %s\n", report.kind.c_str());
   std::printf("latency    p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  (%zu samples%s)\n",
               percentile(report.latencies_ms, 50), percentile(report.latencies_ms, 90),
@@ -387,6 +439,7 @@ int bench_command(int argc, char** argv) {
                             std::to_string(int(peak)) + " GFLOP/s, " + peak_isa + ")").c_str()
                          : "");
   }
+  print_int8_compute(report, peaks);
   std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes,
               (unsigned long long)kv_cache_bytes(m), peak_rss_kib());
   std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");

@@ -8,10 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <xsimd/xsimd.hpp>
 
 #include "peak_kernels.h"
+#include "peak_timing.h"
 
 namespace focal_bench {
 namespace detail {
@@ -101,21 +101,9 @@ double measure_fma_peak_gflops(const char** isa) {
   const PeakKernels* kernels = best_kernels();
   if (isa != nullptr) *isa = kernels->isa;
   const float seed = g_sink + 1.0f;  // not a constant the compiler could fold
-  auto timed = [&](size_t iterations) {
-    const Clock::time_point start = Clock::now();
-    g_sink = g_sink + kernels->fma_loop(iterations, seed);
-    return seconds_since(start);
-  };
-  // Grow the loop until one run takes 20 ms (this also warms the vector units up), then
-  // keep the best of several runs: interference only ever slows a run down.
-  size_t iterations = size_t{1} << 14;
-  double seconds = timed(iterations);
-  while (seconds < 0.02 && iterations < std::numeric_limits<size_t>::max() / 4) {
-    iterations *= 2;
-    seconds = timed(iterations);
-  }
-  double best = seconds;
-  for (int run = 0; run < 7; ++run) best = std::min(best, timed(iterations));
+  size_t iterations = 0;
+  const double best = detail::fastest_loop_seconds(
+      [&](size_t count) { g_sink = g_sink + kernels->fma_loop(count, seed); }, &iterations);
   const double flop =
       static_cast<double>(iterations) * static_cast<double>(kernels->flop_per_iteration);
   return flop / best * 1e-9;

@@ -20,4 +20,15 @@ const MachinePeak& machine_peak();
 double measure_fma_peak_gflops(const char** isa);
 double measure_dram_read_gbs();
 
+// The single-core int8 dot-product peak: a register-only loop of independent vpdpbusd
+// (AVX-512 VNNI) or sdot (AArch64 dotprod), the instructions the int8 GEMMs run on.
+struct Int8DotPeak {
+  const char* isa = "";  // "avx512vnni", "dotprod"; "" where the CPU has neither
+  double gops = 0.0;     // one core, GOP/s (one multiply-add = 2 operations); 0 without one
+};
+
+// Measured on the first call (about 0.2 s), then cached for the life of the process.
+const Int8DotPeak& int8_dot_peak();
+Int8DotPeak measure_int8_dot_peak();
+
 }  // namespace focal_bench
