@@ -12,64 +12,56 @@
 #include <cstring>
 
 #include "qgemm/qgemm_driver.hpp"
+#include "qgemm/qgemm_row_pairs.hpp"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-// A tile of 4 rows runs as 2 pairs; each pair x block of 8 outputs keeps 8 accumulators,
-// 4 widened weight vectors and 2 rows in the 16 ymm registers.
+// A tile of 4 rows runs as 2 pairs (qgemm_row_pairs.hpp); each pair x block of 8 outputs
+// keeps 8 accumulators, 4 widened weight vectors and 2 rows in the 16 ymm registers.
 constexpr size_t kAvx2TileRows = 4;
-constexpr size_t kBlockOutputs = 8;
 
-// A row's group g as 8 int16, in both 128-bit lanes.
-inline __m256i widen_row_group(const uint8_t* row, size_t g) {
-  int64_t bytes = 0;
-  std::memcpy(&bytes, row + g * kQGemmGroup, sizeof bytes);
-  return _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_cvtsi64_si128(bytes)));
-}
+struct Avx2Ops {
+  static constexpr size_t kBlockOutputs = 8;
 
-// Two outputs' 8 weights of a group as int16 (16 bytes at w).
-inline __m256i widen_weights(const int8_t* w) {
-  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
-}
+  // A block's group: w_i holds outputs 2i and 2i + 1 (16 bytes each, widened).
+  struct Weights {
+    __m256i w0, w1, w2, w3;
+  };
+  // One row's accumulators for a block: s_i holds the quarters of outputs 2i and 2i + 1.
+  struct Sums {
+    __m256i s0, s1, s2, s3;
+  };
 
-// One row's accumulators for a block of 8 outputs: s_i holds outputs 2i and 2i + 1.
-struct BlockSums {
-  __m256i s0, s1, s2, s3;
-};
-
-inline void accumulate(BlockSums& acc, __m256i x, __m256i w0, __m256i w1, __m256i w2, __m256i w3) {
-  acc.s0 = _mm256_add_epi32(acc.s0, _mm256_madd_epi16(x, w0));
-  acc.s1 = _mm256_add_epi32(acc.s1, _mm256_madd_epi16(x, w1));
-  acc.s2 = _mm256_add_epi32(acc.s2, _mm256_madd_epi16(x, w2));
-  acc.s3 = _mm256_add_epi32(acc.s3, _mm256_madd_epi16(x, w3));
-}
-
-// c[0..7] = the block's 8 sums. The two horizontal adds leave, per 128-bit lane, the
-// even outputs (low lane) and the odd ones (high lane); the permute interleaves them.
-inline void store_block(const BlockSums& acc, int32_t* c) {
-  const __m256i quarters = _mm256_hadd_epi32(_mm256_hadd_epi32(acc.s0, acc.s1),
-                                             _mm256_hadd_epi32(acc.s2, acc.s3));
-  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(c), _mm256_permutevar8x32_epi32(quarters, order));
-}
-
-// Sums of kRows (1 or 2) rows against the 8 outputs whose weights start at `block` in
-// the panel, over every group; c: the first row's 8 sums (the second's 32 further on).
-template <size_t kRows>
-void block_sums(const uint8_t* a, size_t a_stride, const int8_t* block, size_t groups, int32_t* c) {
-  BlockSums r0{}, r1{};
-  for (size_t g = 0; g < groups; ++g) {
-    const int8_t* w = block + g * kQGemmPanelGroupBytes;
-    const __m256i w0 = widen_weights(w), w1 = widen_weights(w + 16);
-    const __m256i w2 = widen_weights(w + 32), w3 = widen_weights(w + 48);
-    accumulate(r0, widen_row_group(a, g), w0, w1, w2, w3);
-    if constexpr (kRows > 1) accumulate(r1, widen_row_group(a + a_stride, g), w0, w1, w2, w3);
+  static __m256i widen16(const int8_t* w) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
   }
-  store_block(r0, c);
-  if constexpr (kRows > 1) store_block(r1, c + kGemmPanel);
-}
+  static Weights load_weights(const int8_t* w) {
+    return {widen16(w), widen16(w + 16), widen16(w + 32), widen16(w + 48)};
+  }
+  // A row's group g as 8 int16, in both 128-bit lanes.
+  static __m256i load_row(const uint8_t* row, size_t g) {
+    int64_t bytes = 0;
+    std::memcpy(&bytes, row + g * kQGemmGroup, sizeof bytes);
+    return _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_cvtsi64_si128(bytes)));
+  }
+  static void accumulate(Sums& acc, __m256i x, const Weights& w) {
+    acc.s0 = _mm256_add_epi32(acc.s0, _mm256_madd_epi16(x, w.w0));
+    acc.s1 = _mm256_add_epi32(acc.s1, _mm256_madd_epi16(x, w.w1));
+    acc.s2 = _mm256_add_epi32(acc.s2, _mm256_madd_epi16(x, w.w2));
+    acc.s3 = _mm256_add_epi32(acc.s3, _mm256_madd_epi16(x, w.w3));
+  }
+  // The two horizontal adds leave, per 128-bit lane, the even outputs (low lane) and the
+  // odd ones (high lane); the permute interleaves them.
+  static void store(const Sums& acc, int32_t* c) {
+    const __m256i quarters = _mm256_hadd_epi32(_mm256_hadd_epi32(acc.s0, acc.s1),
+                                               _mm256_hadd_epi32(acc.s2, acc.s3));
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c),
+                        _mm256_permutevar8x32_epi32(quarters, order));
+  }
+};
 
 struct Avx2Micro {
   static constexpr size_t kTileRows = kAvx2TileRows;
@@ -77,18 +69,7 @@ struct Avx2Micro {
 
   static void tile(const uint8_t* a, size_t a_stride, size_t rows, const int8_t* panel,
                    size_t groups, int32_t* c) {
-    for (size_t r = 0; r < rows; r += 2) {
-      const uint8_t* pair = a + r * a_stride;
-      for (size_t j = 0; j < kGemmPanel; j += kBlockOutputs) {
-        const int8_t* block = panel + j * kQGemmGroup;
-        int32_t* out = c + r * kGemmPanel + j;
-        if (rows - r >= 2) {
-          block_sums<2>(pair, a_stride, block, groups, out);
-        } else {
-          block_sums<1>(pair, a_stride, block, groups, out);
-        }
-      }
-    }
+    row_pair_tile<Avx2Ops>(a, a_stride, rows, panel, groups, c);
   }
 
   static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {

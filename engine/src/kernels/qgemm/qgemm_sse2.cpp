@@ -8,64 +8,58 @@
 // outputs are added once per block (a 4 x 4 transpose of adds).
 #include <emmintrin.h>
 
-#include <cstring>
-
 #include "qgemm/qgemm_driver.hpp"
+#include "qgemm/qgemm_row_pairs.hpp"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-// A tile of 4 rows runs as 2 pairs; each pair x block of 4 outputs keeps 8 accumulators,
-// 4 widened weight vectors and 2 rows in the 16 xmm registers.
+// A tile of 4 rows runs as 2 pairs (qgemm_row_pairs.hpp); each pair x block of 4 outputs
+// keeps 8 accumulators, 4 widened weight vectors and 2 rows in the 16 xmm registers.
 constexpr size_t kSse2TileRows = 4;
-constexpr size_t kBlockOutputs = 4;
 
 // The low 8 bytes of v as int16 (high 8 bytes: widen_high).
 inline __m128i widen_low(__m128i v) { return _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8); }
 inline __m128i widen_high(__m128i v) { return _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8); }
 
-inline __m128i widen_row_group(const uint8_t* row, size_t g) {
-  return widen_low(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + g * kQGemmGroup)));
-}
+struct Sse2Ops {
+  static constexpr size_t kBlockOutputs = 4;
 
-// One row's accumulators for a block of 4 outputs: s_i holds output i's quarters.
-struct BlockSums {
-  __m128i s0, s1, s2, s3;
-};
+  // A block's group: w_i holds output i's 8 weights (widened).
+  struct Weights {
+    __m128i w0, w1, w2, w3;
+  };
+  // One row's accumulators for a block: s_i holds output i's quarters.
+  struct Sums {
+    __m128i s0, s1, s2, s3;
+  };
 
-inline void accumulate(BlockSums& acc, __m128i x, __m128i w0, __m128i w1, __m128i w2, __m128i w3) {
-  acc.s0 = _mm_add_epi32(acc.s0, _mm_madd_epi16(x, w0));
-  acc.s1 = _mm_add_epi32(acc.s1, _mm_madd_epi16(x, w1));
-  acc.s2 = _mm_add_epi32(acc.s2, _mm_madd_epi16(x, w2));
-  acc.s3 = _mm_add_epi32(acc.s3, _mm_madd_epi16(x, w3));
-}
-
-// c[0..3] = the block's 4 sums: lanes interleaved in 32-bit then 64-bit steps, so each
-// add folds two quarters of every output at once.
-inline void store_block(const BlockSums& acc, int32_t* c) {
-  const __m128i s01 = _mm_add_epi32(_mm_unpacklo_epi32(acc.s0, acc.s1), _mm_unpackhi_epi32(acc.s0, acc.s1));
-  const __m128i s23 = _mm_add_epi32(_mm_unpacklo_epi32(acc.s2, acc.s3), _mm_unpackhi_epi32(acc.s2, acc.s3));
-  const __m128i sums = _mm_add_epi32(_mm_unpacklo_epi64(s01, s23), _mm_unpackhi_epi64(s01, s23));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(c), sums);
-}
-
-// Sums of kRows (1 or 2) rows against the 4 outputs whose weights start at `block` in
-// the panel, over every group; c: the first row's 4 sums (the second's 32 further on).
-template <size_t kRows>
-void block_sums(const uint8_t* a, size_t a_stride, const int8_t* block, size_t groups, int32_t* c) {
-  BlockSums r0{}, r1{};
-  for (size_t g = 0; g < groups; ++g) {
-    const __m128i* w = reinterpret_cast<const __m128i*>(block + g * kQGemmPanelGroupBytes);
-    const __m128i w01 = _mm_loadu_si128(w), w23 = _mm_loadu_si128(w + 1);
-    const __m128i w0 = widen_low(w01), w1 = widen_high(w01);
-    const __m128i w2 = widen_low(w23), w3 = widen_high(w23);
-    accumulate(r0, widen_row_group(a, g), w0, w1, w2, w3);
-    if constexpr (kRows > 1) accumulate(r1, widen_row_group(a + a_stride, g), w0, w1, w2, w3);
+  static Weights load_weights(const int8_t* w) {
+    const __m128i w01 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w));
+    const __m128i w23 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16));
+    return {widen_low(w01), widen_high(w01), widen_low(w23), widen_high(w23)};
   }
-  store_block(r0, c);
-  if constexpr (kRows > 1) store_block(r1, c + kGemmPanel);
-}
+  static __m128i load_row(const uint8_t* row, size_t g) {
+    return widen_low(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + g * kQGemmGroup)));
+  }
+  static void accumulate(Sums& acc, __m128i x, const Weights& w) {
+    acc.s0 = _mm_add_epi32(acc.s0, _mm_madd_epi16(x, w.w0));
+    acc.s1 = _mm_add_epi32(acc.s1, _mm_madd_epi16(x, w.w1));
+    acc.s2 = _mm_add_epi32(acc.s2, _mm_madd_epi16(x, w.w2));
+    acc.s3 = _mm_add_epi32(acc.s3, _mm_madd_epi16(x, w.w3));
+  }
+  // Lanes interleaved in 32-bit then 64-bit steps, so each add folds two quarters of
+  // every output at once.
+  static void store(const Sums& acc, int32_t* c) {
+    const __m128i s01 = _mm_add_epi32(_mm_unpacklo_epi32(acc.s0, acc.s1),
+                                      _mm_unpackhi_epi32(acc.s0, acc.s1));
+    const __m128i s23 = _mm_add_epi32(_mm_unpacklo_epi32(acc.s2, acc.s3),
+                                      _mm_unpackhi_epi32(acc.s2, acc.s3));
+    const __m128i sums = _mm_add_epi32(_mm_unpacklo_epi64(s01, s23), _mm_unpackhi_epi64(s01, s23));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(c), sums);
+  }
+};
 
 struct Sse2Micro {
   static constexpr size_t kTileRows = kSse2TileRows;
@@ -73,18 +67,7 @@ struct Sse2Micro {
 
   static void tile(const uint8_t* a, size_t a_stride, size_t rows, const int8_t* panel,
                    size_t groups, int32_t* c) {
-    for (size_t r = 0; r < rows; r += 2) {
-      const uint8_t* pair = a + r * a_stride;
-      for (size_t j = 0; j < kGemmPanel; j += kBlockOutputs) {
-        const int8_t* block = panel + j * kQGemmGroup;
-        int32_t* out = c + r * kGemmPanel + j;
-        if (rows - r >= 2) {
-          block_sums<2>(pair, a_stride, block, groups, out);
-        } else {
-          block_sums<1>(pair, a_stride, block, groups, out);
-        }
-      }
-    }
+    row_pair_tile<Sse2Ops>(a, a_stride, rows, panel, groups, c);
   }
 
   static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
