@@ -145,6 +145,17 @@ TEST_CASE("int8 GEMM: every variant's int32 sums equal the reference's bit for b
   }
 }
 
+TEST_CASE("int8 GEMM: every tile height of every variant gives the reference's sums") {
+  // The sweep above reaches only some partial tiles of each height (not 4 rows of a
+  // 6-row tile, for one): every row count up to a full tile and one past it, here.
+  for (const QGemmKernelTable* variant : usable_variants()) {
+    for (size_t m = 1; m <= variant->tile_rows + 1; ++m) {
+      check_sums(*variant, m, 40, 72, Fill::kRandom);
+      check_sums(*variant, m, 33, 17, Fill::kAlternating);
+    }
+  }
+}
+
 TEST_CASE("int8 GEMM: the largest K keeps exact int32 sums on every variant") {
 #if defined(FOCAL_TESTS_BARE_METAL)
   // The largest K's weights alone take 4 MiB here (q and one packed panel, 2 MiB each):
