@@ -53,6 +53,19 @@ double stored_at(fb::DType dtype, const uint8_t* bytes, size_t i) {
   }
 }
 
+// Int8-dot layout: groups of 8 consecutive k, G = ceil(K / 8); q of W[n][8g + b] at byte
+// ((p * G + g) * 32 + n % 32) * 8 + b, the f32 scales after the panels at byte
+// round_up(P * G * 256, 64) (the column sums after them are a kernel aid, not read here).
+void int8_dot_row(const uint8_t* bytes, size_t out, size_t in, size_t n, double* row) {
+  const size_t groups = (in + 7) / 8, panels = (out + kPanel - 1) / kPanel;
+  const size_t panel = n / kPanel, lane = n % kPanel;
+  for (size_t k = 0; k < in; ++k) {
+    row[k] = static_cast<int8_t>(bytes[((panel * groups + k / 8) * kPanel + lane) * 8 + k % 8]);
+  }
+  const double scale = f32_at(bytes + (panels * groups * kPanel * 8 + 63) / 64 * 64, n);
+  for (size_t k = 0; k < in; ++k) row[k] *= scale;
+}
+
 }  // namespace
 
 // Element i (row-major) of a row-major constant; int8 ones are q times the scale of
@@ -76,6 +89,10 @@ double Operand::at(size_t i) const {
 // panels at byte round_up(P * K * 32, 64).
 void Operand::weight_row(size_t n, double* row) const {
   const size_t in = dim(1);
+  if (int8_dot()) {
+    int8_dot_row(bytes, dim(0), in, n, row);
+    return;
+  }
   if (!packed()) {
     for (size_t k = 0; k < in; ++k) row[k] = at(n * in + k);
     return;

@@ -1,8 +1,8 @@
 // What a reference op sees of one operand: the tensor, its actual shape for this run and
 // its values in double. Constants are read back from the model's stored bytes (f32,
 // f16, bf16 row-major; Dense weights from the GEMM panel layout of focal/gemm.h,
-// including int8 with per-output scales), so the reference sees exactly the weights the
-// engine multiplies by, rounding included.
+// including int8 with per-output scales, and from its int8-dot layout), so the reference
+// sees exactly the weights the engine multiplies by, rounding included.
 #pragma once
 
 #include <cstddef>
@@ -21,14 +21,17 @@ struct Operand {
   const uint8_t* bytes = nullptr;      // constants: the stored bytes in the data segment
 
   bool present() const { return tensor != nullptr; }
-  bool packed() const { return tensor->layout() == fb::TensorLayout_DensePacked; }
+  bool packed() const { return tensor->layout() == fb::TensorLayout_DensePacked || int8_dot(); }
+  // An int8 weight the engine multiplies by int8 activations (rows quantized at run time).
+  bool int8_dot() const { return tensor->layout() == fb::TensorLayout_DenseInt8Dot; }
   size_t count() const { return static_cast<size_t>(shape.element_count()); }
   size_t dim(int axis) const {  // axis < 0 counts from the end
     return static_cast<size_t>(shape.dims[axis < 0 ? shape.rank + axis : axis]);
   }
   // Element i (row-major over `shape`) of a value or of a row-major constant.
   double at(size_t i) const;
-  // Row n of a Dense weight [out, in] (packed or row-major): `in` values into `row`.
+  // Row n of a Dense weight [out, in] (packed, int8-dot or row-major): `in` values into
+  // `row` (int8: q times the output's scale, exact in double).
   void weight_row(size_t n, double* row) const;
 };
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "reference/int8_rows.h"
+
 namespace focal {
 namespace reference {
 
@@ -44,22 +46,29 @@ double activation(fb::Activation kind, double x) {
   }
 }
 
-void dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
-                double* y, size_t y_stride) {
-  const size_t out = w.dim(0), in = w.dim(1);
-  const bool has_bias = bias != nullptr && bias->present();
-  std::vector<double> row(in);
-  // Weight rows outermost: each stored row is decoded once, whatever the row count.
-  for (size_t n = 0; n < out; ++n) {
-    w.weight_row(n, row.data());
-    const double b = has_bias ? bias->at(n) : 0.0;
-    for (size_t r = 0; r < rows; ++r) {
-      const double* xr = x + r * x_stride;
-      double sum = 0.0;
-      for (size_t k = 0; k < in; ++k) sum += xr[k] * row[k];
-      y[r * y_stride + n] = sum + b;
+void dense_rows(const OpContext& c, const Operand& w, const Operand* bias, const double* x, size_t x_stride,
+                size_t rows, double* y, size_t y_stride) {
+  if (w.int8_dot()) {
+    int8_dense_rows(w, bias, x, x_stride, rows, y, y_stride);
+  } else {
+    const size_t out = w.dim(0), in = w.dim(1);
+    const bool has_bias = bias != nullptr && bias->present();
+    std::vector<double> row(in);
+    // Weight rows outermost: each stored row is decoded once, whatever the row count.
+    for (size_t n = 0; n < out; ++n) {
+      w.weight_row(n, row.data());
+      const double b = has_bias ? bias->at(n) : 0.0;
+      for (size_t r = 0; r < rows; ++r) {
+        const double* xr = x + r * x_stride;
+        double sum = 0.0;
+        for (size_t k = 0; k < in; ++k) sum += xr[k] * row[k];
+        y[r * y_stride + n] = sum + b;
+      }
     }
   }
+  if (c.dense_observer == nullptr) return;
+  c.dense_observer->observe(c.op.name() != nullptr ? c.op.name()->c_str() : "", w, bias, x, x_stride, rows, y,
+                            y_stride);
 }
 
 Status mask_lengths(const Operand& mask, size_t batch, size_t seq, const char* what,
