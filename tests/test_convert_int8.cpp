@@ -175,13 +175,13 @@ TEST_CASE("int8 activations: the measured error of a layer is what the engine's 
   CHECK(engine > 1e-2);
   CHECK(std::fabs(measured.relative_rms - engine) <= 1e-4 * engine);
   // The stored self-test holds the int8-activation model's outputs, not the weight-only
-  // model's: on the same generated inputs they differ by about the measured error, far
-  // more than the self-test's tolerance, and the engine passes it.
+  // model's: on the same generated inputs (uniform, no outlier) they differ by a few
+  // thousandths, and the engine passes it.
   CHECK(converted.self_tests == 1);
   CHECK(converted.self_test_worst_ratio <= 1.0f);
   const double stored_difference = relative_rms(stored_expected(converted.bytes), stored_expected(weight_only_file.bytes));
   MESSAGE("stored self-test outputs, int8 against weight-only: relative RMS ", stored_difference);
-  CHECK(stored_difference > 1e-2);
+  CHECK(stored_difference > 1e-3);
   for (const char* f : {"/w.npy", "/spec.json", "/calibration/case.json", "/calibration", ""}) {
     std::remove((layer.dir + f).c_str());
   }
@@ -191,17 +191,17 @@ TEST_CASE("int8 activations: the table and JSON list every dense layer; kept one
   const ModelCase c = testing::model_case("bert", "bert_l2_d32_h4");
   const std::string kept_by_name = "encoder.layer.1.output.dense.weight";
   convert::ConvertOptions o = int8_options(c, "auto," + kept_by_name);
-  o.keep_threshold = 0.01;
+  o.keep_threshold = 0.006;
   const convert::Converted converted = convert_ok(o);
   const convert::AccuracyReport& report = converted.accuracy;
   const std::string table = convert::accuracy_table(report);
   MESSAGE(table);
   const json j = convert::accuracy_json(report);
   const auto layouts = dense_layouts(converted.bytes);
-  // 2 layers x (q, k, v, o, FFN up, FFN down), the pooler and the classifier.
-  REQUIRE(report.layers.size() == 14);
+  // 2 layers x (q, k, v, o, FFN up, FFN down) and the pooler.
+  REQUIRE(report.layers.size() == 13);
   REQUIRE(j.at("layers").size() == report.layers.size());
-  CHECK(j.at("threshold").get<double>() == 0.01);
+  CHECK(j.at("threshold").get<double>() == 0.006);
   int kept = 0, above = 0;
   for (size_t i = 0; i < report.layers.size(); ++i) {
     const convert::LayerAccuracy& layer = report.layers[i];
@@ -212,30 +212,37 @@ TEST_CASE("int8 activations: the table and JSON list every dense layer; kept one
     CHECK(layer.rows > 0);
     CHECK(layer.cosine <= 1.0 + 1e-12);
     CHECK(layer.cosine > 0.99);
-    const bool should_keep = layer.relative_rms > 0.01 || layer.weight == kept_by_name;
+    const bool should_keep = layer.relative_rms > 0.006 || layer.weight == kept_by_name;
     CHECK(layer.kept == should_keep);
     CHECK(row.at("activations") == (should_keep ? "f32" : "int8"));
     if (layer.weight == kept_by_name) CHECK(layer.reason == "named");
     kept += layer.kept ? 1 : 0;
-    above += layer.relative_rms > 0.01 ? 1 : 0;
+    above += layer.relative_rms > 0.006 ? 1 : 0;
     REQUIRE(layouts.count(layer.weight) == 1);
     CHECK(layouts.at(layer.weight) == (layer.kept ? fb::TensorLayout_DensePacked : fb::TensorLayout_DenseInt8Dot));
   }
   CHECK(above > 0);  // the threshold is low enough to keep some by their error
   CHECK(kept < static_cast<int>(report.layers.size()));
   CHECK(j.at("kept").get<int>() == kept);
-  CHECK(contains(table, std::to_string(kept) + " of 14 layers kept in weight-only int8 (auto: relative RMS error above 0.01)"));
+  CHECK(contains(table, std::to_string(kept) + " of 13 layers kept in weight-only int8 (auto: relative RMS error above 0.006)"));
   CHECK(contains(table, "weight-only int8 (named)"));
   CHECK(contains(table, "int8 x int8"));
 }
 
 TEST_CASE("--keep-f32 NAMES: an unknown name is an error listing the valid ones; option misuse says what to add") {
   const ModelCase c = testing::model_case("bert", "bert_l2_d32_h4");
-  const std::string unknown = error_of(int8_options(c, "encoder.layer.0.attention.self.query.weight,classifer.weight"));
+  const std::string unknown = error_of(int8_options(c, "encoder.layer.0.attention.self.query.weight,pooler.dense.wieght"));
   MESSAGE(unknown);
-  CHECK(contains(unknown, "'classifer.weight' is not a dense weight of this model"));
-  CHECK(contains(unknown, "classifier.weight"));
-  CHECK(contains(unknown, "encoder.layer.1.intermediate.dense.weight"));
+  CHECK(contains(unknown, "--keep-f32: 'pooler.dense.wieght' is not one of the 13 dense weights (all listed above); nearest: "));
+  CHECK(contains(unknown, "nearest: pooler.dense.weight, encoder.layer.0.output.dense.weight"));
+  // Every valid name goes to the progress output, as the message says.
+  std::string progress;
+  convert::ConvertOptions listed = int8_options(c, "pooler.dense.wieght");
+  listed.progress = [&progress](const std::string& line) { progress += line + "\n"; };
+  (void)error_of(listed);
+  CHECK(contains(progress, "the dense weights --keep-f32 can name:\n  encoder.layer.0.attention.self.key.weight\n"));
+  CHECK(contains(progress, "\n  encoder.layer.1.intermediate.dense.weight\n"));
+  CHECK(contains(progress, "\n  pooler.dense.weight"));
 
   convert::ConvertOptions o = int8_options(c, "");
   o.dtype = DType::kF16;
@@ -243,7 +250,7 @@ TEST_CASE("--keep-f32 NAMES: an unknown name is an error listing the valid ones;
   o = int8_options(c, "auto");
   o.int8_activations = false;
   CHECK(contains(error_of(o), "--keep-f32 chooses layers for int8 activations: add --dtype int8 --activations int8"));
-  o = int8_options(c, "classifier.weight");
+  o = int8_options(c, "pooler.dense.weight");
   o.keep_threshold = 0.05;
   CHECK(contains(error_of(o), "--keep-f32-threshold is the bound of --keep-f32 auto"));
   o = int8_options(c, "");

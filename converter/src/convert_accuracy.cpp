@@ -58,7 +58,13 @@ Result<AccuracyReport> measure_layers(const ConvertOptions& options, ModelWriter
   if (!layers.ok()) return layers.status();
   report.layers = std::move(layers).value();
   report.threshold = options.keep_threshold != 0.0 ? options.keep_threshold : kDefaultKeepThreshold;
-  FOCAL_RETURN_IF_ERROR(choose_kept_layers(options.keep_f32, &report));
+  const Status chosen = choose_kept_layers(options.keep_f32, &report);
+  if (!chosen.ok()) {
+    std::string names;
+    for (const LayerAccuracy& layer : report.layers) names += "\n  " + layer.weight;
+    convert::report(options, "the dense weights --keep-f32 can name:" + names);
+    return chosen;
+  }
   convert::report(options, "int8 activations: " + std::to_string(report.kept()) + " of " +
                                std::to_string(report.layers.size()) + " dense layers stay weight-only int8");
   return report;

@@ -1,10 +1,12 @@
 #include "int8_accuracy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include "presets/weights.h"
 #include "reference/int8_rows.h"
 #include "reference/self_test_cases.h"
 
@@ -82,13 +84,16 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
+// The error for a --keep-f32 name that is no measured weight, with the three nearest.
 Status unknown_layer(const std::string& name, const std::vector<LayerAccuracy>& layers) {
-  std::string valid;
-  for (const LayerAccuracy& layer : layers) valid += (valid.empty() ? "" : ", ") + layer.weight;
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const LayerAccuracy& layer : layers) scored.emplace_back(edit_distance(name, layer.weight), layer.weight);
+  std::sort(scored.begin(), scored.end());
+  std::string nearest;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) nearest += (i ? ", " : "") + scored[i].second;
   return Status::error(StatusCode::kInvalidArgument,
-                       "--keep-f32: '%s' is not a dense weight of this model; give 'auto' or a comma list of "
-                       "these weight names: %s",
-                       name.c_str(), valid.c_str());
+                       "--keep-f32: '%s' is not one of the %zu dense weights (all listed above); nearest: %s",
+                       name.c_str(), layers.size(), nearest.c_str());
 }
 
 }  // namespace
