@@ -2,8 +2,9 @@
 """The bundled trained story model (demo/story) with int8 activations: converted with
 `--dtype int8 --activations int8 --keep-f32 auto` (and --json), its greedy continuation of
 each demo prompt over 64 tokens must equal the f32 model's at 60 or more positions. Also
-checks the --json report: one entry per dense layer, the kept count it states, and a
-self-test that passed.
+checks the --json report (one entry per dense layer, the kept count it states, a self-test
+that passed) and two refusals: --activations int8 without --dtype int8, and a --keep-f32
+name that is no dense weight (the nearest named, every valid one listed).
 Usage: test_int8_story.py FOCAL SOURCE_DIR WORK_DIR"""
 
 import json
@@ -41,6 +42,13 @@ def main(focal, root, work):
     print(f"int8 activations: {len(kept)} of {len(layers)} layers kept ({', '.join(kept) or 'none'}); "
           f"largest error {worst['relative_rms_error']:.4f} ({worst['weight']}), threshold "
           f"{report['int8_activations']['threshold']}")
+    refused = subprocess.run([focal, "convert", *common, "--activations", "int8", "-o", f"{work}/refused.focal"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 1 and "add --dtype int8" in refused.stderr, refused.stderr
+    unknown = subprocess.run([focal, "convert", *common, "--dtype", "int8", "--activations", "int8", "--keep-f32",
+                              "h.0.mlp.c_fc", "-o", f"{work}/refused.focal"], capture_output=True, text=True)
+    assert unknown.returncode == 1 and "nearest: h.0.mlp.c_fc.weight[0:]" in unknown.stderr, unknown.stderr
+    assert "\n  lm_head.weight (tied to wte)\n" in unknown.stderr, unknown.stderr
     for prompt in [l.strip() for l in open(f"{s}/prompts.txt") if l.strip()]:
         want, got = greedy(focal, f32, prompt), greedy(focal, int8, prompt)
         equal = sum(a == b for a, b in zip(want, got))
