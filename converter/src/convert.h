@@ -89,9 +89,8 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options);
 // 8, 0.04 (f32), 0.06 (f16), 0.04 (bf16), 0.04 (int8); the test model cases (every
 // preset, f32), at most 0.05.
 // With int8 activations the expected outputs quantize each dense layer's input rows as
-// the engine does, but from double-precision rows: where the engine's f32 row and the
-// reference's round a value to neighbouring integers, that layer's outputs differ by one
-// step of the row's scale times the weight, so the bound is wider (see convert.cpp).
+// the engine does, but from double-precision rows, so the bound is wider:
+// kInt8ActivationTolerance here, widened per model at conversion (convert_self_test.cpp).
 float computed_self_test_tolerance(DType dtype, bool int8_activations = false);
 
 // "f32", "f16", "bf16", "int8" -> the Dense weight type; false for anything else.

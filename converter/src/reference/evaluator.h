@@ -51,6 +51,9 @@ class Evaluator {
   // Shows every dense product of later runs to `observer` (null: none); it must outlive
   // those runs.
   void set_dense_observer(DenseObserver* observer) { dense_observer_ = observer; }
+  // false: weights in the int8-dot layout multiply the f32 rows, as weight-only int8
+  // would (the size of what int8 activations change); true, the default: as stored.
+  void set_int8_activations(bool on) { int8_activations_ = on; }
   int64_t cached_length() const { return cached_length_; }
 
   // A non-constant tensor's value after the last run, at its actual shape.
@@ -71,6 +74,7 @@ class Evaluator {
   std::vector<bool> input_set_;               // per model input, since the last run
   int64_t cached_length_ = 0;
   DenseObserver* dense_observer_ = nullptr;
+  bool int8_activations_ = true;
 };
 
 }  // namespace reference

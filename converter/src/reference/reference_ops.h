@@ -29,6 +29,7 @@ struct OpContext {
   int output_count;
   int64_t cached_length;  // positions already in the KV caches
   DenseObserver* dense_observer;  // sees every dense product; null: none
+  bool int8_activations;          // false: int8-dot weights multiply f32 rows (weight-only int8)
 
   // Slot i, or an absent operand for a slot beyond those listed.
   const Operand& in(int slot) const;
