@@ -9,6 +9,7 @@
 
 #include "assign_or_return.h"
 #include "config_overrides.h"
+#include "convert_accuracy.h"
 #include "convert_self_test.h"
 #include "file_buffer.h"
 #include "model_writer.h"
@@ -99,9 +100,9 @@ Status check_unused(const WeightSource& weights, bool strict, std::vector<std::s
 
 }  // namespace
 
-float computed_self_test_tolerance(DType dtype) {
+float computed_self_test_tolerance(DType dtype, bool int8_activations) {
   (void)dtype;  // the same for every weight type: see convert.h
-  return 1e-4f;
+  return int8_activations ? kInt8ActivationTolerance : 1e-4f;
 }
 
 bool parse_weight_dtype(const std::string& text, DType* dtype) {
@@ -130,7 +131,7 @@ Status check_options(const ConvertOptions& options) {
   if (options.max_batch < 1 || options.max_seq < 0) {
     return Status::error(StatusCode::kInvalidArgument, "--max-batch must be >= 1 and --max-seq >= 0");
   }
-  return Status();
+  return check_int8_options(options);
 }
 
 // Progress lines while the preset takes checkpoint tensors: one per tenth of them.
@@ -144,8 +145,14 @@ void report_building(const ConvertOptions& options, const Preset& preset, Weight
   });
 }
 
-Status configure_writer(const ConvertOptions& options, ModelWriter& writer) {
+// `accuracy`: the measured layers with the ones to keep, for the int8-activation file;
+// null for a weight-only one (and the measurement's own build).
+Status configure_writer(const ConvertOptions& options, const AccuracyReport* accuracy, ModelWriter& writer) {
   writer.set_dense_weight_type(options.dtype);
+  if (accuracy != nullptr) {
+    writer.set_int8_activations(true);
+    writer.keep_weight_only(kept_weights(*accuracy));
+  }
   if (options.embedding_dtype != DType::kF32 && options.embedding_dtype != DType::kF16 &&
       options.embedding_dtype != DType::kI8) {
     return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32, f16 or int8");
@@ -182,8 +189,8 @@ Status choose_preset(const ConvertOptions& options, const nlohmann::json& config
 }
 
 // The graph, weights, tokenizers and metadata in `writer`, unused tensors warned about.
-Status build_model(const ConvertOptions& options, const nlohmann::json& config, ModelWriter& writer,
-                   Converted* converted) {
+Status build_model(const ConvertOptions& options, const nlohmann::json& config, const AccuracyReport* accuracy,
+                   ModelWriter& writer, Converted* converted) {
   Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
   if (!checkpoints.ok()) return checkpoints.status();
   WeightSource weights(std::move(checkpoints).value());
@@ -191,7 +198,7 @@ Status build_model(const ConvertOptions& options, const nlohmann::json& config, 
   FOCAL_RETURN_IF_ERROR(choose_preset(options, config, weights, &chosen));
   const Preset& preset = *chosen;
   report_building(options, preset, weights);
-  FOCAL_RETURN_IF_ERROR(configure_writer(options, writer));
+  FOCAL_RETURN_IF_ERROR(configure_writer(options, accuracy, writer));
   GraphBuilder builder(writer, weights);
   FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted->warnings));
@@ -228,6 +235,16 @@ void report_self_test(const ConvertOptions& options, const Converted& converted)
   report(options, line);
 }
 
+// Int8 activations, first pass: the model built in weight-only int8 (f32 activations),
+// written to a draft and measured layer by layer (convert_accuracy.h).
+Result<AccuracyReport> measure_before_converting(const ConvertOptions& options, const nlohmann::json& config) {
+  report(options, "int8 activations: building in weight-only int8 first to measure each dense layer");
+  ModelWriter writer;
+  Converted draft;
+  FOCAL_RETURN_IF_ERROR(build_model(options, config, nullptr, writer, &draft));
+  return measure_layers(options, writer);
+}
+
 }  // namespace
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options) {
@@ -235,9 +252,13 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
   if (!config.ok()) return config.status();
   FOCAL_RETURN_IF_ERROR(apply_overrides(options.overrides, !options.spec.empty(), &config.value()));
-  ModelWriter writer;
   Converted converted;
-  FOCAL_RETURN_IF_ERROR(build_model(options, config.value(), writer, &converted));
+  if (options.int8_activations) {
+    FOCAL_ASSIGN_OR_RETURN(converted.accuracy, measure_before_converting(options, config.value()));
+  }
+  ModelWriter writer;
+  FOCAL_RETURN_IF_ERROR(build_model(options, config.value(), options.int8_activations ? &converted.accuracy : nullptr,
+                                    writer, &converted));
   Result<FileBuffer> file = write_model(options, writer, &converted);
   if (!file.ok()) return file.status();
   report(options, "verifying the written model");

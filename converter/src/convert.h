@@ -9,6 +9,7 @@
 
 #include "focal/status.h"
 #include "focal/tensor.h"
+#include "int8_accuracy.h"
 
 namespace focal {
 namespace convert {
@@ -24,6 +25,18 @@ struct ConvertOptions {
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning
   bool logits_all = false;  // --logits all: a decoder's logits at every position, not only the last
+  // --activations int8 (dtype must be kI8): dense weights in the int8-dot layout, their
+  // input rows quantized to int8 at run time (W8A8). Each dense layer's error is
+  // measured first (int8_accuracy.h) and reported in Converted::accuracy.
+  bool int8_activations = false;
+  // --keep-f32: layers kept in weight-only int8 (int8 weights, f32 activations): a comma
+  // list of weight names and/or "auto" (every layer whose relative RMS error exceeds
+  // keep_threshold; 0: kDefaultKeepThreshold). Empty: none.
+  std::string keep_f32;
+  double keep_threshold = 0.0;
+  // --calibration DIR: the measurement's inputs (calibration_inputs.h); empty: the
+  // generated self-test inputs.
+  std::string calibration_dir;
   std::vector<std::string> overrides;  // --set NAME=VALUE, over the config (config_overrides.h)
   std::vector<std::string> renames;    // --rename FROM=TO, on the tensor names (presets/tensor_renames.h)
   // Every converted model stores a self-test, which the converter runs on what it wrote
@@ -58,7 +71,12 @@ struct Converted {
   int self_tests = 0;                 // stored and passed on the host
   bool self_test_computed = false;    // expected outputs from the reference evaluator
   float self_test_worst_ratio = 0.0f;  // worst error over its tolerance (<= 1)
+  AccuracyReport accuracy;             // with int8 activations: every dense layer, kept or not
 };
+
+// --keep-f32 auto's default: a layer whose output moves by more than this relative RMS
+// error under int8 activations keeps f32 activations.
+constexpr double kDefaultKeepThreshold = 0.02;
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options);
 
@@ -70,7 +88,10 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options);
 // type. Measured worst element, as a share of it: BERT-base-sized random weights at seq
 // 8, 0.04 (f32), 0.06 (f16), 0.04 (bf16), 0.04 (int8); the test model cases (every
 // preset, f32), at most 0.05.
-float computed_self_test_tolerance(DType dtype);
+// With int8 activations the expected outputs quantize each dense layer's input rows as
+// the engine does, but from double-precision rows, so the bound is wider:
+// kInt8ActivationTolerance here, widened per model at conversion (convert_self_test.cpp).
+float computed_self_test_tolerance(DType dtype, bool int8_activations = false);
 
 // "f32", "f16", "bf16", "int8" -> the Dense weight type; false for anything else.
 bool parse_weight_dtype(const std::string& text, DType* dtype);

@@ -14,9 +14,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
-namespace {
-
-// Levenshtein distance, for "did you mean" suggestions; names are short.
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -31,8 +28,6 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 Matrix transposed(const Matrix& m) {
   const int64_t rows = m.shape[0], cols = m.shape[1];

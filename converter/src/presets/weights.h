@@ -19,6 +19,9 @@ struct Matrix {
   std::vector<float> values;
 };
 
+// Levenshtein distance, for "did you mean" suggestions; names are short.
+size_t edit_distance(const std::string& a, const std::string& b);
+
 // "[3, 80]", for messages.
 std::string shape_text(const std::vector<int64_t>& shape);
 

@@ -113,8 +113,8 @@ void project_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
   kv->kv_len = source.dim(1);
   kv->k.resize(batch * kv->kv_len * kvf);
   kv->v.resize(kv->k.size());
-  dense_rows(c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv->kv_len, kv->k.data(), kvf);
-  dense_rows(c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv->kv_len, kv->v.data(), kvf);
+  dense_rows(c, c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv->kv_len, kv->k.data(), kvf);
+  dense_rows(c, c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv->kv_len, kv->v.data(), kvf);
   if (o.rope() != fb::RopeLayout_None) {
     rope(o, kv->k.data(), batch, kv->kv_len, size_t(o.num_kv_heads()), kv->kv_len * kvf, 0);
   }
@@ -137,8 +137,8 @@ void state_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
     const size_t first = static_cast<size_t>(c.cached_length);
     for (size_t b = 0; b < batch; ++b) {
       const double* xb = x.values + b * q_len * in;
-      dense_rows(c.in(kWk), &c.in(kBk), xb, in, q_len, k_state.values + (b * capacity + first) * kvf, kvf);
-      dense_rows(c.in(kWv), &c.in(kBv), xb, in, q_len, v_state.values + (b * capacity + first) * kvf, kvf);
+      dense_rows(c, c.in(kWk), &c.in(kBk), xb, in, q_len, k_state.values + (b * capacity + first) * kvf, kvf);
+      dense_rows(c, c.in(kWv), &c.in(kBv), xb, in, q_len, v_state.values + (b * capacity + first) * kvf, kvf);
     }
     if (o.rope() != fb::RopeLayout_None) {
       rope(o, k_state.values + first * kvf, batch, q_len, size_t(o.num_kv_heads()), capacity * kvf, c.cached_length);
@@ -181,7 +181,7 @@ Status multi_head_attention_op(const OpContext& c) {
     project_key_values(c, kvf, &kv);
   }
   std::vector<double> q(batch * q_len * qf);
-  dense_rows(c.in(kWq), &c.in(kBq), x.values, x.dim(2), batch * q_len, q.data(), qf);
+  dense_rows(c, c.in(kWq), &c.in(kBq), x.values, x.dim(2), batch * q_len, q.data(), qf);
   if (o.rope() != fb::RopeLayout_None) rope(o, q.data(), batch, q_len, heads, q_len * qf, cache ? c.cached_length : 0);
   std::vector<int64_t> lengths;
   if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv.kv_len, "key mask", &lengths));
@@ -189,7 +189,7 @@ Status multi_head_attention_op(const OpContext& c) {
   attend(Sdpa{batch, heads, size_t(o.num_kv_heads()), q_len, kv.kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()),
               o.causal(), c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, kv.keys,
               kv.values, context.data()});
-  dense_rows(c.in(kWo), &c.in(kBo), context.data(), qf, batch * q_len, c.outputs[0].values, c.in(kWo).dim(0));
+  dense_rows(c, c.in(kWo), &c.in(kBo), context.data(), qf, batch * q_len, c.outputs[0].values, c.in(kWo).dim(0));
   return Status();
 }
 

@@ -9,7 +9,7 @@ Status dense_op(const OpContext& c) {
   const Operand& w = c.in(1);
   const Operand& y = c.outputs[0];
   const size_t in = w.dim(1), out = w.dim(0), rows = x.count() / in;
-  dense_rows(w, &c.in(2), x.values, in, rows, y.values, out);
+  dense_rows(c, w, &c.in(2), x.values, in, rows, y.values, out);
   const fb::Activation kind = c.op.options_as_DenseOptions()->activation();
   for (size_t i = 0; i < rows * out; ++i) y.values[i] = activation(kind, y.values[i]);
   return Status();

@@ -136,7 +136,8 @@ Status Evaluator::run_op(int op_index) {
   const int output_count = static_cast<int>(op.outputs()->size());
   for (int i = 0; i < input_count; ++i) inputs[i] = bind(op.inputs()->Get(static_cast<uint32_t>(i)));
   for (int i = 0; i < output_count; ++i) outputs[i] = bind(op.outputs()->Get(static_cast<uint32_t>(i)));
-  const OpContext context{model_->schema(), op, inputs, input_count, outputs, output_count, cached_length_};
+  const OpContext context{model_->schema(), op, inputs, input_count, outputs, output_count, cached_length_,
+                          dense_observer_, int8_activations_};
   const Status status = find_reference_op(op.options_type())(context);
   if (!status.ok()) {
     return Status::error(status.code(), "op %d '%s': %s", op_index, op.name() ? op.name()->c_str() : "",

@@ -1,6 +1,7 @@
 // A double-precision reference evaluator of a loaded focal::Model: every op of the graph
 // evaluated by plain scalar loops in double (reference_ops.h), never by the engine's
-// f32 kernels, from the weights as stored (f16, bf16 and int8 read back exactly). The
+// f32 kernels, from the weights as stored (f16, bf16 and int8 read back exactly; a
+// weight in the int8-dot layout takes int8 activations, as the engine runs it). The
 // converter computes self-test expected outputs with it, so a self-test checks the
 // engine's arithmetic against exact math on the same weights.
 //
@@ -22,6 +23,7 @@
 #include "focal/model.h"
 #include "focal/status.h"
 #include "focal/tensor.h"
+#include "reference/dense_observer.h"
 
 namespace focal {
 namespace reference {
@@ -46,6 +48,12 @@ class Evaluator {
   // Runs every op; each input the ops read must have been set since the last run.
   Status run();
   void reset_state() { cached_length_ = 0; }
+  // Shows every dense product of later runs to `observer` (null: none); it must outlive
+  // those runs.
+  void set_dense_observer(DenseObserver* observer) { dense_observer_ = observer; }
+  // false: weights in the int8-dot layout multiply the f32 rows, as weight-only int8
+  // would (the size of what int8 activations change); true, the default: as stored.
+  void set_int8_activations(bool on) { int8_activations_ = on; }
   int64_t cached_length() const { return cached_length_; }
 
   // A non-constant tensor's value after the last run, at its actual shape.
@@ -65,6 +73,8 @@ class Evaluator {
   std::vector<int64_t> pending_;              // bound by inputs set since; 0: unbound
   std::vector<bool> input_set_;               // per model input, since the last run
   int64_t cached_length_ = 0;
+  DenseObserver* dense_observer_ = nullptr;
+  bool int8_activations_ = true;
 };
 
 }  // namespace reference

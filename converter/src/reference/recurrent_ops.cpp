@@ -47,7 +47,7 @@ void run_direction(const OpContext& c, int d, const std::vector<int64_t>& length
   const size_t gates = (lstm ? 4 : 3) * hidden, width = (o.bidirectional() ? 2 : 1) * hidden;
   const int base = d == 0 ? kWih : kWihR;
   std::vector<double> gx(batch * seq * gates), gh(gates), h(batch * hidden, 0.0), cs(batch * hidden, 0.0);
-  dense_rows(c.in(base), &c.in(base + 2), x.values, in, batch * seq, gx.data(), gates);
+  dense_rows(c, c.in(base), &c.in(base + 2), x.values, in, batch * seq, gx.data(), gates);
   for (size_t b = 0; b < batch; ++b) {
     for (size_t j = 0; j < hidden; ++j) {
       if (c.has_input(kH0)) h[b * hidden + j] = c.in(kH0).at(b * width + size_t(d) * hidden + j);
@@ -62,7 +62,7 @@ void run_direction(const OpContext& c, int d, const std::vector<int64_t>& length
         for (size_t j = 0; j < hidden; ++j) y[j] = 0.0;
         continue;
       }
-      dense_rows(c.in(base + 1), &c.in(base + 3), &h[b * hidden], hidden, 1, gh.data(), gates);
+      dense_rows(c, c.in(base + 1), &c.in(base + 3), &h[b * hidden], hidden, 1, gh.data(), gates);
       cell(lstm, hidden, &gx[(b * seq + t) * gates], gh.data(), &h[b * hidden], &cs[b * hidden]);
       for (size_t j = 0; j < hidden; ++j) y[j] = h[b * hidden + j];
     }
@@ -97,8 +97,8 @@ Status recurrent_step_op(const OpContext& c) {
   const size_t batch = x.dim(0), hidden = size_t(o.hidden()), gates = (lstm ? 4 : 3) * hidden;
   std::vector<double> gx(batch * gates), gh(batch * gates);
   double* h = c.in(5).values;
-  dense_rows(c.in(1), &c.in(3), x.values, x.dim(1), batch, gx.data(), gates);
-  dense_rows(c.in(2), &c.in(4), h, hidden, batch, gh.data(), gates);
+  dense_rows(c, c.in(1), &c.in(3), x.values, x.dim(1), batch, gx.data(), gates);
+  dense_rows(c, c.in(2), &c.in(4), h, hidden, batch, gh.data(), gates);
   for (size_t b = 0; b < batch; ++b) {
     double* cb = lstm ? c.in(6).values + b * hidden : nullptr;
     if (cb != nullptr && o.reset_cell()) std::fill(cb, cb + hidden, 0.0);

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "reference/int8_rows.h"
+
 namespace focal {
 namespace reference {
 
@@ -44,70 +46,29 @@ double activation(fb::Activation kind, double x) {
   }
 }
 
-namespace {
-
-// Int8 activations, as focal/gemm.h specifies them: the row as f32, amax = max |x|,
-// inv = 127 / amax in f32, q = rint(x * inv) (f32 product, nearest even) clamped to
-// +-127, scale = amax / 127 in f32; an all-zero row is q = 0 with scale 0, a row with a
-// NaN or infinity q = 0 with scale NaN. Returns the scale.
-double quantize_row(const double* x, size_t in, double* q) {
-  float amax = 0.0f;
-  for (size_t k = 0; k < in; ++k) amax = std::fmax(amax, std::fabs(static_cast<float>(x[k])));
-  bool finite = std::isfinite(amax);
-  for (size_t k = 0; k < in; ++k) finite = finite && std::isfinite(static_cast<float>(x[k]));
-  if (!finite || amax == 0.0f) {
-    for (size_t k = 0; k < in; ++k) q[k] = 0.0;
-    return finite ? 0.0 : NAN;
-  }
-  const float inv = 127.0f / amax;
-  for (size_t k = 0; k < in; ++k) {
-    const float scaled = static_cast<float>(x[k]) * inv;
-    q[k] = std::fmin(127.0, std::fmax(-127.0, std::nearbyint(static_cast<double>(scaled))));
-  }
-  return static_cast<double>(amax / 127.0f);
-}
-
-// dense_rows on an int8-dot weight: exact integer sums of q_x . q_w (exact in double:
-// |sum| < 2^31), times both scales, plus the bias.
-void int8_dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
-                     double* y, size_t y_stride) {
-  const size_t out = w.dim(0), in = w.dim(1);
-  const bool has_bias = bias != nullptr && bias->present();
-  std::vector<double> q(rows * in), x_scales(rows), row(in);
-  for (size_t r = 0; r < rows; ++r) x_scales[r] = quantize_row(x + r * x_stride, in, &q[r * in]);
-  for (size_t n = 0; n < out; ++n) {
-    const double w_scale = w.int8_dot_row(n, row.data());
-    const double b = has_bias ? bias->at(n) : 0.0;
-    for (size_t r = 0; r < rows; ++r) {
-      double sum = 0.0;
-      for (size_t k = 0; k < in; ++k) sum += q[r * in + k] * row[k];
-      y[r * y_stride + n] = sum * x_scales[r] * w_scale + b;
-    }
-  }
-}
-
-}  // namespace
-
-void dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
-                double* y, size_t y_stride) {
-  if (w.int8_dot()) {
+void dense_rows(const OpContext& c, const Operand& w, const Operand* bias, const double* x, size_t x_stride,
+                size_t rows, double* y, size_t y_stride) {
+  if (w.int8_dot() && c.int8_activations) {
     int8_dense_rows(w, bias, x, x_stride, rows, y, y_stride);
-    return;
-  }
-  const size_t out = w.dim(0), in = w.dim(1);
-  const bool has_bias = bias != nullptr && bias->present();
-  std::vector<double> row(in);
-  // Weight rows outermost: each stored row is decoded once, whatever the row count.
-  for (size_t n = 0; n < out; ++n) {
-    w.weight_row(n, row.data());
-    const double b = has_bias ? bias->at(n) : 0.0;
-    for (size_t r = 0; r < rows; ++r) {
-      const double* xr = x + r * x_stride;
-      double sum = 0.0;
-      for (size_t k = 0; k < in; ++k) sum += xr[k] * row[k];
-      y[r * y_stride + n] = sum + b;
+  } else {
+    const size_t out = w.dim(0), in = w.dim(1);
+    const bool has_bias = bias != nullptr && bias->present();
+    std::vector<double> row(in);
+    // Weight rows outermost: each stored row is decoded once, whatever the row count.
+    for (size_t n = 0; n < out; ++n) {
+      w.weight_row(n, row.data());
+      const double b = has_bias ? bias->at(n) : 0.0;
+      for (size_t r = 0; r < rows; ++r) {
+        const double* xr = x + r * x_stride;
+        double sum = 0.0;
+        for (size_t k = 0; k < in; ++k) sum += xr[k] * row[k];
+        y[r * y_stride + n] = sum + b;
+      }
     }
   }
+  if (c.dense_observer == nullptr) return;
+  c.dense_observer->observe(c.op.name() != nullptr ? c.op.name()->c_str() : "", w, bias, x, x_stride, rows, y,
+                            y_stride);
 }
 
 Status mask_lengths(const Operand& mask, size_t batch, size_t seq, const char* what,

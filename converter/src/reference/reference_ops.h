@@ -12,6 +12,7 @@
 #include "focal/internal/op_kinds.h"
 #include "focal/status.h"
 #include "focal_generated.h"
+#include "reference/dense_observer.h"
 #include "reference/operand.h"
 
 namespace focal {
@@ -27,6 +28,8 @@ struct OpContext {
   const Operand* outputs;
   int output_count;
   int64_t cached_length;  // positions already in the KV caches
+  DenseObserver* dense_observer;  // sees every dense product; null: none
+  bool int8_activations;          // false: int8-dot weights multiply f32 rows (weight-only int8)
 
   // Slot i, or an absent operand for a slot beyond those listed.
   const Operand& in(int slot) const;
@@ -45,9 +48,10 @@ double activation(fb::Activation kind, double x);
 
 // y[r, n] (rows y_stride apart) = x[r, :] . W[n, :] + bias[n] for r < rows, with W the
 // Dense weight `w` [out, in] (packed or row-major) and x rows x_stride apart; `bias`
-// may be absent (null or not present). No activation. An int8-dot weight quantizes
-// each row of x to int8 first, exactly as the engine's int8 activations do.
-void dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
+// may be absent (null or not present). No activation. A weight in the int8-dot layout
+// takes its rows quantized to int8 (int8_rows.h), as the engine runs it. The product is
+// shown to c.dense_observer.
+void dense_rows(const OpContext& c, const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,
                 double* y, size_t y_stride);
 
 // Valid lengths of a [batch, seq] mask of 1s then 0s; an error for any other mask.

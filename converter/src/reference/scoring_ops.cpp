@@ -87,7 +87,7 @@ Status score_attention_op(const OpContext& c) {
   const bool additive = kind == fb::ScoreKind_Additive;
   std::vector<double> query_proj(batch * dk), scores(src);
   const size_t dq = c.in(kQuery).dim(1);
-  if (additive) dense_rows(c.in(kW), &c.in(kB), c.in(kQuery).values, dq, batch, query_proj.data(), dk);
+  if (additive) dense_rows(c, c.in(kW), &c.in(kB), c.in(kQuery).values, dq, batch, query_proj.data(), dk);
   for (size_t b = 0; b < batch; ++b) {
     const double* key_rows = keys.values + b * src * dk;
     if (additive) {
@@ -113,7 +113,7 @@ Status attention_pool_op(const OpContext& c) {
   std::vector<int64_t> lengths(batch, static_cast<int64_t>(seq));
   if (c.has_input(kPoolMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kPoolMask), batch, seq, "mask", &lengths));
   std::vector<double> keys(batch * seq * units), query(units, 0.0), scores(seq);
-  dense_rows(c.in(kPoolW), nullptr, x.values, dim, batch * seq, keys.data(), units);
+  dense_rows(c, c.in(kPoolW), nullptr, x.values, dim, batch * seq, keys.data(), units);
   for (size_t u = 0; c.has_input(kPoolB) && u < units; ++u) query[u] = c.in(kPoolB).at(u);
   for (size_t b = 0; b < batch; ++b) {
     additive_scores(query.data(), &keys[b * seq * units], c.in(kPoolV), seq, units, scores.data());

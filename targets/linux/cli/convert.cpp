@@ -2,7 +2,9 @@
 //               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
 //               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
-//               [--self-test DIR | --no-self-test] [--self-test-tolerance T] -o MODEL.focal
+//               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
+//               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
+//               [--calibration DIR] [--json] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +22,8 @@
 #endif
 
 #if FOCAL_HAVE_CONVERT
+#include <nlohmann/json.hpp>
+
 #include "convert.h"
 #include "presets/preset.h"
 #endif
@@ -34,7 +38,9 @@ const char* kUsage =
     "                     [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--logits last|all] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
-    "                     [--tokenizer SPEC] [--target-tokenizer SPEC] -o MODEL.focal\n"
+    "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
+    "                     [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]\n"
+    "                     [--calibration DIR] [--json] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy, Keras .h5 and\n"
     "Keras 3 .keras), maps them onto the preset's architecture (or the layers of a\n"
@@ -48,6 +54,13 @@ const char* kUsage =
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32);\n"
     "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
     "scale per row quarters them).\n"
+    "--activations int8 (with --dtype int8) quantizes each dense layer's input rows to int8\n"
+    "at run time and multiplies on the integer dot-product instructions. Each layer's output\n"
+    "error against f32 activations is measured first on --calibration DIR (one .json per\n"
+    "case: {\"INPUT\": [ids...], ...}) or the generated self-test inputs and printed as a\n"
+    "table (--json: one JSON object); --keep-f32 keeps layers in weight-only int8 (f32\n"
+    "activations): auto, those whose relative RMS error exceeds R (--keep-f32-threshold,\n"
+    "default 0.02), and/or a comma list of weight names.\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "Every model stores a self-test that the converter runs on the written model and\n"
     "`focal verify` reruns on the device (|got - want| <= T + T |want|, T = 1e-4 by default):\n"
@@ -64,6 +77,7 @@ struct Options {
   convert::ConvertOptions convert;
   std::string output;
   bool list = false;
+  bool json = false;  // the result (and the accuracy table) as one JSON object on stdout
 };
 
 Status unsupported_value(const char* option, const char* value, const char* allowed) {
@@ -90,6 +104,21 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
     return true;
   }
   return false;
+}
+
+// --activations, --keep-f32, --keep-f32-threshold and --calibration; false when the
+// current argument is none of them.
+bool parse_int8_options(Arguments& args, convert::ConvertOptions* o) {
+  std::string value;
+  if (args.text("--activations", &value)) {
+    if (args.status().ok() && value != "f32" && value != "int8") {
+      args.fail(unsupported_value("--activations", value.c_str(), "f32 or int8"));
+    }
+    o->int8_activations = value == "int8";
+    return true;
+  }
+  return args.text("--keep-f32", &o->keep_f32) || args.text("--calibration", &o->calibration_dir) ||
+         args.real("--keep-f32-threshold", 0.0, 1e6, &o->keep_threshold, LowerBound::kExclusive);
 }
 
 Status parse(int argc, char** argv, Options* options) {
@@ -121,7 +150,9 @@ Status parse(int argc, char** argv, Options* options) {
       o->self_test = false;
     } else if (args.flag("--strict")) {
       o->strict = true;
-    } else if (!parse_dtypes(args, o)) {
+    } else if (args.flag("--json")) {
+      options->json = true;
+    } else if (!parse_dtypes(args, o) && !parse_int8_options(args, o)) {
       args.refuse_current();
     }
   }
@@ -145,6 +176,28 @@ std::vector<std::string> input_files(const convert::ConvertOptions& o) {
     while (std::getline(parts, part, ':')) files.push_back(part);
   }
   return files;
+}
+
+// The accuracy table (int8 activations), then "wrote FILE (N bytes), self-test PASS ...".
+void print_summary(const std::string& out, const convert::Converted& converted) {
+  if (!converted.accuracy.layers.empty()) std::fputs(terminal_text(convert::accuracy_table(converted.accuracy)).c_str(), stdout);
+  std::printf("wrote %s (%zu bytes)", out.c_str(), converted.bytes.size());
+  if (converted.self_tests > 0) {
+    std::printf(", self-test PASS (worst error %.2f of its tolerance)",
+                static_cast<double>(converted.self_test_worst_ratio));
+  }
+  std::printf("\n");
+}
+
+// {"output", "bytes", "self_tests", "self_test_worst_ratio", "int8_activations": the
+// accuracy report or null}.
+void print_json(const std::string& out, const convert::Converted& converted) {
+  nlohmann::json json = {{"output", out},
+                         {"bytes", converted.bytes.size()},
+                         {"self_tests", converted.self_tests},
+                         {"self_test_worst_ratio", converted.self_test_worst_ratio}};
+  json["int8_activations"] = converted.accuracy.layers.empty() ? nlohmann::json() : accuracy_json(converted.accuracy);
+  std::printf("%s\n", json.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace).c_str());
 }
 
 void list_presets() {
@@ -185,12 +238,11 @@ int convert_command(int argc, char** argv) {
   }
   const Status written = write_file_atomically(out, converted->bytes.data(), converted->bytes.size());
   if (!written.ok()) return report_failure("convert", written);
-  std::printf("wrote %s (%zu bytes)", out.c_str(), converted->bytes.size());
-  if (converted->self_tests > 0) {
-    std::printf(", self-test PASS (worst error %.2f of its tolerance)",
-                static_cast<double>(converted->self_test_worst_ratio));
+  if (parsed.json) {
+    print_json(out, converted.value());
+  } else {
+    print_summary(out, converted.value());
   }
-  std::printf("\n");
   return 0;
 #else
   if (printed_help(argc, argv, kUsage)) return 0;
