@@ -274,7 +274,8 @@ double Session::op_int8_flops(int op_index) const {
   if (op.inputs()->size() == 0 || op.inputs()->Get(0) < 0) return 0.0;
   const Shape x = actual_shape(*m.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0))), symbol_value_);
   if (x.rank < 1 || x.dims[x.rank - 1] <= 0) return 0.0;
-  const double rows = double(x.element_count() / x.dims[x.rank - 1]);
+  const int64_t row_count = x.element_count() / x.dims[x.rank - 1];  // exact: the leading dims
+  const double rows = static_cast<double>(row_count);
   double flops = 0.0;
   for (uint32_t k = 1; k < op.inputs()->size(); ++k) {
     const int32_t t = op.inputs()->Get(k);
