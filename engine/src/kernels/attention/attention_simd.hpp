@@ -42,9 +42,12 @@ constexpr size_t kPackPrefetchKeys = 32;
 
 template <class Arch, size_t kKeyVectors>
 struct TiledAttention : AttentionRows<Arch> {
-  FOCAL_VEC_TYPES(Arch)
-  static_assert(kKeyBlock % (W * kKeyVectors) == 0, "a pass must divide the key block");
   using Base = AttentionRows<Arch>;
+  // The vector types are the base's (declaring them again would shadow its members).
+  using typename Base::V;
+  using typename Base::vec;
+  using Base::W;
+  static_assert(kKeyBlock % (W * kKeyVectors) == 0, "a pass must divide the key block");
   using typename Base::Rows;
   using typename Base::Scratch;
   using Base::begin_rows;
