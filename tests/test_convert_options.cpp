@@ -13,6 +13,7 @@
 #include "focal/generate.h"
 #include "presets/preset_detection.h"
 #include "support/model_checks.h"
+#include "support/scratch_dir.h"
 
 using namespace focal;
 using testing::ModelCase;
@@ -50,9 +51,9 @@ std::string error_of(const convert::ConvertOptions& o) {
   return result.status().message();
 }
 
-// A config.json of the test's own next to nothing else (the build tree's working dir).
-std::string write_config(const std::string& name, const std::string& json) {
-  const std::string path = name + ".json";
+// A config.json of the test's own, <name>.json in the test's scratch directory.
+std::string write_config(const testing::ScratchDir& dir, const std::string& name, const std::string& json) {
+  const std::string path = dir.file(name + ".json");
   std::ofstream(path) << json;
   return path;
 }
@@ -104,19 +105,20 @@ TEST_CASE("HF BERT: sizes from the tensors, only the head count from --set, Bert
 
 TEST_CASE("HF BERT: a config that disagrees with the tensors is an error naming both") {
   const ModelCase c = hf_bert();
+  const testing::ScratchDir scratch("convert-options-configs");
   convert::ConvertOptions o = options_for(c, "weights.safetensors", 16);
   o.preset = "bert";
-  o.config = write_config("labels4", R"({"num_attention_heads": 5, "id2label": {"0": "a", "1": "b", "2": "c", "3": "d"}})");
+  o.config = write_config(scratch, "labels4", R"({"num_attention_heads": 5, "id2label": {"0": "a", "1": "b", "2": "c", "3": "d"}})");
   CHECK(contains(error_of(o), "'id2label' names 4 labels but 'classifier.weight' has 3 rows"));
-  o.config = write_config("num_labels2", R"({"num_attention_heads": 5, "num_labels": 2})");
+  o.config = write_config(scratch, "num_labels2", R"({"num_attention_heads": 5, "num_labels": 2})");
   CHECK(contains(error_of(o), "'num_labels' is 2 but 'classifier.weight' has 3 rows"));
-  o.config = write_config("hidden48", R"({"num_attention_heads": 5, "hidden_size": 48})");
+  o.config = write_config(scratch, "hidden48", R"({"num_attention_heads": 5, "hidden_size": 48})");
   CHECK(contains(error_of(o), "'hidden_size' is 48 but tensor 'bert.embeddings.word_embeddings.weight' has shape [120, 40]"));
-  o.config = write_config("layers3", R"({"num_attention_heads": 5, "num_hidden_layers": 3})");
+  o.config = write_config(scratch, "layers3", R"({"num_attention_heads": 5, "num_hidden_layers": 3})");
   CHECK(contains(error_of(o), "'num_hidden_layers' is 3"));
-  o.config = write_config("relative", R"({"num_attention_heads": 5, "position_embedding_type": "relative_key"})");
+  o.config = write_config(scratch, "relative", R"({"num_attention_heads": 5, "position_embedding_type": "relative_key"})");
   CHECK(contains(error_of(o), "position_embedding_type relative_key is not supported"));
-  o.config = write_config("badids", R"({"num_attention_heads": 5, "id2label": {"0": "a", "7": "b", "2": "c"}})");
+  o.config = write_config(scratch, "badids", R"({"num_attention_heads": 5, "id2label": {"0": "a", "7": "b", "2": "c"}})");
   CHECK(contains(error_of(o), "'id2label' must map the ids 0 to 2"));
 }
 
@@ -331,6 +333,7 @@ TEST_CASE("--preset auto picks every reference case's own preset from its tensor
 
 TEST_CASE("llama: rope_theta as newer transformers write it, in rope_parameters; other rope types refused") {
   const ModelCase c = testing::model_case("llama", "llama_mqa_hd16_l3_d32_h4_kv1");  // rope_theta 500
+  const testing::ScratchDir scratch("convert-options-rope");
   nlohmann::json config = nlohmann::json::parse(std::ifstream(c.dir + "/config.json"));
   const double theta = config.at("rope_theta").get<double>();
   config.erase("rope_theta");
@@ -338,9 +341,9 @@ TEST_CASE("llama: rope_theta as newer transformers write it, in rope_parameters;
   convert::ConvertOptions o = options_for(c, c.spec.at("weights").get<std::string>(), 80);
   o.max_batch = 1;
   o.preset = "llama";
-  o.config = write_config("rope_parameters", config.dump());
+  o.config = write_config(scratch, "rope_parameters", config.dump());
   testing::check_decoder(c, *converted(o));
   config["rope_parameters"]["rope_type"] = "yarn";
-  o.config = write_config("rope_yarn", config.dump());
+  o.config = write_config(scratch, "rope_yarn", config.dump());
   CHECK(contains(error_of(o), "rope_parameters rope_type yarn is not supported"));
 }
