@@ -5,6 +5,7 @@
 
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <string>
 
 #include "arrays.h"
@@ -122,9 +123,9 @@ py::object run_graph(PySession& owner, int stage, const py::dict& inputs, const 
   return collect_outputs(owner, stage, out, view);
 }
 
-int stage_index(PySession& owner, const std::string& name) {
-  const int stage = owner.session().find_stage(name.c_str());
-  if (stage < 0) raise_error(StatusCode::kInvalidArgument, "the model has no stage '" + name + "'");
+int stage_index(PySession& owner, const char* name) {
+  const int stage = owner.session().find_stage(name);
+  if (stage < 0) raise_error(StatusCode::kInvalidArgument, std::string("the model has no stage '") + name + "'");
   return stage;
 }
 
@@ -136,6 +137,117 @@ std::vector<std::string> names(const Session& s, bool inputs) {
   return all;
 }
 
+// Session.run, .run_stage and .reset_state are plain CPython methods (METH_FASTCALL):
+// pybind11's dispatcher allocates two vectors per call, which would break "nothing
+// allocated per run". Arguments by position or keyword, as pybind11 would take them.
+constexpr int kMaxArguments = 4;
+
+// Binds positional and keyword arguments to `names` (unset: null); false with a
+// TypeError set for too many, unknown or repeated ones.
+bool bind_arguments(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, const char* const* names, int count,
+                    PyObject** bound) {
+  for (int i = 0; i < count; ++i) bound[i] = i < nargs ? args[i] : nullptr;
+  if (nargs > count) {
+    PyErr_Format(PyExc_TypeError, "takes at most %d arguments (%zd given)", count, nargs);
+    return false;
+  }
+  const Py_ssize_t keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < keywords; ++k) {
+    const char* keyword = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (keyword == nullptr) return false;
+    int slot = 0;
+    while (slot < count && std::strcmp(names[slot], keyword) != 0) ++slot;
+    if (slot == count || bound[slot] != nullptr) {
+      PyErr_Format(PyExc_TypeError, "unexpected or repeated argument '%s'", keyword);
+      return false;
+    }
+    bound[slot] = args[nargs + k];
+  }
+  return true;
+}
+
+// Runs `body` with C++ exceptions turned into the Python error they carry.
+template <class Body>
+PyObject* guarded(Body body) {
+  try {
+    return body();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+py::dict required_dict(PyObject* value, const char* name) {
+  if (value == nullptr || !PyDict_Check(value)) throw py::type_error(std::string(name) + " must be a dict of arrays");
+  return py::reinterpret_borrow<py::dict>(value);
+}
+
+py::object optional(PyObject* value) {
+  return value != nullptr ? py::reinterpret_borrow<py::object>(value) : py::none();
+}
+
+PyObject* run_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return guarded([&] {
+    static const char* const names[] = {"inputs", "out", "view"};
+    PyObject* bound[kMaxArguments];
+    if (!bind_arguments(args, nargs, kwnames, names, 3, bound)) return static_cast<PyObject*>(nullptr);
+    PySession& session = py::cast<PySession&>(py::handle(self));
+    const bool view = bound[2] != nullptr && PyObject_IsTrue(bound[2]) == 1;
+    return run_graph(session, -1, required_dict(bound[0], "inputs"), optional(bound[1]), view).release().ptr();
+  });
+}
+
+PyObject* run_stage_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return guarded([&] {
+    static const char* const names[] = {"stage", "inputs", "out", "view"};
+    PyObject* bound[kMaxArguments];
+    if (!bind_arguments(args, nargs, kwnames, names, 4, bound)) return static_cast<PyObject*>(nullptr);
+    PySession& session = py::cast<PySession&>(py::handle(self));
+    if (bound[0] == nullptr) throw py::type_error("run_stage needs the stage's name");
+    const int stage = stage_index(session, key_text(bound[0]));
+    const bool view = bound[3] != nullptr && PyObject_IsTrue(bound[3]) == 1;
+    return run_graph(session, stage, required_dict(bound[1], "inputs"), optional(bound[2]), view).release().ptr();
+  });
+}
+
+PyObject* reset_state_method(PyObject* self, PyObject* /*unused*/) {
+  return guarded([&] {
+    py::cast<PySession&>(py::handle(self)).session().reset_state();
+    Py_RETURN_NONE;
+  });
+}
+
+template <class Method>
+PyCFunction as_cfunction(Method method) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method));
+}
+
+PyMethodDef fast_methods[] = {
+    {"run", as_cfunction(run_method), METH_FASTCALL | METH_KEYWORDS,
+     "run(inputs, out=None, view=False) -> {output name: array}\n"
+     "Sets every input from inputs {name: array} and runs the whole graph. Outputs: new\n"
+     "arrays; with out={name: array}, written into those arrays (returns out); with\n"
+     "view=True, read-only views of the arena, valid until the next run."},
+    {"run_stage", as_cfunction(run_stage_method), METH_FASTCALL | METH_KEYWORDS,
+     "run_stage(stage, inputs, out=None, view=False) -> {output name: array}\n"
+     "Runs one stage (e.g. 'encode', 'decode'); returns the outputs that stage writes."},
+    {"reset_state", as_cfunction(reset_state_method), METH_NOARGS,
+     "Empties the KV caches (the next run starts a new sequence)."},
+};
+
+void add_fast_methods(py::handle type) {
+  for (PyMethodDef& method : fast_methods) {
+    const py::object descriptor =
+        py::reinterpret_steal<py::object>(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type.ptr()), &method));
+    if (!descriptor) throw py::error_already_set();
+    type.attr(method.ml_name) = descriptor;
+  }
+}
+
 }  // namespace
 
 void register_session(py::module_& m) {
@@ -143,22 +255,13 @@ void register_session(py::module_& m) {
   session
       .def(py::init<std::shared_ptr<ModelFile>, int64_t, int64_t, int>(), py::arg("model"), py::arg("max_batch") = 0,
            py::arg("max_seq") = 0, py::arg("threads") = 1)
-      .def(
-          "run", [](PySession& s, const py::dict& inputs, const py::object& out, bool view) { return run_graph(s, -1, inputs, out, view); },
-          py::arg("inputs"), py::arg("out") = py::none(), py::arg("view") = false)
-      .def(
-          "run_stage",
-          [](PySession& s, const std::string& stage, const py::dict& inputs, const py::object& out, bool view) {
-            return run_graph(s, stage_index(s, stage), inputs, out, view);
-          },
-          py::arg("stage"), py::arg("inputs"), py::arg("out") = py::none(), py::arg("view") = false)
-      .def("reset_state", [](PySession& s) { s.session().reset_state(); })
       .def_property_readonly("model", &PySession::model)
       .def_property_readonly("inputs", [](PySession& s) { return names(s.session(), true); })
       .def_property_readonly("outputs", [](PySession& s) { return names(s.session(), false); })
       .def_property_readonly("cached_length", [](PySession& s) { return s.session().cached_length(); })
       .def_property_readonly("cache_capacity", [](PySession& s) { return s.session().cache_capacity(); })
       .def_property_readonly("arena_bytes", &PySession::arena_bytes);
+  add_fast_methods(session);
   register_generation(session);
 }
 
