@@ -27,7 +27,10 @@ std::shared_ptr<ModelFile> ModelFile::open(const std::string& path) {
 
 std::shared_ptr<ModelFile> ModelFile::from_buffer(const py::buffer& buffer) {
   std::shared_ptr<ModelFile> file(new ModelFile());
-  const py::buffer_info info = buffer.request();  // C-contiguous bytes, or a BufferError
+  const py::buffer_info info = buffer.request();
+  if (info.ndim > 1 || (info.ndim == 1 && info.strides[0] != info.itemsize)) {
+    raise_error(StatusCode::kInvalidArgument, "a model's bytes must be one contiguous buffer");
+  }
   const size_t size = static_cast<size_t>(info.size * info.itemsize);
   const auto* bytes = static_cast<const uint8_t*>(info.ptr);
   // In place only when nobody can change the bytes after verification (read-only) and

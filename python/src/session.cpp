@@ -9,6 +9,7 @@
 #include <string>
 
 #include "arrays.h"
+#include "cli/command_line.h"
 #include "errors.h"
 
 namespace py = pybind11;
@@ -18,7 +19,9 @@ namespace python {
 
 PySession::PySession(std::shared_ptr<ModelFile> model, int64_t max_batch, int64_t max_seq, int threads)
     : model_(std::move(model)) {
-  if (threads < 1 || threads > 256) raise_error(StatusCode::kInvalidArgument, "threads must be 1 to 256");
+  if (threads < 1 || threads > cli::kMaxThreads) {
+    raise_error(StatusCode::kInvalidArgument, "threads must be 1 to " + std::to_string(cli::kMaxThreads));
+  }
   pool_ = std::make_unique<ThreadPool>(threads);
   check(pool_->status());  // fewer threads than asked
   SessionOptions options;
@@ -63,14 +66,19 @@ const char* key_text(py::handle key) {
   return text;
 }
 
-std::string names_of(const Session& s, bool inputs) {
-  std::string names;
+std::vector<std::string> names(const Session& s, bool inputs) {
+  std::vector<std::string> all;
+  const Model& m = s.model();
   const int count = inputs ? s.input_count() : s.output_count();
-  for (int i = 0; i < count; ++i) {
-    const Model& m = s.model();
-    names += (i > 0 ? ", " : "") + std::string(m.tensor(inputs ? m.input_tensor(i) : m.output_tensor(i)).name);
-  }
-  return names;
+  for (int i = 0; i < count; ++i) all.emplace_back(m.tensor(inputs ? m.input_tensor(i) : m.output_tensor(i)).name);
+  return all;
+}
+
+// "a, b, c": the names, for error messages.
+std::string names_of(const Session& s, bool inputs) {
+  std::string text;
+  for (const std::string& name : names(s, inputs)) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 void set_inputs(Session& s, const py::dict& inputs) {
@@ -127,14 +135,6 @@ int stage_index(PySession& owner, const char* name) {
   const int stage = owner.session().find_stage(name);
   if (stage < 0) raise_error(StatusCode::kInvalidArgument, std::string("the model has no stage '") + name + "'");
   return stage;
-}
-
-std::vector<std::string> names(const Session& s, bool inputs) {
-  std::vector<std::string> all;
-  const Model& m = s.model();
-  const int count = inputs ? s.input_count() : s.output_count();
-  for (int i = 0; i < count; ++i) all.emplace_back(m.tensor(inputs ? m.input_tensor(i) : m.output_tensor(i)).name);
-  return all;
 }
 
 // Session.run, .run_stage and .reset_state are plain CPython methods (METH_FASTCALL):

@@ -62,6 +62,24 @@ def runs_as_the_tool(path, inputs_dir, threads):
     print(f"run {os.path.basename(os.path.dirname(path))}: {len(copies)} outputs as focal run's, bit for bit")
 
 
+def loads_in_place(path):
+    """A path and a read-only mmap are used in place; bytes (not 64-byte aligned) are
+    copied; all three describe and run the same model."""
+    import mmap
+    with open(path, "rb") as f:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    models = [focal.load(path), focal.load(mapped), focal.load(bytearray(mapped))]
+    assert [m.zero_copy for m in models] == [True, True, False]
+    assert len({repr((m.inputs, m.outputs, m.ops, m.symbols, m.size)) for m in models}) == 1
+    ids = {"input_ids": np.array([[40, 77, 258]], np.int32)}
+    assert len({focal.Session(m).run(ids)["logits"].tobytes() for m in models}) == 1
+    m = models[0]
+    assert [t.name for t in m.inputs] == ["input_ids"] and m.inputs[0].dims == ("batch", "seq"), m.inputs
+    assert m.architecture == "gpt2" and m.ops[0].kind == "Embedding" and m.arena_bytes > 0
+    assert m.detokenize(m.tokenize("In the beginning")) == b"In the beginning"
+    print(f"load: path and read-only mmap in place, bytearray copied; {len(m.ops)} ops described")
+
+
 def generates_as_the_tool(story, dates):
     session = focal.Session(focal.load(story))
     cases = [("In the beginning", 24, ()), ("And the LORD said unto Moses", 16,
@@ -152,6 +170,7 @@ def main():
     bert = f"{ROOT}/tests/goldens/bert_l2_d32_h4"
     for threads in (1, 2):
         runs_as_the_tool(f"{bert}/model.focal", f"{bert}/inputs", threads)
+    loads_in_place(story)
     generates_as_the_tool(story, dates)
     failures_raise_the_engines_message(story)
     command_line_is_the_tool(story)
