@@ -24,6 +24,7 @@
 #if FOCAL_HAVE_CONVERT
 #include <nlohmann/json.hpp>
 
+#include "cli/convert_arguments.h"
 #include "convert.h"
 #include "presets/preset.h"
 #endif
@@ -121,7 +122,8 @@ bool parse_int8_options(Arguments& args, convert::ConvertOptions* o) {
          args.real("--keep-f32-threshold", 0.0, 1e6, &o->keep_threshold, LowerBound::kExclusive);
 }
 
-Status parse(int argc, char** argv, Options* options) {
+// Every option but -o, which only the command needs (focal.convert returns the bytes).
+Status parse_options(int argc, char** argv, Options* options) {
   convert::ConvertOptions* o = &options->convert;
   Arguments args(argc, argv);
   while (args.more()) {
@@ -159,7 +161,12 @@ Status parse(int argc, char** argv, Options* options) {
   if (!args.status().ok()) return args.status();
   if (options->list) return Status();
   if (o->preset.empty() && o->spec.empty()) return missing_argument("--preset or --spec");
-  if (options->output.empty()) return missing_argument("-o MODEL.focal");
+  return Status();
+}
+
+Status parse(int argc, char** argv, Options* options) {
+  FOCAL_RETURN_IF_ERROR(parse_options(argc, argv, options));
+  if (!options->list && options->output.empty()) return missing_argument("-o MODEL.focal");
   return Status();
 }
 
@@ -211,6 +218,29 @@ void list_presets() {
 
 }  // namespace
 
+#if FOCAL_HAVE_CONVERT
+Status parse_convert_arguments(int argc, char** argv, convert::ConvertOptions* options, std::string* output) {
+  Options parsed;
+  FOCAL_RETURN_IF_ERROR(parse_options(argc, argv, &parsed));
+  if (parsed.list || parsed.json) {
+    return Status::error(StatusCode::kInvalidArgument, "--list-presets and --json belong to the command line");
+  }
+  *options = std::move(parsed.convert);
+  *output = std::move(parsed.output);
+  return Status();
+}
+
+Result<convert::Converted> convert_and_write(const convert::ConvertOptions& options, const std::string& output) {
+  // -o naming an input (by device and inode: another spelling or a hard link too) would
+  // replace it with the model: refused before converting.
+  if (!output.empty()) FOCAL_RETURN_IF_ERROR(check_output_is_not_an_input(output, input_files(options)));
+  auto converted = convert::convert_checkpoint(options);
+  if (!converted.ok() || output.empty()) return converted;
+  FOCAL_RETURN_IF_ERROR(write_file_atomically(output, converted->bytes.data(), converted->bytes.size()));
+  return converted;
+}
+#endif
+
 int convert_command(int argc, char** argv) {
 #if FOCAL_HAVE_CONVERT
   Options parsed;
@@ -223,21 +253,14 @@ int convert_command(int argc, char** argv) {
   }
   convert::ConvertOptions& options = parsed.convert;
   const std::string& out = parsed.output;
-  // -o naming an input (by device and inode: another spelling or a hard link too) would
-  // replace it with the model: refused before converting.
-  if (const Status distinct = check_output_is_not_an_input(out, input_files(options)); !distinct.ok()) {
-    return report_failure("convert", distinct);
-  }
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "focal convert: %s\n", terminal_text(line).c_str());
   };
-  auto converted = convert::convert_checkpoint(options);
+  auto converted = convert_and_write(options, out);
   if (!converted.ok()) return report_failure("convert", converted.status());
   for (const std::string& warning : converted->warnings) {
     std::fprintf(stderr, "focal convert: warning: %s\n", terminal_text(warning).c_str());
   }
-  const Status written = write_file_atomically(out, converted->bytes.data(), converted->bytes.size());
-  if (!written.ok()) return report_failure("convert", written);
   if (parsed.json) {
     print_json(out, converted.value());
   } else {

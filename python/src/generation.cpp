@@ -1,0 +1,157 @@
+// Session.generate (decoder-only models), Session.translate (sequence-to-sequence) and
+// Session.self_test, with the defaults `focal generate` and `focal verify` use, so the
+// same arguments give the same tokens. The engine runs with the GIL released; a Python
+// on_token callback takes it back for each token.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "focal/generate.h"
+#include "focal/self_test.h"
+#include "focal/tokenizer.h"
+#include "focal/translate.h"
+#include "model.h"
+#include "session.h"
+
+namespace py = pybind11;
+
+namespace focal {
+namespace python {
+namespace {
+
+// A prompt or source: a str through the model's (source-side) tokenizer, or token ids.
+std::vector<int32_t> token_ids(const Model& model, const py::object& text_or_ids) {
+  if (!py::isinstance<py::str>(text_or_ids)) return text_or_ids.cast<std::vector<int32_t>>();
+  std::vector<int32_t> ids = tokenize(model, text_or_ids.cast<std::string>(), false);
+  if (ids.empty()) raise_error(StatusCode::kInvalidArgument, "the text has no tokens");
+  return ids;
+}
+
+// end_id None: the tokenizer's end token when the model has a tokenizer (the target
+// side's for seq2seq), else `fallback`; -1: none.
+int32_t end_token(const Model& model, const py::object& end_id, bool target, int32_t fallback) {
+  if (!end_id.is_none()) return end_id.cast<int32_t>();
+  auto tokenizer = Tokenizer::from_model(model, target);
+  return tokenizer.ok() ? tokenizer->eos_id() : fallback;
+}
+
+// Collects generated tokens; calls the Python callback, under the GIL, for each.
+struct TokenSink {
+  std::vector<int32_t> tokens;
+  py::handle callback;  // None: no callback
+  std::exception_ptr error;
+  static bool on_token(int32_t token, void* user) {
+    auto* sink = static_cast<TokenSink*>(user);
+    sink->tokens.push_back(token);
+    if (sink->callback.is_none()) return true;
+    const py::gil_scoped_acquire acquire;
+    try {
+      const py::object keep_going = sink->callback(token);
+      return keep_going.is_none() || keep_going.cast<bool>();
+    } catch (...) {
+      sink->error = std::current_exception();  // raised once the engine has returned
+      return false;
+    }
+  }
+};
+
+std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt, size_t max_new, float temperature,
+                                     int top_k, float top_p, uint64_t seed, const py::object& end_id,
+                                     const py::object& on_token) {
+  const PySession::Use use(owner);
+  Session& session = owner.session();
+  const Model& model = session.model();
+  const std::vector<int32_t> ids = token_ids(model, prompt);
+  const int logits = session.find_output("logits");
+  if (logits < 0) raise_error(StatusCode::kInvalidArgument, "the model has no 'logits' output");
+  const Shape logits_shape = model.tensor(model.output_tensor(logits)).shape;
+  const size_t vocab = static_cast<size_t>(logits_shape.dims[logits_shape.rank - 1]);  // [1, V] or [1, S, V]
+  SamplingOptions sampling;
+  sampling.temperature = temperature;
+  sampling.top_k = top_k;
+  sampling.top_p = top_p;
+  sampling.seed = seed;
+  std::vector<uint32_t> scratch(sampler_scratch_bytes(vocab) / 4 + 1);
+  Sampler sampler = value_or_raise(Sampler::create(sampling, vocab, scratch.data(), scratch.size() * 4));
+  GenerateOptions options;
+  options.max_new_tokens = max_new;
+  options.end_token = end_token(model, end_id, false, -1);
+  TokenSink sink{{}, on_token, nullptr};
+  sink.tokens.reserve(max_new);
+  Status status;
+  {
+    const py::gil_scoped_release release;
+    status = generate(session, ids.data(), ids.size(), sampler, options, TokenSink::on_token, &sink);
+  }
+  if (sink.error) std::rethrow_exception(sink.error);
+  check(status);
+  return sink.tokens;
+}
+
+// (tokens, alignment [len(tokens), len(source)]); the tokens end with the end token
+// when one ended the translation, as `focal generate --ids` prints them.
+py::tuple translate_source(PySession& owner, const py::object& source, size_t max_new, size_t beam,
+                           const py::object& end_id, float length_penalty) {
+  const PySession::Use use(owner);
+  Session& session = owner.session();
+  const std::vector<int32_t> ids = token_ids(session.model(), source);
+  TranslateOptions options;
+  options.max_steps = max_new;
+  options.beam_width = beam;
+  options.length_penalty = length_penalty;
+  auto target = Tokenizer::from_model(session.model(), true);
+  if (target.ok() && target->bos_id() >= 0) options.bos_id = target->bos_id();
+  options.eos_id = end_token(session.model(), end_id, true, options.eos_id);
+  std::vector<uint64_t> scratch(translate_scratch_bytes(options, ids.size()) / 8 + 1);
+  std::vector<int32_t> tokens(max_new);
+  py::array_t<float> alignment({static_cast<py::ssize_t>(max_new), static_cast<py::ssize_t>(ids.size())});
+  float* alignment_data = alignment.mutable_data();
+  std::optional<Result<Translation>> result;
+  {
+    const py::gil_scoped_release release;
+    result.emplace(translate(session, ids.data(), ids.size(), options, scratch.data(), scratch.size() * 8, tokens.data(),
+                             alignment_data));
+  }
+  const Translation translation = value_or_raise(std::move(*result));
+  tokens.resize(translation.length);
+  alignment.resize({static_cast<py::ssize_t>(translation.length), static_cast<py::ssize_t>(ids.size())});
+  return py::make_tuple(tokens, alignment);
+}
+
+py::dict self_test(PySession& owner) {
+  const PySession::Use use(owner);
+  if (owner.session().model().self_test_count() == 0) raise_error(StatusCode::kInvalidArgument, "the model has no self-test vectors");
+  std::optional<Result<SelfTestReport>> result;
+  {
+    const py::gil_scoped_release release;
+    result.emplace(run_self_tests(owner.session()));
+  }
+  const SelfTestReport report = value_or_raise(std::move(*result));
+  py::dict d;
+  d["passed"] = report.failed_cases == 0;
+  d["cases"] = report.cases;
+  d["failed_cases"] = report.failed_cases;
+  d["max_abs_error"] = report.max_abs_error;
+  d["worst_tolerance_ratio"] = report.worst_tolerance_ratio;
+  return d;
+}
+
+}  // namespace
+
+void register_generation(py::class_<PySession>& session) {
+  session
+      .def("generate", &generate_tokens, py::arg("prompt"), py::arg("max_new") = 16, py::arg("temperature") = 0.0f,
+           py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("seed") = 0, py::arg("end_id") = py::none(),
+           py::arg("on_token") = py::none())
+      .def("translate", &translate_source, py::arg("source"), py::arg("max_new") = 16, py::arg("beam") = 1,
+           py::arg("end_id") = py::none(), py::arg("length_penalty") = 0.0f)
+      .def("self_test", &self_test);
+}
+
+}  // namespace python
+}  // namespace focal

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""The Python module against the focal tool: focal.convert writes the same bytes as
+`focal convert`, Session.run gives the same bits as `focal run`, Session.generate and
+Session.translate the same tokens as `focal generate --ids`, `python3 -m focal` is the
+tool, and failures raise focal.Error with the tool's message. Models: the bundled demo
+models (demo/) and a golden BERT (tests/goldens).
+Usage: test_module_cli.py FOCAL SOURCE_DIR WORK_DIR (PYTHONPATH: the build's python/)"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import focal
+
+
+def tool(*args, check=True):
+    result = subprocess.run([FOCAL, *map(str, args)], capture_output=True, text=True)
+    assert not check or result.returncode == 0, (args, result.stderr)
+    return result
+
+
+def converts_as_the_tool(name, **options):
+    """focal.convert's bytes and file equal `focal convert`'s, option for option."""
+    words = []
+    for key, value in options.items():
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            words += ["--" + key.replace("_", "-"), v]
+    tool_path, module_path = f"{WORK}/{name}_tool.focal", f"{WORK}/{name}_module.focal"
+    tool("convert", *words, "-o", tool_path)
+    lines = []
+    converted = focal.convert(module_path, progress=lines.append, **options)
+    expected = open(tool_path, "rb").read()
+    assert converted.bytes == expected, name
+    assert open(module_path, "rb").read() == expected, name
+    assert converted.self_tests >= 1 and lines, (converted.self_tests, lines)
+    assert focal.convert(**options).bytes == expected  # no output file: the bytes only
+    print(f"convert {name}: {len(expected)} bytes, identical to focal convert's")
+    return tool_path
+
+
+def runs_as_the_tool(path, inputs_dir, threads):
+    """Session.run's outputs equal `focal run`'s .npy files bit for bit, in all three
+    ways of returning them."""
+    model = focal.load(path)
+    inputs = {t.name: np.load(f"{inputs_dir}/{t.name}.npy") for t in model.inputs}
+    out_dir = f"{WORK}/run_out"
+    tool("run", path, *[w for n in inputs for w in ("--input", f"{n}={inputs_dir}/{n}.npy")],
+         "--output-dir", out_dir, "--threads", threads)
+    session = focal.Session(model, threads=threads)
+    copies = session.run(inputs)
+    assert sorted(copies) == sorted(t.name for t in model.outputs)
+    written = {name: np.full_like(a, np.nan) for name, a in copies.items()}
+    assert session.run(inputs, out=written) is written
+    for name, got in copies.items():
+        want = np.load(f"{out_dir}/{name}.npy")
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), name
+        assert written[name].tobytes() == want.tobytes(), name
+    views = session.run(inputs, view=True)
+    assert all(v.tobytes() == copies[n].tobytes() and not v.flags.writeable for n, v in views.items())
+    print(f"run {os.path.basename(os.path.dirname(path))}: {len(copies)} outputs as focal run's, bit for bit")
+
+
+def loads_in_place(path):
+    """A path and a read-only mmap are used in place; bytes (not 64-byte aligned) are
+    copied; all three describe and run the same model."""
+    import mmap
+    with open(path, "rb") as f:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    models = [focal.load(path), focal.load(mapped), focal.load(bytearray(mapped))]
+    assert [m.zero_copy for m in models] == [True, True, False]
+    assert len({repr((m.inputs, m.outputs, m.ops, m.symbols, m.size)) for m in models}) == 1
+    ids = {"input_ids": np.array([[40, 77, 258]], np.int32)}
+    assert len({focal.Session(m).run(ids)["logits"].tobytes() for m in models}) == 1
+    m = models[0]
+    assert [t.name for t in m.inputs] == ["input_ids"] and m.inputs[0].dims == ("batch", "seq"), m.inputs
+    assert m.architecture == "gpt2" and m.ops[0].kind == "Embedding" and m.arena_bytes > 0
+    assert m.detokenize(m.tokenize("In the beginning")) == b"In the beginning"
+    print(f"load: path and read-only mmap in place, bytearray copied; {len(m.ops)} ops described")
+
+
+def generates_as_the_tool(story, dates):
+    session = focal.Session(focal.load(story))
+    cases = [("In the beginning", 24, ()), ("And the LORD said unto Moses", 16,
+                                            ("--temperature", "0.8", "--top-k", "40", "--top-p", "0.95", "--seed", "7"))]
+    for prompt, n, sampling in cases:
+        want = [int(x) for x in tool("generate", story, "--prompt", prompt, "--max-new", n, "--end-id", "-1",
+                                     "--ids", *sampling).stdout.split()]
+        kwargs = dict(zip([s.lstrip("-").replace("-", "_") for s in sampling[::2]], map(float, sampling[1::2])))
+        kwargs = {k: int(v) if k in ("top_k", "seed") else v for k, v in kwargs.items()}
+        streamed = []
+        got = session.generate(prompt, max_new=n, end_id=-1, on_token=streamed.append, **kwargs)
+        assert got == want and streamed == want, (prompt, got, want)
+    ids = session.model.tokenize("In the beginning")
+    assert session.generate(ids, max_new=24, end_id=-1) == session.generate("In the beginning", max_new=24, end_id=-1)
+    stopped = session.generate(ids, max_new=24, on_token=lambda token: False)
+    assert len(stopped) == 1, stopped
+    print(f"generate story: {len(cases)} prompts (greedy, sampled) as focal generate's")
+
+    session = focal.Session(focal.load(dates), max_batch=4)
+    for source in open(f"{ROOT}/demo/dates/examples.txt").read().split("\n")[:4]:
+        for beam in (1, 4):
+            want = [int(x) for x in tool("generate", dates, "--source", source, "--max-new", 12, "--beam", beam,
+                                         "--ids", "--attention-out", f"{WORK}/alignment.npy").stdout.split()]
+            got, alignment = session.translate(source, max_new=12, beam=beam)
+            assert got == want, (source, beam, got, want)
+            assert alignment.tobytes() == np.load(f"{WORK}/alignment.npy").tobytes(), source
+    text = session.model.detokenize(got, target=True).decode()
+    print(f"translate dates: 4 sources, greedy and beam 4, tokens and alignment as focal generate's ({text!r})")
+
+
+def expect_error(call, *texts):
+    try:
+        call()
+    except focal.Error as error:
+        assert all(t in str(error) for t in texts), (str(error), texts)
+        return error
+    raise AssertionError(f"no focal.Error for {texts}")
+
+
+def failures_raise_the_engines_message(story):
+    truncated = f"{WORK}/truncated.focal"
+    open(truncated, "wb").write(open(story, "rb").read()[:5000])
+    tool_message = tool("verify", truncated, check=False).stderr.strip().split(": ", 2)[-1]
+    error = expect_error(lambda: focal.load(truncated), tool_message)
+    assert error.code == "invalid model", error.code
+    expect_error(lambda: focal.load(open(truncated, "rb").read()), tool_message)
+    model = focal.load(story)
+    session = focal.Session(model)
+    expect_error(lambda: session.run({"nope": np.zeros((1, 2), np.int32)}), "has no input 'nope'")
+    expect_error(lambda: session.run({"input_ids": np.zeros((1, 500), np.int32)}), "input 'input_ids'", "allows 1 to")
+    expect_error(lambda: session.run({"input_ids": np.full((1, 2), 1 << 40)}), "outside int32")
+    expect_error(lambda: session.run({"input_ids": np.zeros((1, 2), np.float32)}), "integer ids")
+    good = {"input_ids": np.array([[40, 77]], np.int32)}
+    expect_error(lambda: session.run(good, out={"logits": np.zeros((1, 3), np.float32)}), "out['logits']", "shape")
+    expect_error(lambda: session.run_stage("decode", good), "no stage 'decode'")
+    expect_error(lambda: session.generate([1], max_new=10**6), "exceed the planned context")
+    expect_error(lambda: focal.convert(preset="gpt2", weights=f"{ROOT}/demo/story/model.safetensors", frobnicate=3),
+                 "unknown option '--frobnicate'")
+    expect_error(lambda: focal.convert(preset="nope", weights=f"{ROOT}/demo/story/model.safetensors"), "nope")
+    expect_error(lambda: focal.Session(model, max_seq=10**6), "exceeds the model's planned maximum")
+    print("failures: focal.Error with the engine's message (loader, inputs, outputs, stages, options)")
+
+
+def command_line_is_the_tool(story):
+    module = [sys.executable, "-m", "focal"]
+    for args in (["verify", story], ["inspect", story], ["--help"], ["run", "--help"]):
+        got = subprocess.run(module + args, capture_output=True, text=True)
+        want = tool(*args)
+        assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, want.stderr), args
+    got = subprocess.run(module + ["verify"], capture_output=True, text=True)
+    want = tool("verify", check=False)
+    assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr) and got.returncode == 2
+    assert focal.verify(story)["passed"]
+    report = focal.bench(story, prompt=4, gen=4, warmup=0, repeat=2, peak=False)
+    assert report["schema"] == "focal-bench/1" and report["mode"] == "decoder", report
+    expect_error(lambda: focal.bench(story, prompt=10**6, peak=False), "--prompt")
+    print("python3 -m focal: verify, inspect and help as the tool; focal.verify and focal.bench")
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    s, d = f"{ROOT}/demo/story", f"{ROOT}/demo/dates"
+    story = converts_as_the_tool("story", preset="gpt2", weights=f"{s}/model.safetensors", config=f"{s}/config.json",
+                                 tokenizer=f"bpe:{s}/vocab.json:{s}/merges.txt")
+    dates = converts_as_the_tool("dates", preset="rnn-seq2seq", weights=f"{d}/model.pt", config=f"{d}/config.json",
+                                 tokenizer=f"chars:{d}/vocab.json:source:lowercase",
+                                 target_tokenizer=f"chars:{d}/vocab.json:target", max_batch="4")
+    bert = f"{ROOT}/tests/goldens/bert_l2_d32_h4"
+    for threads in (1, 2):
+        runs_as_the_tool(f"{bert}/model.focal", f"{bert}/inputs", threads)
+    loads_in_place(story)
+    generates_as_the_tool(story, dates)
+    failures_raise_the_engines_message(story)
+    command_line_is_the_tool(story)
+
+
+if __name__ == "__main__":
+    FOCAL, ROOT, WORK = sys.argv[1:4]
+    main()
