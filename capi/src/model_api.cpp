@@ -34,8 +34,26 @@ focal_status make_model(const uint8_t* data, size_t size, uint32_t flags, Aligne
   return FOCAL_OK;
 }
 
-focal_status tensor_info(const focal_model* model, int tensor_index, focal_tensor_info* info) {
-  const TensorInfo tensor = model->model.tensor(tensor_index);
+// A model's inputs or its outputs: the two lists the C API looks up the same way.
+enum class Side { kInput, kOutput };
+
+int side_count(const Model& model, Side side) {
+  return side == Side::kInput ? model.input_count() : model.output_count();
+}
+
+int side_tensor(const Model& model, Side side, int index) {
+  return side == Side::kInput ? model.input_tensor(index) : model.output_tensor(index);
+}
+
+const char* side_name(Side side) { return side == Side::kInput ? "input" : "output"; }
+
+focal_status tensor_info(const focal_model* model, Side side, int32_t index, focal_tensor_info* info) {
+  const int count = side_count(model->model, side);
+  if (index < 0 || index >= count) {
+    return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "%s %d does not exist (model has %d)", side_name(side),
+                        static_cast<int>(index), count);
+  }
+  const TensorInfo tensor = model->model.tensor(side_tensor(model->model, side, index));
   *info = focal_tensor_info{};
   info->name = tensor.name;
   info->dtype = static_cast<focal_dtype>(tensor.dtype);
@@ -49,9 +67,14 @@ focal_status tensor_info(const focal_model* model, int tensor_index, focal_tenso
   return FOCAL_OK;
 }
 
-focal_status bad_index(const char* what, int32_t index, int count) {
-  return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "%s %d does not exist (model has %d)", what, static_cast<int>(index),
-                      count);
+focal_status find_named(const focal_model* model, Side side, const char* name, int32_t* index) {
+  for (int i = 0; i < side_count(model->model, side); ++i) {
+    if (std::strcmp(model->model.tensor(side_tensor(model->model, side, i)).name, name) == 0) {
+      *index = i;
+      return FOCAL_OK;
+    }
+  }
+  return FOCAL_C_FAIL(FOCAL_NOT_FOUND, "the model has no %s named '%s'", side_name(side), name);
 }
 
 }  // namespace
@@ -109,45 +132,27 @@ int32_t focal_model_output_count(const focal_model* model) noexcept {
 focal_status focal_model_input_info(const focal_model* model, int32_t index, focal_tensor_info* info) noexcept {
   FOCAL_C_REQUIRE(model);
   FOCAL_C_REQUIRE(info);
-  if (index < 0 || index >= model->model.input_count()) {
-    return capi::bad_index("input", index, model->model.input_count());
-  }
-  return capi::tensor_info(model, model->model.input_tensor(index), info);
+  return capi::tensor_info(model, capi::Side::kInput, index, info);
 }
 
 focal_status focal_model_output_info(const focal_model* model, int32_t index, focal_tensor_info* info) noexcept {
   FOCAL_C_REQUIRE(model);
   FOCAL_C_REQUIRE(info);
-  if (index < 0 || index >= model->model.output_count()) {
-    return capi::bad_index("output", index, model->model.output_count());
-  }
-  return capi::tensor_info(model, model->model.output_tensor(index), info);
+  return capi::tensor_info(model, capi::Side::kOutput, index, info);
 }
 
 focal_status focal_model_find_input(const focal_model* model, const char* name, int32_t* index) noexcept {
   FOCAL_C_REQUIRE(model);
   FOCAL_C_REQUIRE(name);
   FOCAL_C_REQUIRE(index);
-  for (int i = 0; i < model->model.input_count(); ++i) {
-    if (std::strcmp(model->model.tensor(model->model.input_tensor(i)).name, name) == 0) {
-      *index = i;
-      return FOCAL_OK;
-    }
-  }
-  return FOCAL_C_FAIL(FOCAL_NOT_FOUND, "the model has no input named '%s'", name);
+  return capi::find_named(model, capi::Side::kInput, name, index);
 }
 
 focal_status focal_model_find_output(const focal_model* model, const char* name, int32_t* index) noexcept {
   FOCAL_C_REQUIRE(model);
   FOCAL_C_REQUIRE(name);
   FOCAL_C_REQUIRE(index);
-  for (int i = 0; i < model->model.output_count(); ++i) {
-    if (std::strcmp(model->model.tensor(model->model.output_tensor(i)).name, name) == 0) {
-      *index = i;
-      return FOCAL_OK;
-    }
-  }
-  return FOCAL_C_FAIL(FOCAL_NOT_FOUND, "the model has no output named '%s'", name);
+  return capi::find_named(model, capi::Side::kOutput, name, index);
 }
 
 int32_t focal_model_stage_count(const focal_model* model) noexcept {
