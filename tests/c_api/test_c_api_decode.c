@@ -87,9 +87,10 @@ static void test_decoder(const char* name) {
   CHECK_STATUS(focal_generator_set_sampling(generator, &sampled), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_generator_set_sampling(generator, NULL), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_generator_set_sampling(NULL, &greedy), FOCAL_INVALID_ARGUMENT);
-  CHECK_STATUS(focal_generator_create(NULL, NULL, &generator), FOCAL_INVALID_ARGUMENT);
-  CHECK_STATUS(focal_generator_create(session, NULL, NULL), FOCAL_INVALID_ARGUMENT);
   focal_generator_free(generator);
+  CHECK_STATUS(focal_generator_create(NULL, NULL, &generator), FOCAL_INVALID_ARGUMENT);
+  CHECK(generator == NULL); /* a failed create leaves NULL */
+  CHECK_STATUS(focal_generator_create(session, NULL, NULL), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_generator_create(session, &sampled, &generator), FOCAL_INVALID_ARGUMENT);
   CHECK(generator == NULL);
   focal_generator_free(NULL);
@@ -168,8 +169,10 @@ static void test_translation_ids(void) {
   CHECK_STATUS(focal_translate(greedy, source, 7, NULL, MAX_TOKENS, NULL, 0, &result), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_translate(greedy, source, 7, tokens, MAX_TOKENS, NULL, 0, NULL), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_translate_text(greedy, NULL, 3, tokens, MAX_TOKENS, NULL, 0, &result), FOCAL_INVALID_ARGUMENT);
+  focal_translator_free(beam);
   options.beam_width = 0;
   CHECK_STATUS(focal_translator_create(session, &options, 0, &beam), FOCAL_INVALID_ARGUMENT);
+  CHECK(beam == NULL);
   CHECK_STATUS(focal_translator_create(NULL, NULL, 0, &beam), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_translator_create(session, NULL, 0, NULL), FOCAL_INVALID_ARGUMENT);
   focal_translator_free(greedy);
