@@ -33,6 +33,10 @@ LastError g_last_error;  // bare metal: one thread, and no TLS runtime
 thread_local LastError g_last_error;
 #endif
 
+// Whether an enum's value is one of 0..last. Through an int parameter: where enums are
+// short and unsigned (arm-none-eabi), comparing the enum itself with 0 would always hold.
+bool in_range(int value, int last) { return value >= 0 && value <= last; }
+
 focal_status record(focal_status code, const char* message) {
   std::strncpy(g_last_error.message, message, sizeof(g_last_error.message) - 1);
   g_last_error.message[sizeof(g_last_error.message) - 1] = '\0';
@@ -86,7 +90,7 @@ const char* focal_status_name(focal_status status) noexcept {
     default:
       break;
   }
-  if (int(status) < 0 || int(status) > int(FOCAL_IO_ERROR)) return "unknown";
+  if (!focal::capi::in_range(status, FOCAL_IO_ERROR)) return "unknown";
   return focal::status_code_name(static_cast<focal::StatusCode>(status));
 }
 
@@ -97,12 +101,12 @@ const char* focal_last_error_message(void) noexcept { return focal::capi::g_last
 uint32_t focal_format_version(void) noexcept { return focal::kFormatVersion; }
 
 size_t focal_dtype_size(focal_dtype dtype) noexcept {
-  if (int(dtype) < 0 || int(dtype) > int(FOCAL_I32)) return 0;
+  if (!focal::capi::in_range(dtype, FOCAL_I32)) return 0;
   return focal::dtype_size(static_cast<focal::DType>(dtype));
 }
 
 const char* focal_dtype_name(focal_dtype dtype) noexcept {
-  if (int(dtype) < 0 || int(dtype) > int(FOCAL_I32)) return "unknown";
+  if (!focal::capi::in_range(dtype, FOCAL_I32)) return "unknown";
   return focal::dtype_name(static_cast<focal::DType>(dtype));
 }
 
