@@ -1,4 +1,5 @@
-// After a session is created, set_input/run/output allocate nothing. This executable
+// After a session is created, set_input/run/output allocate nothing, through the C++ API
+// and the C API (focal/c_api.h). This executable
 // replaces malloc and operator new for the whole process and counts every call.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "focal/c_api.h"
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
 #include "support/tiny_model.h"
@@ -190,4 +192,195 @@ TEST_CASE("encoder-decoder stages allocate nothing: encode once, decode step by 
   CHECK(ok);
   CHECK(s.cached_length() == 10);
   CHECK(during == 0);
+}
+
+// The C API (focal/c_api.h) adds nothing per run: its handles, scratch and arenas are
+// allocated when they are created, and every run, generation, translation, self-test,
+// tokenization and failed call after that allocates nothing.
+
+namespace {
+
+struct CModel {
+  focal_model* model = nullptr;
+  focal_session* session = nullptr;
+  explicit CModel(const testing::AlignedBuffer& file) {
+    REQUIRE(focal_model_load_bytes(const_cast<testing::AlignedBuffer&>(file).data(), file.size(), FOCAL_LOAD_DEFAULT,
+                                   &model) == FOCAL_OK);
+    REQUIRE(focal_session_create(model, nullptr, &session) == FOCAL_OK);
+  }
+  CModel(const CModel&) = delete;
+  CModel& operator=(const CModel&) = delete;
+  ~CModel() {
+    focal_session_free(session);
+    focal_model_free(model);
+  }
+};
+
+int count_c_token(int32_t, void* user) {
+  ++*static_cast<int*>(user);
+  return 1;
+}
+
+}  // namespace
+
+TEST_CASE("C API: set_input, run, output, self-test and failed calls allocate nothing") {
+  testing::AlignedBuffer file(testing::build_tiny_model(testing::TinyConfig()));
+  CModel c(file);
+  const std::vector<float> x = testing::random_values(2 * 8 * 8, 3);
+  focal_shape shape = {3, {1, 1, 8, 0, 0, 0}};
+  focal_self_test_report report{};
+  int32_t index = 0;
+
+  const long before = g_allocations.load();
+  float checksum = 0.0f;
+  int failures = 0;
+  for (int i = 0; i < 200; ++i) {
+    shape.dims[0] = 1 + i % 2;
+    shape.dims[1] = 1 + i % 8;
+    const size_t bytes = size_t(shape.dims[0] * shape.dims[1] * 8) * sizeof(float);
+    focal_tensor probs{};
+    if (focal_session_set_input_by_name(c.session, "x", &shape, x.data(), bytes) != FOCAL_OK ||
+        focal_session_run(c.session) != FOCAL_OK || focal_session_output(c.session, 1, &probs) != FOCAL_OK) {
+      break;
+    }
+    checksum += static_cast<const float*>(probs.data)[0];
+    failures += focal_model_find_input(c.model, "no such input", &index) == FOCAL_NOT_FOUND;
+  }
+  const focal_status tested = focal_session_self_test(c.session, &report);
+  const long during = g_allocations.load() - before;
+  CHECK(during == 0);
+  CHECK(tested == FOCAL_OK);
+  CHECK(report.failed_cases == 0);
+  CHECK(failures == 200);
+  CHECK(checksum > 0.0f);
+}
+
+TEST_CASE("C API: generating allocates nothing (the generator holds the sampler's scratch)") {
+  testing::AlignedBuffer file(read_golden("gpt2_l2_d32_h4"));
+  CModel c(file);
+  focal_sampling sampling = focal_sampling_default();
+  sampling.temperature = 0.8f;
+  sampling.top_k = 20;
+  sampling.top_p = 0.9f;
+  focal_generator* generator = nullptr;
+  REQUIRE(focal_generator_create(c.session, &sampling, &generator) == FOCAL_OK);
+  const int32_t prompt[] = {5, 17, 3, 99, 42};
+
+  const long before = g_allocations.load();
+  int produced = 0;
+  for (int round = 0; round < 3; ++round) {
+    if (focal_generate(generator, prompt, 5, 60, -1, count_c_token, &produced) != FOCAL_OK) break;
+    if (focal_generator_set_sampling(generator, &sampling) != FOCAL_OK) break;
+  }
+  const long during = g_allocations.load() - before;
+  CHECK(produced == 180);
+  CHECK(during == 0);
+  focal_generator_free(generator);
+}
+
+TEST_CASE("C API: stages allocate nothing: encode once, decode step by step") {
+  testing::AlignedBuffer file(read_golden("torch_transformer_postln_relu_e2_d1_d32_h4"));
+  CModel c(file);
+  const int d = 32, src_len = 7;
+  const std::vector<float> src = testing::random_values(2 * src_len * d, 5);
+  const std::vector<float> tgt = testing::random_values(2 * d, 6);
+  const int32_t mask[2 * src_len] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  const focal_shape src_shape = {3, {2, src_len, d, 0, 0, 0}};
+  const focal_shape mask_shape = {2, {2, src_len, 0, 0, 0, 0}};
+  const focal_shape tgt_shape = {3, {2, 1, d, 0, 0, 0}};
+  int32_t encode = -1, decode = -1;
+  REQUIRE(focal_session_find_stage(c.session, "encode", &encode) == FOCAL_OK);
+  REQUIRE(focal_session_find_stage(c.session, "decode", &decode) == FOCAL_OK);
+
+  const long before = g_allocations.load();
+  bool ok = focal_session_set_input_by_name(c.session, "src", &src_shape, src.data(), src.size() * 4) == FOCAL_OK &&
+            focal_session_set_input_by_name(c.session, "src_mask", &mask_shape, mask, sizeof(mask)) == FOCAL_OK &&
+            focal_session_run_stage(c.session, encode) == FOCAL_OK;
+  for (int step = 0; ok && step < 10; ++step) {
+    focal_tensor output{};
+    ok = focal_session_set_input_by_name(c.session, "tgt", &tgt_shape, tgt.data(), tgt.size() * 4) == FOCAL_OK &&
+         focal_session_run_stage(c.session, decode) == FOCAL_OK &&
+         focal_session_output_by_name(c.session, "output", &output) == FOCAL_OK;
+  }
+  const long during = g_allocations.load() - before;
+  CHECK(ok);
+  CHECK(focal_session_cached_length(c.session) == 10);
+  CHECK(during == 0);
+}
+
+TEST_CASE("translating allocates nothing, through the C++ API and the C API (greedy and beam)") {
+  testing::AlignedBuffer file(read_golden("rnn_bahdanau_lstm_bi_l1_e16_h16_hd24"));
+  CModel c(file);
+  const int32_t source[] = {4, 9, 5, 7, 6, 8, 4};
+  int32_t tokens[20];
+  float alignment[20 * 7];
+  focal_translate_options options = focal_translate_options_default(c.model);
+  options.max_steps = 20;
+  focal_translator* greedy = nullptr;
+  focal_translator* beam = nullptr;
+  REQUIRE(focal_translator_create(c.session, &options, 7, &greedy) == FOCAL_OK);
+  options.beam_width = 3;
+  REQUIRE(focal_translator_create(c.session, &options, 7, &beam) == FOCAL_OK);
+  // The C++ API on its own session and scratch, for the same count.
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(session.ok());
+  TranslateOptions cpp_options;
+  cpp_options.max_steps = 20;
+  cpp_options.beam_width = 3;
+  std::vector<uint64_t> scratch(translate_scratch_bytes(cpp_options, 7) / 8 + 1);
+
+  const long before = g_allocations.load();
+  size_t produced = 0;
+  for (int round = 0; round < 3; ++round) {
+    focal_translation result{};
+    if (focal_translate(greedy, source, 7, tokens, 20, alignment, 20 * 7, &result) != FOCAL_OK) break;
+    produced += result.length;
+    if (focal_translate(beam, source, 7, tokens, 20, nullptr, 0, &result) != FOCAL_OK) break;
+    produced += result.length;
+    auto cpp = translate(session.value(), source, 7, cpp_options, scratch.data(), scratch.size() * 8, tokens, nullptr);
+    if (!cpp.ok()) break;
+    produced += cpp->length;
+  }
+  const long during = g_allocations.load() - before;
+  CHECK(produced > 9);
+  CHECK(during == 0);
+  focal_translator_free(beam);
+  focal_translator_free(greedy);
+}
+
+TEST_CASE("C API: a tokenizer encodes and decodes without allocating") {
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_Characters;
+  spec.vocab = {"<pad>", "<bos>", "<eos>", "<unk>", " ", "a", "b", "c"};
+  spec.unk_id = 3;
+  ModelWriter writer;
+  writer.set_tokenizer(spec);
+  auto bytes = writer.finish();
+  REQUIRE(bytes.ok());
+  testing::AlignedBuffer file(bytes.value());
+  focal_model* model = nullptr;
+  focal_tokenizer* tokenizer = nullptr;
+  REQUIRE(focal_model_load_bytes(file.data(), file.size(), FOCAL_LOAD_DEFAULT, &model) == FOCAL_OK);
+  REQUIRE(focal_tokenizer_create(model, 0, 64, &tokenizer) == FOCAL_OK);
+  int32_t ids[64];
+  char text[64];
+
+  const long before = g_allocations.load();
+  size_t total = 0;
+  for (int i = 0; i < 100; ++i) {
+    size_t count = 0, text_bytes = 0;
+    if (focal_tokenizer_encode(tokenizer, "abc cab", 7, ids, 64, &count) != FOCAL_OK ||
+        focal_tokenizer_decode(tokenizer, ids, count, text, sizeof(text), &text_bytes) != FOCAL_OK) {
+      break;
+    }
+    total += text_bytes;
+  }
+  const long during = g_allocations.load() - before;
+  CHECK(total == 700);
+  CHECK(during == 0);
+  focal_tokenizer_free(tokenizer);
+  focal_model_free(model);
 }
