@@ -13,6 +13,28 @@ namespace {
 // ---------------------------------------------------------------------------------
 // Embedding gather
 
+// Runs kernel set k's gather and the reference twin on p (its `out` aside) and checks
+// both against want(t, i), the expected element i of token t, bit for bit, and that
+// the kernel wrote nothing outside its output.
+template <class Want>
+void check_gather_exact(EmbeddingParams p, const KernelSet& k, size_t misalign, Want want) {
+  Floats out(p.count * p.dim, misalign), ref(p.count * p.dim);
+  p.out = out.data();
+  REQUIRE(embedding_gather(p, k).ok());
+  p.out = ref.data();
+  embedding_gather_reference(p);
+  bool exact = true, matches_reference = true;
+  for (size_t t = 0; t < p.count; ++t) {
+    for (size_t i = 0; i < p.dim; ++i) {
+      const float expected = want(t, i);
+      exact = exact && same_bits(out[t * p.dim + i], expected);
+      matches_reference = matches_reference && same_bits(ref[t * p.dim + i], expected);
+    }
+  }
+  CHECK(exact);
+  CHECK(matches_reference);
+  CHECK(out.guards_intact());
+}
 
 TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
   uint32_t seed = 500;
@@ -33,7 +55,6 @@ TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
             halves[i] = simd::float_to_half(values[i]);
             table[i] = type == EmbeddingType::kF16 ? simd::half_to_float(halves[i]) : values[i];
           }
-          Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);
           EmbeddingParams p;
           p.count = ids.size();
           p.dim = dim;
@@ -43,23 +64,10 @@ TEST_CASE("pointwise: embedding gather, f32 and f16 tables, scaled, exact") {
               type == EmbeddingType::kF16 ? static_cast<const void*>(halves.data()) : table.data();
           p.ids = ids.data();
           p.scale = scale;
-          p.out = out.data();
-          REQUIRE(embedding_gather(p, k).ok());
-          p.out = ref.data();
-          embedding_gather_reference(p);
-          bool exact = true, matches_reference = true;
-          for (size_t t = 0; t < ids.size(); ++t) {
-            for (size_t i = 0; i < dim; ++i) {
-              // One rounding of the exact product: the double product rounded to f32.
-              const float want =
-                  static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * scale);
-              exact = exact && same_bits(out[t * dim + i], want);
-              matches_reference = matches_reference && same_bits(ref[t * dim + i], want);
-            }
-          }
-          CHECK(exact);
-          CHECK(matches_reference);
-          CHECK(out.guards_intact());
+          // One rounding of the exact product: the double product rounded to f32.
+          check_gather_exact(p, k, seed % 2, [&](size_t t, size_t i) {
+            return static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * scale);
+          });
         }
       }
     }
@@ -80,7 +88,6 @@ TEST_CASE("pointwise: embedding gather, int8 tables with row scales, exact") {
         std::vector<int8_t> table(draws.size());
         for (size_t i = 0; i < draws.size(); ++i) table[i] = static_cast<int8_t>(std::lround(draws[i]));
         const std::vector<float> row_scales = uniform(vocab, ++seed, 1e-3f, 0.05f);
-        Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);
         EmbeddingParams p;
         p.count = ids.size();
         p.dim = dim;
@@ -90,22 +97,10 @@ TEST_CASE("pointwise: embedding gather, int8 tables with row scales, exact") {
         p.row_scales = row_scales.data();
         p.ids = ids.data();
         p.scale = scale;
-        p.out = out.data();
-        REQUIRE(embedding_gather(p, k).ok());
-        p.out = ref.data();
-        embedding_gather_reference(p);
-        bool exact = true, matches_reference = true;
-        for (size_t t = 0; t < ids.size(); ++t) {
+        check_gather_exact(p, k, seed % 2, [&](size_t t, size_t i) {
           const float row_scale = row_scales[size_t(ids[t])] * scale;  // as the kernels do: once per row
-          for (size_t i = 0; i < dim; ++i) {
-            const float want = static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * row_scale);
-            exact = exact && same_bits(out[t * dim + i], want);
-            matches_reference = matches_reference && same_bits(ref[t * dim + i], want);
-          }
-        }
-        CHECK(exact);
-        CHECK(matches_reference);
-        CHECK(out.guards_intact());
+          return static_cast<float>(double(table[size_t(ids[t]) * dim + i]) * row_scale);
+        });
       }
     }
     EmbeddingParams missing_scales;
@@ -182,7 +177,6 @@ TEST_CASE("pointwise: embedding gather from a Dense weight's packed panels (tied
                                    : pack_dense_weights(c.type, weights.data(), vocab, dim, packed.data(), bytes,
                                                         int8 ? row_scales.data() : nullptr);
           REQUIRE(written.ok());
-          Floats out(ids.size() * dim, seed % 2), ref(ids.size() * dim);
           EmbeddingParams p;
           p.count = ids.size();
           p.dim = dim;
@@ -197,23 +191,11 @@ TEST_CASE("pointwise: embedding gather from a Dense weight's packed panels (tied
           }
           p.ids = ids.data();
           p.scale = scale;
-          p.out = out.data();
-          REQUIRE(embedding_gather(p, k).ok());
-          p.out = ref.data();
-          embedding_gather_reference(p);
-          bool exact = true, matches_reference = true;
-          for (size_t t = 0; t < ids.size(); ++t) {
+          check_gather_exact(p, k, seed % 2, [&](size_t t, size_t i) {
             const size_t id = size_t(ids[t]);
             const float row_scale = int8 ? row_scales[id] * scale : scale;
-            for (size_t i = 0; i < dim; ++i) {
-              const float want = static_cast<float>(double(q[id * dim + i]) * row_scale);
-              exact = exact && same_bits(out[t * dim + i], want);
-              matches_reference = matches_reference && same_bits(ref[t * dim + i], want);
-            }
-          }
-          CHECK(exact);
-          CHECK(matches_reference);
-          CHECK(out.guards_intact());
+            return static_cast<float>(double(q[id * dim + i]) * row_scale);
+          });
         }
       }
     }
