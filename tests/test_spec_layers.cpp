@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "support/safetensors_writer.h"
 
 using nlohmann::json;
 using namespace focal;
@@ -30,22 +31,14 @@ struct NamedShape {
 void write_safetensors(const std::string& path, const std::vector<NamedShape>& tensors) {
   std::mt19937 random(1234);
   std::normal_distribution<float> normal(0.0f, 0.3f);
-  json header = json::object();
-  std::vector<float> data;
+  std::vector<testing::NamedTensor> filled;
   for (const NamedShape& t : tensors) {
     size_t count = 1;
     for (int64_t d : t.shape) count *= static_cast<size_t>(d);
-    const size_t begin = data.size() * sizeof(float);
-    for (size_t i = 0; i < count; ++i) data.push_back(normal(random));
-    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size() * sizeof(float)}}};
+    filled.push_back({t.name, t.shape, std::vector<float>(count)});
+    for (float& v : filled.back().values) v = normal(random);
   }
-  std::string text = header.dump();
-  text.append((8 - text.size() % 8) % 8, ' ');
-  const uint64_t length = text.size();
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(&length), sizeof(length));  // little-endian hosts only
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(float)));
+  testing::write_safetensors(path, filled);
 }
 
 // Converts `spec` with weights of `shapes`.

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "focal/c_api.h"
@@ -109,6 +110,57 @@ TEST_CASE("int8 activations allocate nothing either: the quantized rows live in 
   config.weight_type = DType::kI8;
   config.int8_activations = true;
   check_tiny_model_allocates_nothing(config);
+}
+
+namespace {
+
+// ids [1, seq] -> Embedding(table) -> Dense(the same table as its weight) -> logits: a
+// tied LM head, whose gather reads rows out of the head's packed panels.
+std::vector<uint8_t> tied_head_model(DType weight_type, bool int8_activations) {
+  const int64_t vocab = 70, width = 16, max_seq = 8;
+  ModelWriter w;
+  w.set_dense_weight_type(weight_type);
+  w.set_int8_activations(int8_activations);
+  const int seq = w.add_symbol("seq", max_seq);
+  const int ids = w.add_input("input_ids", DType::kI32, {1, max_seq}, {-1, seq});
+  const int table = w.add_constant_f32("table", {vocab, width}, testing::random_values(vocab * width, 5));
+  w.share_table_with_dense(table);
+  const int h = w.add_activation("h", DType::kF32, {1, max_seq, width}, {-1, seq, -1});
+  w.add_embedding("embed", ids, table, -1, -1, -1, h);
+  const int logits = w.add_output("logits", DType::kF32, {1, max_seq, vocab}, {-1, seq, -1});
+  w.add_dense("head", h, table, -1, logits);
+  auto bytes = w.finish();
+  REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
+  return bytes.value();
+}
+
+}  // namespace
+
+TEST_CASE("a tied LM head allocates nothing: the gather from its packed panels, then the head") {
+  const std::pair<DType, bool> forms[] = {{DType::kF32, false}, {DType::kF16, false}, {DType::kI8, false},
+                                          {DType::kI8, true}};
+  for (const auto& [type, int8_activations] : forms) {
+    CAPTURE(int(type));
+    testing::AlignedBuffer file(tied_head_model(type, int8_activations));
+    auto model = Model::from_bytes(file.data(), file.size());
+    REQUIRE_MESSAGE(model.ok(), model.status().message());
+    testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+    auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+    REQUIRE(session.ok());
+    const int32_t ids[8] = {0, 69, 31, 32, 5, 64, 1, 33};
+    Shape shape;
+    shape.rank = 2;
+    shape.dims[0] = 1;
+    const long before = g_allocations.load();
+    bool ran = true;
+    for (int i = 0; i < 50 && ran; ++i) {
+      shape.dims[1] = 1 + i % 8;
+      ran = session->set_input(0, shape, ids, size_t(shape.dims[1]) * sizeof(int32_t)).ok() && session->run().ok();
+    }
+    const long during = g_allocations.load() - before;
+    CHECK(ran);
+    CHECK(during == 0);
+  }
 }
 
 namespace {

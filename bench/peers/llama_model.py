@@ -2,14 +2,16 @@
 """Writes one random-weight Llama-architecture model twice: for focal and for llama.cpp.
 
   llama_model.py OUT_DIR [--seed S] [--hidden 768 --layers 12 --heads 12 --kv-heads 4
-                 --head-dim 64 --ffn 2048 --vocab 32000] [--ids N] [--gguf-dtype q8_0|f32]
+                 --head-dim 64 --ffn 2048 --vocab 32000] [--ids N] [--gguf-dtype q8_0[,q4_0,f16,f32]]
 
 OUT_DIR/config.json + OUT_DIR/model.safetensors: Hugging Face LlamaForCausalLM names and
 config, f32, as focal's llama preset (converter/src/presets/llama.cpp) reads them.
 OUT_DIR/model-q8_0.gguf: the same weights as GGUF version 3 for llama.cpp, every matrix
 (token embedding and LM head included, as llama.cpp's own converter writes --outtype
-q8_0) in Q8_0, norms in f32; --gguf-dtype f32 writes model-f32.gguf with every tensor in
-f32 instead (for checking that both engines compute the same function, without Q8_0's
+q8_0) in Q8_0, norms in f32. --gguf-dtype takes a comma-separated list and writes
+model-DTYPE.gguf for each: q8_0; q4_0 (every matrix in Q4_0, as `llama-quantize --pure`
+writes it: llama.cpp's default Q4_0 mix keeps the LM head in Q6_K); f16; f32 (every
+tensor in f32: for checking that both engines compute the same function, without any
 rounding). --ids N also writes OUT_DIR/ids.npy [1, N] int32: the token
 ids llama_prefill.c decodes (the same formula), for comparing the two engines' logits.
 
@@ -46,17 +48,19 @@ CONTEXT = 2048
 
 # GGUF metadata value types and ggml tensor types (gguf.h, ggml.h).
 GGUF_UINT32, GGUF_FLOAT32, GGUF_STRING = 4, 6, 8
-GGML_F32, GGML_Q8_0 = 0, 8
-LLAMA_FTYPE_ALL_F32, LLAMA_FTYPE_MOSTLY_Q8_0 = 0, 7
+GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0 = 0, 1, 2, 8
+# general.file_type (llama.h's llama_ftype) and the ggml type of the matrices, per --gguf-dtype.
+GGUF_DTYPES = {"f32": (0, GGML_F32), "f16": (1, GGML_F16), "q4_0": (2, GGML_Q4_0), "q8_0": (7, GGML_Q8_0)}
 ALIGNMENT = 32
-Q8_0_BLOCK = 32  # weights per block: an f16 scale, then 32 int8
+QK = 32  # weights per Q8_0 or Q4_0 block: an f16 scale, then 32 int8 or 32 nibbles
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out_dir")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--gguf-dtype", choices=("q8_0", "f32"), default="q8_0")
+    p.add_argument("--gguf-dtype", default="q8_0", type=lambda text: text.split(","),
+                   help="comma-separated: " + ", ".join(GGUF_DTYPES))
     for name, value in (("hidden", 768), ("layers", 12), ("heads", 12), ("kv-heads", 4),
                         ("head-dim", 64), ("ffn", 2048), ("vocab", 32000), ("ids", 0)):
         p.add_argument("--" + name, type=int, default=value)
@@ -126,16 +130,43 @@ def gguf_tensors(sd, a):
             yield "blk.%d.%s.weight" % (l, ours), w
 
 
+def blocks_of(w):
+    return np.ascontiguousarray(w, dtype=np.float32).reshape(-1, QK)
+
+
 def quantize_q8_0(w):
     """Blocks of 32 along each row: scale d = max|x| / 127 as f16, then round(x / d) as int8."""
-    blocks = np.ascontiguousarray(w, dtype=np.float32).reshape(-1, Q8_0_BLOCK)
-    d = np.abs(blocks).max(axis=1) / 127.0
-    inverse = np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)
+    blocks = blocks_of(w)
+    d = np.abs(blocks).max(axis=1) / np.float32(127.0)
+    inverse = np.divide(np.float32(1.0), d, out=np.zeros_like(d), where=d > 0)
     scaled = blocks * inverse[:, None]
     q = np.clip(np.trunc(scaled + np.copysign(0.5, scaled)), -127, 127).astype(np.int8)  # half away from 0
-    out = np.empty(len(blocks), dtype=[("d", "<f2"), ("q", "i1", Q8_0_BLOCK)])
+    out = np.empty(len(blocks), dtype=[("d", "<f2"), ("q", "i1", QK)])
     out["d"], out["q"] = d.astype(np.float16), q
     return out.tobytes()
+
+
+def quantize_q4_0(w):
+    """ggml's quantize_row_q4_0_ref: per block of 32, d = (the value of largest |x|) / -8 as
+    f16, q = min(15, trunc(x / d + 8.5)) in 0..15 (value (q - 8) * d); byte j of the 16 holds
+    element j in its low nibble and element j + 16 in its high one."""
+    blocks = blocks_of(w)
+    largest = blocks[np.arange(len(blocks)), np.abs(blocks).argmax(axis=1)]  # the first of equal |x|, as ggml
+    d = largest / np.float32(-8.0)
+    inverse = np.divide(np.float32(1.0), d, out=np.zeros_like(d), where=d != 0)
+    q = np.minimum(15, np.trunc(blocks * inverse[:, None] + np.float32(8.5)).astype(np.int8)).astype(np.uint8)
+    out = np.empty(len(blocks), dtype=[("d", "<f2"), ("qs", "u1", QK // 2)])
+    out["d"], out["qs"] = d.astype(np.float16), q[:, :QK // 2] | (q[:, QK // 2:] << 4)
+    return out.tobytes()
+
+
+# Each --gguf-dtype's matrix encoder; vectors (norm gains) stay f32 in every file.
+MATRIX_ENCODERS = {
+    "f32": lambda w: np.ascontiguousarray(w, dtype="<f4").tobytes(),
+    "f16": lambda w: np.ascontiguousarray(w, dtype="<f2").tobytes(),
+    "q8_0": quantize_q8_0,
+    "q4_0": quantize_q4_0,
+}
 
 
 def gguf_string(text):
@@ -149,11 +180,11 @@ def gguf_kv(key, kind, value):
     return gguf_string(key) + struct.pack("<I", kind) + body
 
 
-def gguf_metadata(a):
+def gguf_metadata(a, dtype):
     u32 = GGUF_UINT32
     return [("general.architecture", GGUF_STRING, "llama"),
             ("general.name", GGUF_STRING, "random-llama"),
-            ("general.file_type", u32, LLAMA_FTYPE_MOSTLY_Q8_0 if a.gguf_dtype == "q8_0" else LLAMA_FTYPE_ALL_F32),
+            ("general.file_type", u32, GGUF_DTYPES[dtype][0]),
             ("general.quantization_version", u32, 2),
             ("general.alignment", u32, ALIGNMENT),
             ("llama.vocab_size", u32, a.vocab),
@@ -171,19 +202,20 @@ def gguf_metadata(a):
             ("tokenizer.ggml.model", GGUF_STRING, "none")]
 
 
-def write_gguf(path, sd, a):
+def write_gguf(path, sd, a, dtype):
     infos, blobs, offset = [], [], 0
     for name, w in gguf_tensors(sd, a):
         w = w.numpy()
-        kind = GGML_Q8_0 if w.ndim == 2 and a.gguf_dtype == "q8_0" else GGML_F32
-        data = quantize_q8_0(w) if kind == GGML_Q8_0 else np.ascontiguousarray(w, dtype="<f4").tobytes()
+        matrix = w.ndim == 2
+        kind = GGUF_DTYPES[dtype][1] if matrix else GGML_F32
+        data = MATRIX_ENCODERS[dtype if matrix else "f32"](w)
         dims = list(reversed(w.shape))  # ggml's ne[0] is the contiguous (input) dimension
         infos.append(gguf_string(name) + struct.pack("<I", len(dims)) + struct.pack("<%dQ" % len(dims), *dims)
                      + struct.pack("<IQ", kind, offset))
         padding = -len(data) % ALIGNMENT
         blobs.append(data + b"\0" * padding)
         offset += len(data) + padding
-    metadata = gguf_metadata(a)
+    metadata = gguf_metadata(a, dtype)
     head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(metadata))
     head += b"".join(gguf_kv(*kv) for kv in metadata) + b"".join(infos)
     head += b"\0" * (-len(head) % ALIGNMENT)
@@ -200,15 +232,19 @@ def prompt_ids(count, vocab):
 
 def main():
     a = parse_args()
-    if a.heads % a.kv_heads or a.head_dim % 2 or a.hidden % Q8_0_BLOCK or a.ffn % Q8_0_BLOCK:
+    if a.heads % a.kv_heads or a.head_dim % 2 or a.hidden % QK or a.ffn % QK:
         sys.exit("llama_model.py: heads must be a multiple of kv-heads, head-dim even, hidden and ffn "
-                 "multiples of 32 (Q8_0 blocks)")
+                 "multiples of 32 (Q8_0 and Q4_0 blocks)")
+    unknown = [d for d in a.gguf_dtype if d not in GGUF_DTYPES]
+    if unknown:
+        sys.exit("llama_model.py: --gguf-dtype %s is not one of %s" % (",".join(unknown), ", ".join(GGUF_DTYPES)))
     os.makedirs(a.out_dir, exist_ok=True)
     sd = random_state_dict(a)
     with open(os.path.join(a.out_dir, "config.json"), "w") as f:
         json.dump(hf_config(a), f, indent=1)
     write_safetensors(os.path.join(a.out_dir, "model.safetensors"), sd)
-    write_gguf(os.path.join(a.out_dir, "model-%s.gguf" % a.gguf_dtype), sd, a)
+    for dtype in a.gguf_dtype:
+        write_gguf(os.path.join(a.out_dir, "model-%s.gguf" % dtype), sd, a, dtype)
     if a.ids > 0:
         np.save(os.path.join(a.out_dir, "ids.npy"), prompt_ids(a.ids, a.vocab))
     print("llama_model.py: %.1f M parameters in %s" % (sum(t.numel() for t in sd.values()) / 1e6, a.out_dir))

@@ -1,14 +1,17 @@
-// llama.cpp's prompt processing through its C API, the peer of `focal bench --prompt N`.
+// llama.cpp's prompt processing and decoding through its C API, the peer of `focal bench
+// --prompt N --gen G`.
 //
-//   llama_prefill MODEL.gguf BACKEND_DIR --tokens N --threads T [--repeat R] [--warmup W]
-//                 [--ctx C] [--flash-attn auto|on|off] [--logits-out FILE]
+//   llama_prefill MODEL.gguf BACKEND_DIR --tokens N --threads T [--gen G] [--repeat R]
+//                 [--warmup W] [--ctx C] [--flash-attn auto|on|off] [--logits-out FILE]
 //
-// Loads the GGUF (every layer on the CPU), creates one context (n_ctx C, n_batch and
-// n_ubatch N so the prompt is one physical batch, T threads for batch and single-token
-// work), then W + R times: clears the KV cache, decodes the N-token prompt as one batch
-// (logits of the last position only, as focal's decoders give) and waits for it. Prints one
-// JSON line: {"tokens", "threads", "median_ms", "mean_ms", "tokens_per_s" (of the median),
-// "samples_ms": [...],
+// Loads the GGUF (every layer on the CPU), creates one context (n_ctx C, at least N + G;
+// n_batch and n_ubatch N so the prompt is one physical batch, T threads for batch and
+// single-token work), then W + R times: clears the KV cache, decodes the N-token prompt as
+// one batch (logits of the last position only, as focal's decoders give) and waits for it,
+// then G decode steps of one token each (positions N, N + 1, ...), each timed to its
+// logits. Prints one JSON line: {"tokens", "threads", "median_ms", "mean_ms",
+// "tokens_per_s" (of the median), "samples_ms": [...] (the prefills), "gen",
+// "decode_ms_per_token" (the mean over all timed steps; 0 without --gen),
 // "system_info": the instruction sets ggml's chosen CPU backend uses}.
 // The prompt is id i = (i * 7919 + 13) mod vocab, as `focal bench` fills input_ids.
 // --logits-out writes the last position's logits (vocab f32, little-endian).
@@ -29,14 +32,14 @@ struct options {
   const char* model;
   const char* backends;
   const char* logits_out;
-  int tokens, threads, repeat, warmup, ctx;
+  int tokens, threads, gen, repeat, warmup, ctx;
   enum llama_flash_attn_type flash_attn;
 };
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: llama_prefill MODEL.gguf BACKEND_DIR --tokens N --threads T [--repeat R] [--warmup W]\n"
-          "                     [--ctx C] [--flash-attn auto|on|off] [--logits-out FILE]\n");
+          "usage: llama_prefill MODEL.gguf BACKEND_DIR --tokens N --threads T [--gen G] [--repeat R]\n"
+          "                     [--warmup W] [--ctx C] [--flash-attn auto|on|off] [--logits-out FILE]\n");
   return 2;
 }
 
@@ -66,6 +69,7 @@ static int parse(int argc, char** argv, struct options* o) {
     const char* value = argv[i + 1];
     int ok = strcmp(key, "--tokens") == 0       ? positive(value, &o->tokens)
              : strcmp(key, "--threads") == 0    ? positive(value, &o->threads)
+             : strcmp(key, "--gen") == 0        ? positive(value, &o->gen)
              : strcmp(key, "--repeat") == 0     ? positive(value, &o->repeat)
              : strcmp(key, "--warmup") == 0     ? (o->warmup = atoi(value), o->warmup >= 0)
              : strcmp(key, "--ctx") == 0        ? positive(value, &o->ctx)
@@ -99,7 +103,8 @@ static int by_value(const void* a, const void* b) {
 
 static struct llama_context* open_context(struct llama_model* model, const struct options* o) {
   struct llama_context_params p = llama_context_default_params();
-  p.n_ctx = (uint32_t)(o->ctx > o->tokens ? o->ctx : o->tokens);
+  const int needed = o->tokens + o->gen;
+  p.n_ctx = (uint32_t)(o->ctx > needed ? o->ctx : needed);
   p.n_batch = (uint32_t)o->tokens;
   p.n_ubatch = (uint32_t)o->tokens;
   p.n_seq_max = 1;
@@ -128,20 +133,41 @@ static int write_logits(struct llama_context* ctx, const char* path, int vocab) 
   return fclose(f) == 0 && written == (size_t)vocab;
 }
 
-// W + R timed decodes of the prompt; the R samples (ms) go to samples.
-static int time_prefill(struct llama_context* ctx, struct llama_batch batch, const struct options* o,
-                        double* samples) {
+// G single-token steps after the prompt, each waited for; adds their time (ms) to *total.
+static int time_decode(struct llama_context* ctx, struct llama_batch step, const struct options* o, int vocab,
+                       double* total) {
+  for (int g = 0; g < o->gen; ++g) {
+    const int position = o->tokens + g;
+    step.token[0] = (llama_token)(((long long)position * 7919 + 13) % vocab);
+    step.pos[0] = position;
+    const double start = now_ms();
+    if (llama_decode(ctx, step) != 0) return 0;
+    llama_synchronize(ctx);
+    *total += now_ms() - start;
+  }
+  return 1;
+}
+
+// W + R timed decodes of the prompt, each followed by G decode steps; the R prefill
+// samples (ms) go to samples, the mean step time of the R repeats to *decode_ms.
+static int time_prefill(struct llama_context* ctx, struct llama_batch batch, struct llama_batch step,
+                        const struct options* o, int vocab, double* samples, double* decode_ms) {
+  double decode_total = 0;
   for (int r = -o->warmup; r < o->repeat; ++r) {
     llama_memory_clear(llama_get_memory(ctx), true);
     const double start = now_ms();
     if (llama_decode(ctx, batch) != 0) return 0;
     llama_synchronize(ctx);
     if (r >= 0) samples[r] = now_ms() - start;
+    double steps_ms = 0;
+    if (!time_decode(ctx, step, o, vocab, &steps_ms)) return 0;
+    if (r >= 0) decode_total += steps_ms;
   }
+  *decode_ms = o->gen > 0 ? decode_total / ((double)o->repeat * o->gen) : 0.0;
   return 1;
 }
 
-static void print_result(const struct options* o, double* samples) {
+static void print_result(const struct options* o, double* samples, double decode_ms) {
   double sorted[1024];
   const int n = o->repeat < 1024 ? o->repeat : 1024;
   memcpy(sorted, samples, sizeof(double) * (size_t)n);
@@ -153,7 +179,8 @@ static void print_result(const struct options* o, double* samples) {
          "\"samples_ms\": [",
          o->tokens, o->threads, median, mean, o->tokens / (median / 1e3));
   for (int i = 0; i < n; ++i) printf("%s%.4f", i ? ", " : "", samples[i]);
-  printf("], \"system_info\": \"%s\"}\n", llama_print_system_info());
+  printf("], \"gen\": %d, \"decode_ms_per_token\": %.4f, \"system_info\": \"%s\"}\n", o->gen, decode_ms,
+         llama_print_system_info());
 }
 
 static int run(struct llama_model* model, const struct options* o) {
@@ -165,24 +192,28 @@ static int run(struct llama_model* model, const struct options* o) {
   const int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
   struct llama_batch batch = llama_batch_init(o->tokens, 0, 1);
   fill_prompt(&batch, o->tokens, vocab);
+  struct llama_batch step = llama_batch_init(1, 0, 1);
+  fill_prompt(&step, 1, vocab);  // one token with its logits; id and position set per step
   double samples[1024];
+  double decode_ms = 0;
   int status = 0;
-  if (!time_prefill(ctx, batch, o, samples)) {
+  if (!time_prefill(ctx, batch, step, o, vocab, samples, &decode_ms)) {
     fprintf(stderr, "llama_prefill: llama_decode failed\n");
     status = 1;
   } else if (o->logits_out != NULL && !write_logits(ctx, o->logits_out, vocab)) {
     fprintf(stderr, "llama_prefill: cannot write %s\n", o->logits_out);
     status = 1;
   } else {
-    print_result(o, samples);
+    print_result(o, samples, decode_ms);
   }
+  llama_batch_free(step);
   llama_batch_free(batch);
   llama_free(ctx);
   return status;
 }
 
 int main(int argc, char** argv) {
-  struct options o = {NULL, NULL, NULL, 0, 0, 5, 2, 0, LLAMA_FLASH_ATTN_TYPE_AUTO};
+  struct options o = {NULL, NULL, NULL, 0, 0, 0, 5, 2, 0, LLAMA_FLASH_ATTN_TYPE_AUTO};
   if (!parse(argc, argv, &o) || o.repeat > 1024) return usage();
   llama_log_set(log_errors, NULL);
   ggml_backend_load_all_from_path(o.backends);

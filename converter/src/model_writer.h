@@ -74,6 +74,12 @@ class ModelWriter {
   // symmetric scale per row, max |row| / 127: a quarter). Position and segment tables stay
   // f32. Applies to later calls.
   void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
+  // A tied LM head, stored once: packs f32 constant [vocab, d] `table` now as a Dense
+  // weight (as add_dense would: the dense weight type, int8 activations and the keep
+  // sets as set so far), so the Embedding op that takes it as its token table and the
+  // Dense op that takes it as its weight read the same tensor (the gather reads rows out
+  // of the packed panels). The embedding table type does not apply to it.
+  void share_table_with_dense(int table) { pack_dense_weight(table); }
   // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
   // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
   // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot

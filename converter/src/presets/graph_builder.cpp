@@ -107,6 +107,12 @@ int GraphBuilder::constant(const std::string& name, const Matrix& m) {
   return t;
 }
 
+int GraphBuilder::tied_table(const std::string& name, const Matrix& m) {
+  const int t = constant(name, m);
+  if (t >= 0) w_.share_table_with_dense(t);
+  return t;
+}
+
 int GraphBuilder::param(const std::string& name, const std::vector<int64_t>& shape) {
   return constant(name, fetch(name, shape));
 }

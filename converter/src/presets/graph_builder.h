@@ -44,6 +44,9 @@ class GraphBuilder {
   int param(const std::string& name, const std::vector<int64_t>& shape);
   int constant(const std::string& name, const Matrix& m);
   int optional_param(const std::string& name, const std::vector<int64_t>& shape);  // -1 if absent
+  // A token table [vocab, d] that is also the LM head's weight (tied embeddings): one
+  // tensor, packed as a Dense weight, for both embedding() and dense().
+  int tied_table(const std::string& name, const Matrix& m);
 
   // Ops; `out` -1 creates an activation named after the op.
   int dense(const std::string& name, int x, int weight, int bias, fb::Activation act = fb::Activation_None,

@@ -1,7 +1,10 @@
 // Embedding op: token rows (times a scale), plus position rows from the session's cached
-// length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D] f32, f16 or
-// int8 with one scale per row (quantization axis 0),
-// 2 positions [P, D] f32, 3 type_ids [B, S] i32, 4 segments [T, D] f32 (absent: -1).
+// length, plus segment rows. Slots: 0 ids [B, S] (or [B]) i32, 1 table [V, D]: row-major
+// f32, f16 or int8 with one scale per row (quantization axis 0), or a tied LM head: the
+// Dense weight [V, D] of the model's output layer in its packed layout (DensePacked f32,
+// f16, bf16 or int8, DenseInt8Dot), the one tensor both ops read (kernels/embedding/
+// packed_table.h says why the gather reads the panels); 2 positions [P, D] f32, 3 type_ids
+// [B, S] i32, 4 segments [T, D] f32 (absent: -1).
 #include "embedding/embedding_kernels.h"
 #include "ops/op_checks.h"
 #include "dispatch/pointwise_dispatch.h"
@@ -11,10 +14,22 @@ namespace {
 
 enum Slot { kIds = 0, kTable, kPositions, kTypeIds, kSegments };
 
-// `compact`: the token table, which may also be f16 or int8 (scales per row).
+// A token table shared with a Dense op: any packed weight [V, width] (the loader checked
+// its bytes against its layout, dtype and shape; a Dense op reading it checks [N, K]
+// against its own operands, so both ops agree on the one tensor's shape and type).
+Status check_packed_table(const OpCheck& c, const fb::Tensor& t, int64_t width) {
+  if (dim(t, 1) != width) {
+    return c.fail("packed table '%s' (a tied LM head) must have %lld columns, found %lld", t.name()->c_str(),
+                  static_cast<long long>(width), static_cast<long long>(dim(t, 1)));
+  }
+  return Status();
+}
+
+// `compact`: the token table, which may also be f16 or int8 (scales per row), or packed.
 Status check_table(const OpCheck& c, const fb::Tensor& t, int64_t width, bool compact) {
   FOCAL_RETURN_IF_ERROR(expect_constant(c, t));
   FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 2, 2));
+  if (compact && is_packed_weight(t)) return check_packed_table(c, t, width);
   const bool allowed = t.dtype() == fb::DType_F32 ||
                        (compact && (t.dtype() == fb::DType_F16 || t.dtype() == fb::DType_I8));
   if (!allowed) {
@@ -97,6 +112,25 @@ Status add_segments(const OpRun& r, size_t count, size_t width, float* y) {
   return Status();
 }
 
+kernels::EmbeddingLayout table_layout(const fb::Tensor& t) {
+  switch (t.layout()) {
+    case fb::TensorLayout_DensePacked:
+      return kernels::EmbeddingLayout::kDensePanels;
+    case fb::TensorLayout_DenseInt8Dot:
+      return kernels::EmbeddingLayout::kInt8DotPanels;
+    default:
+      return kernels::EmbeddingLayout::kRows;
+  }
+}
+
+// A row-major int8 table's scales are its quantization's; a packed one keeps them after
+// its panels (4-byte aligned there: the file aligns each buffer to 64).
+const float* row_scales(const fb::Tensor& t, const kernels::EmbeddingParams& p) {
+  if (p.layout == kernels::EmbeddingLayout::kRows) return t.quantization()->scales()->data();
+  const uint8_t* bytes = static_cast<const uint8_t*>(p.table);
+  return reinterpret_cast<const float*>(bytes + kernels::packed_table_scales_offset(p.layout, p.vocab, p.dim));
+}
+
 Status run_embedding(const OpRun& r) {
   const Shape& ids = r.inputs[kIds].shape;
   const size_t batch = static_cast<size_t>(ids.dims[0]);
@@ -107,11 +141,13 @@ Status run_embedding(const OpRun& r) {
   p.count = batch * seq;
   p.dim = static_cast<size_t>(table.shape.dims[1]);
   p.vocab = static_cast<size_t>(table.shape.dims[0]);
-  p.type = table_tensor.dtype() == fb::DType_F16  ? kernels::EmbeddingType::kF16
-           : table_tensor.dtype() == fb::DType_I8 ? kernels::EmbeddingType::kI8
-                                                  : kernels::EmbeddingType::kF32;
-  if (p.type == kernels::EmbeddingType::kI8) p.row_scales = table_tensor.quantization()->scales()->data();
+  p.type = table_tensor.dtype() == fb::DType_F16    ? kernels::EmbeddingType::kF16
+           : table_tensor.dtype() == fb::DType_BF16 ? kernels::EmbeddingType::kBF16
+           : table_tensor.dtype() == fb::DType_I8   ? kernels::EmbeddingType::kI8
+                                                    : kernels::EmbeddingType::kF32;
+  p.layout = table_layout(table_tensor);
   p.table = table.data;
+  if (p.type == kernels::EmbeddingType::kI8) p.row_scales = row_scales(table_tensor, p);
   p.ids = r.inputs[kIds].i32();
   p.scale = r.op.options_as_EmbeddingOptions()->scale();
   p.out = r.outputs[0].mutable_f32();

@@ -59,9 +59,20 @@ Status embedding_gather(const kernels::EmbeddingParams& p, const kernels::Kernel
     return invalid("embedding", "table, ids and out must not be null");
   }
   if (p.dim == 0 || p.vocab == 0) return invalid("embedding", "dim and vocab must be >= 1");
-  if (p.type != kernels::EmbeddingType::kF32 && p.type != kernels::EmbeddingType::kF16 &&
-      p.type != kernels::EmbeddingType::kI8) {
+  using kernels::EmbeddingLayout;
+  using kernels::EmbeddingType;
+  if (p.type != EmbeddingType::kF32 && p.type != EmbeddingType::kF16 && p.type != EmbeddingType::kBF16 &&
+      p.type != EmbeddingType::kI8) {
     return invalid("embedding", "unknown table type");
+  }
+  if (p.layout != EmbeddingLayout::kRows && p.layout != EmbeddingLayout::kDensePanels &&
+      p.layout != EmbeddingLayout::kInt8DotPanels) {
+    return invalid("embedding", "unknown table layout");
+  }
+  // Row-major tables are f32, f16 or int8; the int8-dot layout holds int8 only.
+  if ((p.layout == EmbeddingLayout::kRows && p.type == EmbeddingType::kBF16) ||
+      (p.layout == EmbeddingLayout::kInt8DotPanels && p.type != EmbeddingType::kI8)) {
+    return invalid("embedding", "this table type cannot be stored in this layout");
   }
   if (p.type == kernels::EmbeddingType::kI8 && p.row_scales == nullptr) {
     return invalid("embedding", "an int8 table needs its row scales");

@@ -53,7 +53,9 @@ void geglu(const kernels::GatedParams& p, kernels::GeluForm form, const float* a
 
 // out[t] = table[ids[t]] * scale. Refuses (kOutOfRange), before copying anything, the
 // first id outside [0, vocab), naming its position and value; kInvalidArgument for a
-// null pointer, a zero dim or vocab, or an unknown table type.
+// null pointer, a zero dim or vocab, an unknown table type or layout, or a type its layout
+// cannot hold (bf16 rows, a non-int8 int8-dot table). A packed table's byte size is the
+// caller's to check (the loader checks a model's).
 Status embedding_gather(const kernels::EmbeddingParams& p,
                         const kernels::KernelSet& k = kernels::kBestKernels);
 

@@ -8,6 +8,9 @@
 // dim % W elements of an f16 row are converted through a zero-padded stack copy. int8
 // rows are a plain loop: one row per token is memory-bound, and the compiler vectorizes
 // it; the row's scale and the op's are multiplied first, as in the reference twin.
+// A packed table (a tied LM head, packed_table.h) is read element by element at the
+// layout's stride: a strided gather has no use for vectors, and its cost is the cache
+// lines it passes through, not the arithmetic.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +48,39 @@ struct Embedding {
     for (size_t i = 0; i < dim; ++i) out[i] = static_cast<float>(src[i]) * scale;
   }
 
+  static float bf16_value(uint16_t stored) {
+    const uint32_t bits = uint32_t(stored) << 16;
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+
+  // Row `id` of a packed table; `to_float` converts one stored element.
+  template <class Element, class ToFloat>
+  static void packed_row(const EmbeddingParams& p, size_t id, float scale, ToFloat to_float, float* out) {
+    const Element* table = static_cast<const Element*>(p.table);
+    for (size_t i = 0; i < p.dim; ++i) out[i] = to_float(table[packed_table_index(p.layout, id, i, p.dim)]) * scale;
+  }
+
+  static void packed_row(const EmbeddingParams& p, size_t id, float* out) {
+    switch (p.type) {
+      case EmbeddingType::kF16:
+        return packed_row<uint16_t>(p, id, p.scale, [](uint16_t h) { return simd::half_to_float(h); }, out);
+      case EmbeddingType::kBF16:
+        return packed_row<uint16_t>(p, id, p.scale, bf16_value, out);
+      case EmbeddingType::kI8:
+        return packed_row<int8_t>(p, id, p.row_scales[id] * p.scale, [](int8_t q) { return static_cast<float>(q); },
+                                  out);
+      default:
+        return packed_row<float>(p, id, p.scale, [](float v) { return v; }, out);
+    }
+  }
+
   static void gather(const EmbeddingParams& p) {
+    if (p.layout != EmbeddingLayout::kRows) {
+      for (size_t t = 0; t < p.count; ++t) packed_row(p, static_cast<size_t>(p.ids[t]), p.out + t * p.dim);
+      return;
+    }
     const vec scale = V::splat(p.scale);
     for (size_t t = 0; t < p.count; ++t) {
       const size_t row = static_cast<size_t>(p.ids[t]) * p.dim;
