@@ -151,3 +151,35 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
     CHECK(std::isinf(y[finite + 9]));
   }
 }
+
+// The softmax's own exp2 for arguments <= 64 (Vec::exp2_bounded, every kernel set): as
+// accurate as exp2 from -125.5 up (below, 2^x is near or under the smallest normal float,
+// where the result may be 0 or subnormal), exactly 0 at -127 and below and for -inf.
+TEST_CASE("attention: the softmax's bounded exp2 is within 2 ulp down to -125.5, 0 at -127 and for -inf") {
+  std::vector<float> x;
+  for (float v = -125.5f; v <= 64.0f; v += 0.001953125f) x.push_back(v);  // 2^-9 steps
+  const std::vector<float> r = focal::testing::random_values(100000, 78, -125.5f, 64.0f);
+  x.insert(x.end(), r.begin(), r.end());
+  const size_t finite = x.size();
+  for (float v : {-INFINITY, -127.0f, -1e30f, -150.0f, -0.0f})
+    x.push_back(v);
+  x.push_back(1.0f);  // a tail shorter than any vector
+  std::vector<float> y(x.size());
+  const focal::kernels::KernelSets& sets = focal::kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const focal::kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    set.attention->exp2_bounded(x.data(), y.data(), x.size());
+    double worst_ulp = 0;
+    for (size_t i = 0; i < finite; ++i) {
+      const double want = std::exp2(double(x[i]));
+      const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+      worst_ulp = std::max(worst_ulp, std::fabs(double(y[i]) - want) / ulp);
+    }
+    CHECK(worst_ulp <= 2.0);
+    MESSAGE(std::string(set.isa) << " bounded exp2 worst error " << worst_ulp << " ulp");
+    for (size_t i = finite; i < finite + 4; ++i) CHECK(y[i] == 0.0f);
+    CHECK(y[finite + 4] == 1.0f);
+    CHECK(y[finite + 5] == 2.0f);
+  }
+}
