@@ -157,8 +157,9 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
 // where the result may be 0 or subnormal), exactly 0 at -127 and below and for -inf.
 TEST_CASE("attention: the softmax's bounded exp2 is within 2 ulp down to -125.5, 0 at -127 and for -inf") {
   std::vector<float> x;
-  for (float v = -125.5f; v <= 64.0f; v += 0.001953125f) x.push_back(v);  // 2^-9 steps
-  const std::vector<float> r = focal::testing::random_values(100000, 78, -125.5f, 64.0f);
+  // Fewer points than the exp2 case above: the two together do not fit the M55's heap.
+  for (float v = -125.5f; v <= 64.0f; v += 0.0078125f) x.push_back(v);  // 2^-7 steps
+  const std::vector<float> r = focal::testing::random_values(20000, 78, -125.5f, 64.0f);
   x.insert(x.end(), r.begin(), r.end());
   const size_t finite = x.size();
   for (float v : {-INFINITY, -127.0f, -1e30f, -150.0f, -0.0f})
