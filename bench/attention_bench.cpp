@@ -10,7 +10,7 @@
 // peak measured at start-up); for decode, GB/s of K and V read and bw_fraction = that /
 // the single-core DRAM read bandwidth measured at start-up (the small KV caches fit in
 // L2/L3, so their fraction can exceed 1). The JSON context carries the measured limits
-// and focal::attention_isa(). bench/peers/run_attention compares with PyTorch.
+// and focal::attention_isa(). bench/peers/run_attention compares with PyTorch and ONNX Runtime.
 //
 // "/threads:2" cases pass the engine a 2-worker focal::ThreadPool (created once);
 // Google Benchmark itself runs every case on one thread.

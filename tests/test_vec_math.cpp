@@ -116,6 +116,42 @@ TEST_CASE("vec math: exp within 2 ulp, tanh within 3 ulp, special values kept") 
 
 }  // namespace
 
+namespace {
+
+// Largest error of y[i] = 2^x[i] over the first `count` points, in units of the spacing
+// of floats near the exact result.
+double worst_exp2_ulp(const std::vector<float>& x, const std::vector<float>& y, size_t count) {
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double want = std::exp2(double(x[i]));
+    const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+    worst = std::max(worst, std::fabs(double(y[i]) - want) / ulp);
+  }
+  return worst;
+}
+
+// Runs one of the attention table's exp2 forms of every usable kernel set on x, checks
+// the first `finite` points within 2 ulp and hands the output to check_specials.
+using Exp2Fn = void (*)(const float*, float*, size_t);
+template <class CheckSpecials>
+void check_exp2_form(Exp2Fn focal::kernels::AttentionKernelTable::*form, const char* name,
+                     const std::vector<float>& x, size_t finite, CheckSpecials check_specials) {
+  std::vector<float> y(x.size());
+  const focal::kernels::KernelSets& sets = focal::kernels::usable_kernel_sets();
+  for (int t = 0; t < sets.count; ++t) {
+    const focal::kernels::KernelSet& set = *sets.sets[t];
+    CAPTURE(std::string(set.isa));
+    (set.attention->*form)(x.data(), y.data(), x.size());
+    const double worst_ulp = worst_exp2_ulp(x, y, finite);
+    CHECK(worst_ulp <= 2.0);
+    const std::string what = std::string(set.isa) + " " + name;
+    MESSAGE(what << " worst error " << worst_ulp << " ulp");
+    check_specials(y);
+  }
+}
+
+}  // namespace
+
 // The attention kernels' exp2 (softmax-grade, every kernel set).
 TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -inf") {
   std::vector<float> x;
@@ -125,20 +161,7 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
   const size_t finite = x.size();
   for (float v : {-INFINITY, -126.0f, -127.0f, -1e30f, -150.0f, 0.0f, -0.0f, 1.0f, 129.0f, INFINITY})
     x.push_back(v);
-  std::vector<float> y(x.size());
-  const focal::kernels::KernelSets& sets = focal::kernels::usable_kernel_sets();
-  for (int t = 0; t < sets.count; ++t) {
-    const focal::kernels::KernelSet& set = *sets.sets[t];
-    CAPTURE(std::string(set.isa));
-    set.attention->exp2(x.data(), y.data(), x.size());
-    double worst_ulp = 0;
-    for (size_t i = 0; i < finite; ++i) {
-      const double want = std::exp2(double(x[i]));
-      const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);  // spacing of floats near want
-      worst_ulp = std::max(worst_ulp, std::fabs(double(y[i]) - want) / ulp);
-    }
-    CHECK(worst_ulp <= 2.0);
-    MESSAGE(std::string(set.isa) << " exp2 worst error " << worst_ulp << " ulp");
+  check_exp2_form(&focal::kernels::AttentionKernelTable::exp2, "exp2", x, finite, [&](const std::vector<float>& y) {
     CHECK(y[finite + 0] == 0.0f);  // -inf
     CHECK(y[finite + 1] == 0.0f);  // -126 and below: 0 (subnormals are not produced)
     CHECK(y[finite + 2] == 0.0f);
@@ -149,5 +172,26 @@ TEST_CASE("attention: the softmax exp2 is within 2 ulp, 0 below -126 and for -in
     CHECK(y[finite + 7] == 2.0f);
     CHECK(std::isinf(y[finite + 8]));
     CHECK(std::isinf(y[finite + 9]));
-  }
+  });
+}
+
+// The softmax's own exp2 for arguments <= 64 (Vec::exp2_bounded, every kernel set): as
+// accurate as exp2 from -125.5 up (below, 2^x is near or under the smallest normal float,
+// where the result may be 0 or subnormal), exactly 0 at -127 and below and for -inf.
+TEST_CASE("attention: the softmax's bounded exp2 is within 2 ulp down to -125.5, 0 at -127 and for -inf") {
+  std::vector<float> x;
+  // Fewer points than the exp2 case above: the two together do not fit the M55's heap.
+  for (float v = -125.5f; v <= 64.0f; v += 0.0078125f) x.push_back(v);  // 2^-7 steps
+  const std::vector<float> r = focal::testing::random_values(20000, 78, -125.5f, 64.0f);
+  x.insert(x.end(), r.begin(), r.end());
+  const size_t finite = x.size();
+  for (float v : {-INFINITY, -127.0f, -1e30f, -150.0f, -0.0f})
+    x.push_back(v);
+  x.push_back(1.0f);  // a tail shorter than any vector
+  check_exp2_form(&focal::kernels::AttentionKernelTable::exp2_bounded, "bounded exp2", x, finite,
+                  [&](const std::vector<float>& y) {
+                    for (size_t i = finite; i < finite + 4; ++i) CHECK(y[i] == 0.0f);
+                    CHECK(y[finite + 4] == 1.0f);
+                    CHECK(y[finite + 5] == 2.0f);
+                  });
 }

@@ -20,8 +20,8 @@ if (!ortDir || !dir || !threadsText) {
   console.error('usage: node bert_ort.js ORT_NODE_DIR EXPORT_DIR THREADS [SECONDS] [REPEATS]');
   process.exit(2);
 }
-const ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
-const ortVersion = require(path.join(ortDir, 'node_modules', 'onnxruntime-node', 'package.json')).version;
+const {loadOrt, medianMs: medianMsOf} = require('./ort_support.js');
+const {ort, version: ortVersion} = loadOrt(ortDir);
 const threads = Number(threadsText);
 const minSeconds = Number(secondsText || '1');
 const minRepeats = Number(repeatsText || '15');
@@ -32,22 +32,7 @@ function readRaw(name, Type) {
   return new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
-// Median ms of run(): a warm-up of >= 3 calls and >= 0.1 s, then >= minRepeats calls and
-// >= minSeconds (models_torch.py's median_ms).
-async function medianMs(run) {
-  let start = process.hrtime.bigint();
-  for (let calls = 0; calls < 3 || Number(process.hrtime.bigint() - start) < 1e8; ++calls) await run();
-  const times = [];
-  start = process.hrtime.bigint();
-  while (times.length < minRepeats || Number(process.hrtime.bigint() - start) < minSeconds * 1e9) {
-    const t0 = process.hrtime.bigint();
-    await run();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  const mid = times.length >> 1;
-  return times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-}
+const medianMs = (run) => medianMsOf(run, minSeconds, minRepeats);
 
 // Op kinds of interest in ORT's optimized graph (names appear as strings in the protobuf).
 function fusedOps(file) {

@@ -64,8 +64,10 @@ using AttentionTaskFn = void (*)(const AttentionParams& params, const AttentionT
 struct AttentionKernelTable {
   const char* isa;
   AttentionTaskFn run_task;
-  // y[i] = 2^x[i] with the kernel's own softmax exp (for tests of its accuracy).
+  // y[i] = 2^x[i] with the kernel set's general exp2, and with the softmax's own form
+  // for x <= 64 (Vec::exp2_bounded), for tests of their accuracy.
   void (*exp2)(const float* x, float* y, size_t count);
+  void (*exp2_bounded)(const float* x, float* y, size_t count);
 };
 
 

@@ -2,7 +2,8 @@
 // softmax that updates it, written once against Vec<Arch> like the kernel itself: the
 // task's scratch layout, packed queries, running max m (log2 domain), running sums l (W
 // partial sums per row, added up once at the end) and outputs o. A row's output is
-// rescaled by alpha = 2^(m_old - m_new) when its maximum rises; the softmax only
+// rescaled by alpha = 2^(m_old - m_new) when m is raised (only when a block's scores
+// exceed it by more than kMaxSlack: m is a bound near the maximum); the softmax only
 // records alpha, and the tiled path folds it into its P V micro-kernel's accumulator
 // loads (the streaming path calls rescale_output).
 #pragma once
@@ -21,6 +22,9 @@ namespace kernels {
 namespace {
 
 constexpr size_t kRowTile = 4;  // rows of a register tile, both micro-kernels
+// How far (log2 domain) a block's largest score may exceed a row's running max before
+// the max is raised and the row's output rescaled: probabilities stay <= 2^8.
+constexpr float kMaxSlack = 8.0f;
 
 template <class Arch>
 struct AttentionRows {
@@ -126,19 +130,24 @@ struct AttentionRows {
     exponentiate_row(s, r, m_new);
   }
 
-  // The common end of both softmax forms: the new running max m_new >= the old one;
-  // rescale factor, row -> 2^(row - m_new), running sums.
-  static void exponentiate_row(const Scratch& s, size_t r, float m_new) {
+  // The common end of both softmax forms, for a block whose largest score is block_max
+  // (finite): rescale factor, row -> 2^(row - m), running sums. The running max m is
+  // raised only when block_max exceeds it by more than kMaxSlack, so that most blocks
+  // leave the output as it is (alpha = 1: no rescale in the P V micro-kernel, no exp2
+  // of the factor); probabilities are then up to 2^kMaxSlack instead of 1, which sums of
+  // any length this kernel handles (and outputs) hold far from overflow, and the
+  // normalization at the end divides out either way.
+  static void exponentiate_row(const Scratch& s, size_t r, float block_max) {
     float* row = s.s + r * kKeyBlock;
     vec sum = V::load(s.l + r * kDimAlign);
-    if (m_new > s.m[r]) {
-      s.alpha[r] = simd::exp2_scalar(s.m[r] - m_new);  // 0 on the first block
+    if (block_max > s.m[r] + kMaxSlack) {
+      s.alpha[r] = s.m[r] == -INFINITY ? 0.0f : simd::exp2_scalar(s.m[r] - block_max);
       sum = sum * V::splat(s.alpha[r]);
-      s.m[r] = m_new;
+      s.m[r] = block_max;
     }
-    const vec mv = V::splat(m_new);
+    const vec mv = V::splat(s.m[r]);
     for (size_t j = 0; j < kKeyBlock; j += W) {
-      const vec e = V::exp2(V::load(row + j) - mv);
+      const vec e = V::exp2_bounded(V::load(row + j) - mv);  // arguments <= kMaxSlack
       V::store(row + j, e);
       sum = sum + e;
     }
@@ -146,13 +155,14 @@ struct AttentionRows {
   }
 
   // Online softmax for a row that sees the whole block, without bias, and whose scores
-  // are known to be finite: no masking and no NaN bookkeeping.
+  // are known to be finite: no masking and no NaN bookkeeping (and so no call to fmax,
+  // which g++ makes a library call that spills every vector register around it).
   static void softmax_row_whole(const Scratch& s, size_t r) {
     const float* row = s.s + r * kKeyBlock;
     vec block_max = V::load(row);
     for (size_t j = W; j < kKeyBlock; j += W) block_max = V::max(block_max, V::load(row + j));
     s.alpha[r] = 1.0f;
-    exponentiate_row(s, r, std::fmax(s.m[r], V::reduce_max(block_max)));
+    exponentiate_row(s, r, V::reduce_max(block_max));
   }
 
   // True when every score of the tile is finite (their sum is: a NaN or an infinity

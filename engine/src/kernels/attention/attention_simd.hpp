@@ -395,12 +395,21 @@ struct TiledAttention : AttentionRows<Arch> {
   }
 };
 
-template <class Arch>
+// y = 2^x by Vec::exp2 (kBounded: Vec::exp2_bounded), vectors then the tail lane by lane.
+template <class Arch, bool kBounded>
 void exp2_array(const float* x, float* y, size_t count) {
   using V = simd::Vec<Arch>;
   size_t i = 0;
-  for (; i + V::width <= count; i += V::width) V::store(y + i, V::exp2(V::load(x + i)));
-  for (; i < count; ++i) y[i] = simd::exp2_scalar(x[i]);
+  for (; i + V::width <= count; i += V::width) {
+    const typename V::type v = V::load(x + i);
+    V::store(y + i, kBounded ? V::exp2_bounded(v) : V::exp2(v));
+  }
+  if (i == count) return;
+  alignas(64) float lanes[V::width] = {};  // the tail through one vector, so it takes the same path
+  for (size_t k = i; k < count; ++k) lanes[k - i] = x[k];
+  const typename V::type v = V::load(lanes);
+  V::store(lanes, kBounded ? V::exp2_bounded(v) : V::exp2(v));
+  for (size_t k = i; k < count; ++k) y[k] = lanes[k - i];
 }
 
 }  // namespace

@@ -25,9 +25,13 @@ void run_attention_task(const AttentionParams& params, const AttentionTask& task
   TiledAttention<IsaArch, kAttentionKeyVectors>::run(params, task, scratch);
 }
 
-void exp2_floats(const float* x, float* y, size_t count) { exp2_array<IsaArch>(x, y, count); }
+void exp2_floats(const float* x, float* y, size_t count) { exp2_array<IsaArch, false>(x, y, count); }
+void exp2_bounded_floats(const float* x, float* y, size_t count) {
+  exp2_array<IsaArch, true>(x, y, count);
+}
 
-const AttentionKernelTable kAttention = {kIsaName, run_attention_task, exp2_floats};
+const AttentionKernelTable kAttention = {kIsaName, run_attention_task, exp2_floats,
+                                         exp2_bounded_floats};
 
 using ScoringKernels = Scoring<IsaArch, kScoringSumVectors>;
 const ScoringKernelTable kScoring = {kIsaName, ScoringKernels::additive_scores,

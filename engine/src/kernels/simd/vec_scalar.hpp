@@ -118,6 +118,9 @@ struct Vec<ScalarArch> {
   static float reduce_add(type v) { return v; }
   static float reduce_max(type v) { return v; }
   static type exp2(type x) { return exp2_scalar(x); }
+  // The vector kernels' cheaper form for x <= 64 (simd/vec_xsimd.hpp); here the same as
+  // exp2, which meets its contract.
+  static type exp2_bounded(type x) { return exp2_scalar(x); }
   static type tanh(type x) { return std::tanh(x); }
   // Accurate libm functions (activations, position encodings; not the softmax exp2).
   static type exp(type x) { return std::exp(x); }

@@ -67,20 +67,40 @@ struct Vec {
     return m;
   }
 
-  // Same algorithm and constants as exp2_scalar, lane-wise.
-  static type exp2(type x) {
-    const auto underflow = !(x > type(-126.0f));  // includes -inf and NaN
-    x = xsimd::min(x, type(128.0f));
-    x = xsimd::max(x, type(-126.0f));
-    const type n = xsimd::nearbyint(x);
-    const type f = x - n;
+  // 2^f for |f| <= 1/2: exp2_scalar's degree-6 polynomial.
+  static type exp2_fraction(type f) {
     type p(1.535336188319500e-4f);
     p = xsimd::fma(p, f, type(1.339887440266574e-3f));
     p = xsimd::fma(p, f, type(9.618437357674640e-3f));
     p = xsimd::fma(p, f, type(5.550332471162809e-2f));
     p = xsimd::fma(p, f, type(2.402264791363012e-1f));
     p = xsimd::fma(p, f, type(6.931472028550421e-1f));
-    p = xsimd::fma(p, f, type(1.0f));
+    return xsimd::fma(p, f, type(1.0f));
+  }
+
+  // 2^x for x <= 64 (softmax arguments: a score minus a bound it exceeds by little),
+  // within 2 ulp down to -125.5, 0 at -127 and below (and for -inf). No overflow check and
+  // no select: adding 1.5 * 2^23 + 127 rounds x to an integer n and leaves n + 127 in the
+  // low mantissa bits, which a shift moves into the exponent of 2^n (the integer part
+  // 1.5 * 2^23 shifts out), so the whole function is 11 vector instructions where exp2
+  // takes 21; that share of every softmax's work is what it competes with the FMAs for.
+  // NaN is unspecified (callers have handled it).
+  static type exp2_bounded(type x) {
+    constexpr float kRoundAndBias = 12582912.0f + 127.0f;  // 1.5 * 2^23 + the exponent bias
+    x = xsimd::max(x, type(-127.0f));
+    const type biased = x + type(kRoundAndBias);  // exact: x + 127 rounded to an integer
+    const type n = biased - type(kRoundAndBias);
+    const itype bits = xsimd::bitwise_cast<itype>(biased) << 23;  // (n + 127) << 23
+    return exp2_fraction(x - n) * xsimd::bitwise_cast<type>(bits);
+  }
+
+  // Same algorithm and constants as exp2_scalar, lane-wise.
+  static type exp2(type x) {
+    const auto underflow = !(x > type(-126.0f));  // includes -inf and NaN
+    x = xsimd::min(x, type(128.0f));
+    x = xsimd::max(x, type(-126.0f));
+    const type n = xsimd::nearbyint(x);
+    const type p = exp2_fraction(x - n);
     const itype e = xsimd::nearbyint_as_int(n);
     const itype e1 = e >> 1;  // arithmetic shift: floor(e / 2)
     const itype e2 = e - e1;
