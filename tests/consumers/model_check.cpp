@@ -1,14 +1,14 @@
 // A program built outside the focal repository against an installed prefix (through
 // find_package(focal) or `pkg-config focal`): it loads the .focal file named on the
-// command line, runs the self-test stored in it (expected outputs from PyTorch in float64
-// or the converter's float64 reference) and prints every output of the last case.
-// Exit status 0 only if the model loads and every self-test case passes.
+// command line into 64-byte aligned memory and runs the self-test stored in it in an
+// arena of the size the engine asks for (run_self_test.h). Exit status 0 only if the
+// model loads and every self-test case passes.
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 #include "focal/focal.h"
+#include "run_self_test.h"
 
 namespace {
 
@@ -40,15 +40,6 @@ AlignedBytes read_file(const char* path, size_t* size) {
   return bytes;
 }
 
-void print_output(const focal::TensorView& out) {
-  std::printf("%s [", out.name);
-  for (int d = 0; d < out.shape.rank; ++d) std::printf(d ? ", %ld" : "%ld", static_cast<long>(out.shape.dims[d]));
-  std::printf("]:");
-  const int64_t count = out.shape.element_count();
-  for (int64_t i = 0; i < count && i < 8; ++i) std::printf(" %.6f", static_cast<double>(out.as<float>()[i]));
-  std::printf("%s\n", count > 8 ? " ..." : "");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,22 +65,5 @@ int main(int argc, char** argv) {
     return 1;
   }
   AlignedBytes arena = aligned_bytes(needed.value());
-  auto session = focal::Session::create(*model, options, arena.get(), needed.value());
-  if (!session.ok()) {
-    std::printf("session failed: %s\n", session.status().message());
-    return 1;
-  }
-  auto report = focal::run_self_tests(session.value());
-  if (!report.ok()) {
-    std::printf("self-test could not run: %s\n", report.status().message());
-    return 1;
-  }
-  for (int i = 0; i < session->output_count(); ++i) {
-    if (session->output(i).dtype == focal::DType::kF32) print_output(session->output(i));
-  }
-  const bool passed = report->cases > 0 && report->failed_cases == 0;
-  std::printf("%s: %lu bytes, self-test %s (%d cases, max abs error %.3g)\n", model->architecture(),
-              static_cast<unsigned long>(size), passed ? "PASS" : "FAIL", report->cases,
-              static_cast<double>(report->max_abs_error));
-  return passed ? 0 : 1;
+  return run_self_test(*model, arena.get(), needed.value());
 }
