@@ -96,8 +96,9 @@ function(focal_install_package)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/toolchains/
     DESTINATION ${FOCAL_INSTALL_CMAKEDIR}/toolchains COMPONENT dev)
 
-  # Libs: every PKG_CONFIG library, users' first; a static libfocal_engine.a also needs
-  # the C++ runtime when a C program links it (Libs.private, `pkg-config --static`).
+  # Libs: every PKG_CONFIG library, the last declared first (users before the engine),
+  # then the C++ runtime, which a C program linking a static focal library needs (and GNU
+  # ld does not take from libfocal_engine.so's own dependencies).
   get_property(pkg_libs GLOBAL PROPERTY FOCAL_PKG_CONFIG_LIBS)
   list(REVERSE pkg_libs)
   list(JOIN pkg_libs " " FOCAL_PC_LIBS)
