@@ -34,7 +34,12 @@ const focal::OpDef* focal::find_op_def(focal::fb::OpOptions type) {
 }
 ]])
   target_sources(${arg_TARGET} PRIVATE "${source}")
-  # ops/op_selection.h is internal to the engine: its include directories, for this file only.
-  set_source_files_properties("${source}" PROPERTIES INCLUDE_DIRECTORIES
-    "$<TARGET_PROPERTY:focal_engine_internal,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:focal_schema,INTERFACE_INCLUDE_DIRECTORIES>")
+  # ops/op_selection.h is internal to the engine: its include directories, for this file
+  # only; from an installed prefix, focal::op_selection's (include/focal/private/).
+  if(TARGET focal_engine_internal)
+    set(includes "$<TARGET_PROPERTY:focal_engine_internal,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:focal_schema,INTERFACE_INCLUDE_DIRECTORIES>")
+  else()
+    set(includes "$<TARGET_PROPERTY:focal::op_selection,INTERFACE_INCLUDE_DIRECTORIES>")
+  endif()
+  set_source_files_properties("${source}" PROPERTIES INCLUDE_DIRECTORIES "${includes}")
 endfunction()
