@@ -51,8 +51,9 @@
 // scale[n][g] * q[n][k]. pack_dense_weights_int4() picks each scale as the one of
 // amax / d, d in {7, 7.25, ..., 8.5} (amax = max |w| of the output's group), rounded to
 // f16, that gives the least squared error, with q = rint(w / scale) clamped to [-8, 7]
-// (d = 7 is amax / 7, which clips nothing; on the bundled story model the search lowers
-// the weights' RMS error by about 8%, docs in converter/README.md).
+// (d = 7 is amax / 7, which clips nothing; on uniform random weights the search lowers
+// the stored weights' RMS error by 10%, 0.0355 against 0.0394 for amax / 7 on [-1, 1):
+// tests/test_q4gemm.cpp prints both).
 // Int4 layout (the same bytes everywhere; Q = ceil(K / 4) quads of 4 consecutive k,
 //   P = ceil(N / 32) panels of 32 outputs, NG = ceil(K / G) groups):
 //   panel p (outputs 32p .. 32p + 31) at byte p * panel_bytes, panel_bytes = Q * 64 + NG * 64,
