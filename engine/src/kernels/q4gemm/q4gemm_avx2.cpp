@@ -69,6 +69,7 @@ void rows_pass(const Q4GemmProblem& p, const uint8_t* panel, size_t row0, float*
     const int8_t* x = a + g * p.group;
     for (size_t c = 0; c < quads; ++c) {
       const uint8_t* quad = group + c * kQ4QuadBytes;
+      __builtin_prefetch(quad + kQ4PrefetchBytes);
       const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(quad));
       const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(quad + 32));
       accumulate(r0, x, c, lo, hi);

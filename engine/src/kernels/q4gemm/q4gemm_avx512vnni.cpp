@@ -68,6 +68,7 @@ struct Avx512VnniMicro {
       const size_t quads = q4_group_quads(k, p.group, g);
       const int8_t* x = a + g * p.group;
       for (size_t c = 0; c < quads; ++c) {
+        __builtin_prefetch(group + c * kQ4QuadBytes + kQ4PrefetchBytes);
         const __m512i v = _mm512_loadu_si512(group + c * kQ4QuadBytes);
         const __m512i lo = _mm512_and_si512(v, mask);
         const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);

@@ -33,6 +33,9 @@ constexpr size_t kQ4QuadBytes = 64;
 constexpr size_t kQ4ScaleBytes = kGemmPanel * 2;  // a group's 32 f16 scales
 constexpr uint8_t kQ4Offset = 8;                 // stored nibble u = q + 8, q in [-8, 7]
 constexpr size_t kQ4MaxRows = 4;                 // rows per panel call (decode: all of them)
+// Software prefetch distance in a panel's stream, bytes: the f32 GEMV's for its 8- and
+// 16-bit weights (gemm/gemm_simd.hpp), one request per quad (a cache line).
+constexpr size_t kQ4PrefetchBytes = 2048;
 
 inline bool q4_group_supported(size_t group) { return group == 32 || group == 64 || group == 128; }
 inline size_t q4_groups(size_t k, size_t group) { return (k + group - 1) / group; }
