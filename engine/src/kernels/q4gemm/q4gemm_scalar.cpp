@@ -26,7 +26,7 @@ struct ScalarMicro {
         for (size_t c = 0; c < quads; ++c) {
           const uint8_t* quad = group + c * kQ4QuadBytes;
           for (size_t b = 0; b < kQ4QuadBytes; ++b) {
-            const int32_t a = x[c * kQ4QuadK + b % kQ4QuadK];
+            const int8_t a = x[c * kQ4QuadK + b % kQ4QuadK];  // promoted in the products
             sums[b / kQ4QuadK] += a * int32_t(quad[b] & 0x0F);
             sums[kGemmPanel / 2 + b / kQ4QuadK] += a * int32_t(quad[b] >> 4);
           }
