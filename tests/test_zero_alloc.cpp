@@ -109,6 +109,12 @@ TEST_CASE("int8 activations allocate nothing either: the quantized rows live in 
   check_tiny_model_allocates_nothing(config);
 }
 
+TEST_CASE("int4 weights allocate nothing either: rows and group sums live in the op's workspace") {
+  testing::TinyConfig config;
+  config.weight_type = DType::kI4;
+  check_tiny_model_allocates_nothing(config);
+}
+
 namespace {
 
 std::vector<uint8_t> read_golden(const char* name) {
