@@ -168,7 +168,7 @@ const char* gemm_isa();
 // Which int8-activation kernel gemm() runs here: "avx512vnni", "avx2", "sse2",
 // "neon64_i8mm", "neon64_dotprod", "neon64", "neon", "mve", "scalar".
 const char* gemm_int8_isa();
-// Which int4-weight kernel gemm() runs here: "avx512vnni", "avx2", "scalar".
+// Which int4-weight kernel gemm() runs here: "avx512vnni", "avx2", "neon64_dotprod", "scalar".
 const char* gemm_int4_isa();
 
 }  // namespace focal
