@@ -3,7 +3,7 @@
 //   bert_base/seq:128, bert_tiny/seq:128   encoder forward, batch 1: GFLOP/s (the
 //       matrix products and attention: 8Sd^2 + 4Sd*ffn + 4S^2 d per layer) and
 //       peak_fraction of this core's measured FMA peak
-//   gpt2_small_decode/prompt:32/{f32,f16,int8}   one generated token after a 32-token
+//   gpt2_small_decode/prompt:32/{f32,f16,int8,int4}   one generated token after a 32-token
 //       prompt (KV cache, logits over the full vocabulary, greedy): tokens_per_s, and
 //       bw_fraction = (weight bytes read per token / time) / measured DRAM read GB/s
 //       (the weights, 0.2-0.5 GB, cannot stay in cache; the embedding table is not
@@ -140,6 +140,7 @@ const DecoderCase kDecoders[] = {
     {"gpt2_small_decode/prompt:32/f32", focal::DType::kF32},
     {"gpt2_small_decode/prompt:32/f16", focal::DType::kF16},
     {"gpt2_small_decode/prompt:32/int8", focal::DType::kI8},
+    {"gpt2_small_decode/prompt:32/int4", focal::DType::kI4},  // groups of 32 (the writer's default)
 };
 
 nlohmann::json gpt2_config() {

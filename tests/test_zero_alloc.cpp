@@ -112,6 +112,12 @@ TEST_CASE("int8 activations allocate nothing either: the quantized rows live in 
   check_tiny_model_allocates_nothing(config);
 }
 
+TEST_CASE("int4 weights allocate nothing either: rows and group sums live in the op's workspace") {
+  testing::TinyConfig config;
+  config.weight_type = DType::kI4;
+  check_tiny_model_allocates_nothing(config);
+}
+
 namespace {
 
 // ids [1, seq] -> Embedding(table) -> Dense(the same table as its weight) -> logits: a

@@ -101,8 +101,8 @@ Status check_unused(const WeightSource& weights, bool strict, std::vector<std::s
 }  // namespace
 
 float computed_self_test_tolerance(DType dtype, bool int8_activations) {
-  (void)dtype;  // the same for every weight type: see convert.h
-  return int8_activations ? kInt8ActivationTolerance : 1e-4f;
+  // The same for every weight type (see convert.h); int4 weights always quantize rows.
+  return int8_activations || dtype == DType::kI4 ? kInt8ActivationTolerance : 1e-4f;
 }
 
 bool parse_weight_dtype(const std::string& text, DType* dtype) {
@@ -110,6 +110,7 @@ bool parse_weight_dtype(const std::string& text, DType* dtype) {
   else if (text == "f16") *dtype = DType::kF16;
   else if (text == "bf16") *dtype = DType::kBF16;
   else if (text == "int8") *dtype = DType::kI8;
+  else if (text == "int4") *dtype = DType::kI4;
   else return false;
   return true;
 }
@@ -149,6 +150,7 @@ void report_building(const ConvertOptions& options, const Preset& preset, Weight
 // null for a weight-only one (and the measurement's own build).
 Status configure_writer(const ConvertOptions& options, const AccuracyReport* accuracy, ModelWriter& writer) {
   writer.set_dense_weight_type(options.dtype);
+  writer.set_int4_group(options.group_size == 0 ? kDefaultInt4Group : options.group_size);
   if (accuracy != nullptr) {
     writer.set_int8_activations(true);
     writer.keep_weight_only(kept_weights(*accuracy));

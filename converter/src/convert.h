@@ -19,7 +19,9 @@ struct ConvertOptions {
   std::string spec;    // a declarative model spec (JSON file; converter/README.md)
   std::vector<std::string> weights;  // checkpoint files, searched in order
   std::string config;                // config.json; empty: none
-  DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16 or kI8
+  DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16, kI8 or kI4
+  // --group-size: k per f16 scale of int4 weights (32, 64 or 128); 0: 32. Only with kI4.
+  size_t group_size = 0;
   DType embedding_dtype = DType::kF32;  // token embedding tables: kF32, kF16 or kI8 (per-row scales)
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
@@ -77,6 +79,8 @@ struct Converted {
 // --keep-f32 auto's default: a layer whose output moves by more than this relative RMS
 // error under int8 activations keeps f32 activations.
 constexpr double kDefaultKeepThreshold = 0.02;
+// --group-size's default: k per scale of int4 weights.
+constexpr size_t kDefaultInt4Group = 32;
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options);
 
@@ -93,7 +97,7 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options);
 // kInt8ActivationTolerance here, widened per model at conversion (convert_self_test.cpp).
 float computed_self_test_tolerance(DType dtype, bool int8_activations = false);
 
-// "f32", "f16", "bf16", "int8" -> the Dense weight type; false for anything else.
+// "f32", "f16", "bf16", "int8", "int4" -> the Dense weight type; false for anything else.
 bool parse_weight_dtype(const std::string& text, DType* dtype);
 
 }  // namespace convert

@@ -31,6 +31,14 @@ Status check_int8_options(const ConvertOptions& options) {
     return Status::error(StatusCode::kInvalidArgument,
                          "--activations int8 multiplies int8 weights by int8 activations: add --dtype int8");
   }
+  if (options.dtype == DType::kI4 && options.group_size != 0 && options.group_size != 32 &&
+      options.group_size != 64 && options.group_size != 128) {
+    return Status::error(StatusCode::kInvalidArgument, "--group-size must be 32, 64 or 128, not %zu",
+                         options.group_size);
+  }
+  if (options.dtype != DType::kI4 && options.group_size != 0) {
+    return Status::error(StatusCode::kInvalidArgument, "--group-size is the k per scale of int4 weights: add --dtype int4");
+  }
   const char* needs_int8 = !options.keep_f32.empty()          ? "--keep-f32"
                            : !options.calibration_dir.empty() ? "--calibration"
                            : options.keep_threshold != 0.0    ? "--keep-f32-threshold"

@@ -228,7 +228,8 @@ double largest_change(const std::vector<reference::Value>& a, const std::vector<
 Status widen_int8_tolerance(const ConvertOptions& options, const Model& model,
                             const std::vector<reference::Value>& inputs, const std::vector<reference::Value>& outputs,
                             FileBuffer& file) {
-  if (!options.int8_activations || options.self_test_atol > 0.0f || options.self_test_rtol > 0.0f) return Status();
+  const bool quantized_rows = options.int8_activations || options.dtype == DType::kI4;
+  if (!quantized_rows || options.self_test_atol > 0.0f || options.self_test_rtol > 0.0f) return Status();
   Result<std::vector<reference::Value>> f32_rows = computed_outputs(model, inputs, /*int8_activations=*/false);
   if (!f32_rows.ok()) return f32_rows.status();
   const double change = largest_change(outputs, f32_rows.value());

@@ -168,9 +168,11 @@ std::vector<flatbuffers::Offset<fb::Tensor>> ModelWriter::serialize_tensors(
         static_cast<fb::TensorRole>(spec.role), &spec.shape,
         spec.dim_symbols.empty() ? nullptr : &spec.dim_symbols,
         constant ? &layout.tensor_refs[t] : nullptr, quantization, constant ? 0 : arena_offsets[t],
-        spec.int8_dot       ? fb::TensorLayout_DenseInt8Dot
-        : spec.dense_packed ? fb::TensorLayout_DensePacked
-                            : fb::TensorLayout_RowMajor));
+        spec.int8_dot         ? fb::TensorLayout_DenseInt8Dot
+        : spec.int4_group > 0 ? fb::TensorLayout_DenseInt4
+        : spec.dense_packed   ? fb::TensorLayout_DensePacked
+                              : fb::TensorLayout_RowMajor,
+        static_cast<int32_t>(spec.int4_group)));
   }
   return tensors;
 }

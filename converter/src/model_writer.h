@@ -68,7 +68,10 @@ class ModelWriter {
   // Dense weights: a row-major f32 [out, in] constant given to add_dense is packed into
   // the GEMM kernels' layout (focal/gemm.h, pack_dense_weights) stored as this type:
   // kF32 (the default), kF16, kBF16 or kI8 (per-output scales). Applies to later calls.
+  // kI4: int4 in groups of set_int4_group() k (TensorLayout DenseInt4, focal/gemm.h); its
+  // op always quantizes the input rows to int8.
   void set_dense_weight_type(DType type) { dense_weight_type_ = type; }
+  void set_int4_group(size_t group) { int4_group_ = group; }
   // Embedding token tables given to add_embedding: kF32 (the default), kF16 (IEEE half,
   // rounded to nearest even: half the flash of the usually largest tensor) or kI8 (one
   // symmetric scale per row, max |row| / 127: a quarter). Position and segment tables stay
@@ -203,6 +206,7 @@ class ModelWriter {
     size_t moved_size = 0;
     bool dense_packed = false;   // bytes are in the GEMM panel layout
     bool int8_dot = false;       // ... the int8-dot one (DenseInt8Dot)
+    size_t int4_group = 0;       // ... the int4 one (DenseInt4) with this group size
     std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
   };
   struct OpSpec {
@@ -244,6 +248,7 @@ class ModelWriter {
   std::string architecture_, producer_, source_;
   DType dense_weight_type_ = DType::kF32;
   DType embedding_table_type_ = DType::kF32;
+  size_t int4_group_ = 32;
   bool int8_activations_ = false;
   std::set<std::string> keep_weight_only_, keep_f32_;
   Status error_;  // the first failure of a call that cannot return one, for finish()

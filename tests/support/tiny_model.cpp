@@ -205,11 +205,13 @@ std::vector<uint8_t> build_tiny_model(const TinyConfig& config) {
       {tensors.probs, {batch, seq, kTinyClasses}, as_f32_bytes(expected.probs)});
   // f32 weights: f32 rounding only. Quantized weights move the outputs by about their
   // relative rounding (f16 2^-11, bf16 2^-8, int8 1/254 of each row's largest weight);
-  // int8 activations add as much again (1/254 of each row's largest input).
+  // int8 activations add as much again (1/254 of each row's largest input); int4 weights
+  // (kI4) round to 1/14 of each group's largest weight.
   const bool f32 = config.weight_type == DType::kF32;
   const bool int8_activations = config.int8_activations && config.weight_type == DType::kI8;
-  test.atol = f32 ? 1e-5f : config.weight_type == DType::kF16 ? 2e-3f : int8_activations ? 6e-2f : 3e-2f;
-  test.rtol = f32 ? 1e-4f : config.weight_type == DType::kF16 ? 2e-3f : int8_activations ? 6e-2f : 3e-2f;
+  const float quantized = config.weight_type == DType::kI4 ? 0.3f : int8_activations ? 6e-2f : 3e-2f;
+  test.atol = f32 ? 1e-5f : config.weight_type == DType::kF16 ? 2e-3f : quantized;
+  test.rtol = f32 ? 1e-4f : config.weight_type == DType::kF16 ? 2e-3f : quantized;
   writer.add_self_test(std::move(test));
   auto file = writer.finish();
   return file.ok() ? file.value() : std::vector<uint8_t>();

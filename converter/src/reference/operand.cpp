@@ -4,6 +4,7 @@
 #include "reference/operand.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 namespace focal {
@@ -76,6 +77,10 @@ double Operand::at(size_t i) const {
 // panels at byte round_up(P * K * 32, 64).
 void Operand::weight_row(size_t n, double* row) const {
   const size_t in = dim(1);
+  if (int4()) {
+    int4_row(n, row);
+    return;
+  }
   if (int8_dot()) {
     const double scale = int8_dot_row(n, row);
     for (size_t k = 0; k < in; ++k) row[k] *= scale;
@@ -107,6 +112,29 @@ double Operand::int8_dot_row(size_t n, double* row) const {
   }
   const size_t panels = (dim(0) + kPanel - 1) / kPanel;
   return f32_at(bytes + (panels * groups * kPanel * 8 + 63) / 64 * 64, n);
+}
+
+// Int4 layout (focal/gemm.h): panels of 32 outputs, each its groups of G k in order; a
+// group its quads (4 k x 32 outputs in 64 bytes: byte (n % 16) * 4 + k % 4, the low
+// nibble for outputs n % 32 < 16, the high one for the others, as q + 8), then 32 f16
+// scales. Read here from the bytes, independently of the engine's kernels.
+void Operand::int4_row(size_t n, double* row) const {
+  const size_t in = dim(1), group = static_cast<size_t>(tensor->group_size());
+  const size_t quads = (in + 3) / 4, groups = (in + group - 1) / group;
+  const size_t panel_bytes = quads * 64 + groups * 64, group_stride = group / 4 * 64 + 64;
+  const size_t lane = n % kPanel;
+  const uint8_t* panel = bytes + n / kPanel * panel_bytes;
+  for (size_t g = 0; g < groups; ++g) {
+    const uint8_t* at = panel + g * group_stride;
+    const size_t begin = g * group, end = begin + group < in ? begin + group : in;
+    const size_t group_quads = (std::min(begin + group, quads * 4) - begin) / 4;
+    const double scale = f16_at(at + group_quads * 64, lane);
+    for (size_t k = begin; k < end; ++k) {
+      const uint8_t byte = at[(k - begin) / 4 * 64 + (lane % 16) * 4 + k % 4];
+      const int u = lane < 16 ? byte & 0x0F : byte >> 4;
+      row[k] = double(u - 8) * scale;
+    }
+  }
 }
 
 }  // namespace reference

@@ -24,6 +24,7 @@ struct Operand {
   bool packed() const { return tensor->layout() == fb::TensorLayout_DensePacked; }
   // A Dense weight in the int8-dot layout: its op quantizes x per row (int8 activations).
   bool int8_dot() const { return tensor->layout() == fb::TensorLayout_DenseInt8Dot; }
+  bool int4() const { return tensor->layout() == fb::TensorLayout_DenseInt4; }
   size_t count() const { return static_cast<size_t>(shape.element_count()); }
   size_t dim(int axis) const {  // axis < 0 counts from the end
     return static_cast<size_t>(shape.dims[axis < 0 ? shape.rank + axis : axis]);
@@ -35,6 +36,8 @@ struct Operand {
   void weight_row(size_t n, double* row) const;
   // Row n of an int8-dot weight: its `in` integers q into `row`; returns its scale.
   double int8_dot_row(size_t n, double* row) const;
+  // Row n of an int4 weight: q times its group's f16 scale, `in` values into `row`.
+  void int4_row(size_t n, double* row) const;
 };
 
 }  // namespace reference

@@ -48,7 +48,7 @@ double activation(fb::Activation kind, double x) {
 
 void dense_rows(const OpContext& c, const Operand& w, const Operand* bias, const double* x, size_t x_stride,
                 size_t rows, double* y, size_t y_stride) {
-  if (w.int8_dot() && c.int8_activations) {
+  if ((w.int8_dot() || w.int4()) && c.int8_activations) {  // int4 weights always quantize rows
     int8_dense_rows(w, bias, x, x_stride, rows, y, y_stride);
   } else {
     const size_t out = w.dim(0), in = w.dim(1);

@@ -84,9 +84,12 @@ void ModelWriter::pack_dense_weight(int weight) {
   std::memcpy(values.data(), w.bytes.data(), w.bytes.size());
   bool int8_dot = false;
   const DType type = packed_type_of(w.name, &int8_dot);
+  const bool int4 = type == DType::kI4;
   std::vector<uint8_t> packed(int8_dot ? packed_dense_weights_int8_dot_bytes(out, in)
+                              : int4   ? packed_dense_weights_int4_bytes(out, in, int4_group_)
                                        : packed_dense_weights_bytes(type, out, in));
   auto written = int8_dot ? pack_dense_weights_int8_dot(values.data(), out, in, packed.data(), packed.size())
+                 : int4   ? pack_dense_weights_int4(values.data(), out, in, int4_group_, packed.data(), packed.size())
                           : pack_dense_weights(type, values.data(), out, in, packed.data(), packed.size());
   if (!written.ok()) {
     if (error_.ok()) {
@@ -99,6 +102,7 @@ void ModelWriter::pack_dense_weight(int weight) {
   w.dtype = type;
   w.dense_packed = true;
   w.int8_dot = int8_dot;
+  w.int4_group = int4 ? int4_group_ : 0;
 }
 
 DType ModelWriter::packed_type_of(const std::string& weight, bool* int8_dot) const {

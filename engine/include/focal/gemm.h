@@ -45,6 +45,31 @@
 // instruction set (AVX-512 VNNI, AVX2, SSE2, aarch64 i8mm / dotprod / NEON, armv7 NEON,
 // Helium, scalar: the same int32 bits everywhere), then y = act(sum * scale_x[m] *
 // scale_w[n] + bias[n]). K is at most kMaxInt8GemmK.
+//
+// Int4 weights (weight_type kI4, W4A8): q in [-8, 7] in groups of G = int4_group
+// consecutive k (32, 64 or 128), one f16 scale per output and group: real weight =
+// scale[n][g] * q[n][k]. pack_dense_weights_int4() picks each scale as the one of
+// amax / d, d in {7, 7.25, ..., 8.5} (amax = max |w| of the output's group), rounded to
+// f16, that gives the least squared error, with q = rint(w / scale) clamped to [-8, 7]
+// (d = 7 is amax / 7, which clips nothing; on uniform random weights the search lowers
+// the stored weights' RMS error by 10%, 0.0355 against 0.0394 for amax / 7 on [-1, 1):
+// tests/test_q4gemm.cpp prints both).
+// Int4 layout (the same bytes everywhere; Q = ceil(K / 4) quads of 4 consecutive k,
+//   P = ceil(N / 32) panels of 32 outputs, NG = ceil(K / G) groups):
+//   panel p (outputs 32p .. 32p + 31) at byte p * panel_bytes, panel_bytes = Q * 64 + NG * 64,
+//   one contiguous stream: its groups in k order, group g at g * (G / 4 * 64 + 64) in the
+//   panel: the group's quads (G / 4, the last group only the quads left: a ragged tail
+//   when G does not divide K), 64 bytes each, then 32 f16 scales (64 bytes, output j at
+//   byte 2j). Quad byte b (0..63) holds, as u = q + 8, output 32p + b / 4 in its low
+//   nibble and output 32p + 16 + b / 4 in its high nibble, both at k = 4 * quad + b % 4:
+//   one 64-byte load is 16 outputs x 4 k per nibble half, the four bytes of an int32 lane
+//   of vpdpbusd / sdot. Nibbles past N and K are 8 (q = 0), scales past N are 0.
+//   Total: packed_dense_weights_int4_bytes().
+// The activation rows are quantized to int8 as above (per row), the products of each
+// group summed exactly in int32 (u x q_x less 8 x the group's sum of q_x), then on every
+// instruction set y = act(sum over g, in order, of fmaf(float(sum_g), scale[n][g], .)
+// times scale_x[m] + bias[n]). M <= 4 (decode) reads every weight byte once, in address
+// order; larger M reuses each panel for every 4 rows of a task.
 #pragma once
 
 #include <cstddef>
@@ -83,11 +108,21 @@ size_t packed_dense_weights_int8_dot_bytes(size_t out, size_t in);
 Result<size_t> pack_dense_weights_int8_dot(const float* w, size_t out, size_t in, void* packed,
                                            size_t packed_bytes, const float* scales = nullptr);
 
+// Bytes of the int4 form of an [out, in] matrix with `group` k per scale (layout above);
+// 0 if a size or the group (32, 64, 128) is not supported.
+size_t packed_dense_weights_int4_bytes(size_t out, size_t in, size_t group);
+
+// Packs w ([out][in] f32) as int4 in groups of `group` k (scales chosen as above) into
+// `packed` (>= packed_dense_weights_int4_bytes(), 4-byte aligned). Refuses non-finite
+// weights and |w| / 7 beyond f16's range, naming the element; a refusal writes nothing.
+Result<size_t> pack_dense_weights_int4(const float* w, size_t out, size_t in, size_t group,
+                                       void* packed, size_t packed_bytes);
+
 struct GemmParams {
   size_t m = 1;                     // rows of x and y (tokens)
   size_t n = 1;                     // outputs
   size_t k = 1;                     // inputs
-  DType weight_type = DType::kF32;  // kF32, kF16, kBF16 or kI8
+  DType weight_type = DType::kF32;  // kF32, kF16, kBF16, kI8 or kI4
   Activation activation = Activation::kNone;
 
   const float* x = nullptr;  // [m][k], row i at x + i * x_stride
@@ -104,12 +139,16 @@ struct GemmParams {
   // packed_weights pack_dense_weights_int8_dot()'s output; the quantized rows go to
   // `workspace` (gemm_workspace_bytes() bytes, 4-byte aligned, not overlapping x or y).
   bool int8_activations = false;
+  // Int4 weights (weight_type kI4): pack_dense_weights_int4()'s output for this group
+  // size; the activations are quantized to int8 always, into `workspace`.
+  size_t int4_group = 0;
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
 };
 
 // Workspace gemm() needs for these params: 0 for f32 activations; with int8 activations
-// m * round_up(k, 8) bytes plus alignment and one float per row.
+// m * round_up(k, 8) bytes plus alignment and one float per row; int4 weights add one
+// int32 per row and group.
 size_t gemm_workspace_bytes(const GemmParams& params);
 
 // Checks the params and computes y with the best kernel for this CPU, splitting the
@@ -129,5 +168,7 @@ const char* gemm_isa();
 // Which int8-activation kernel gemm() runs here: "avx512vnni", "avx2", "sse2",
 // "neon64_i8mm", "neon64_dotprod", "neon64", "neon", "mve", "scalar".
 const char* gemm_int8_isa();
+// Which int4-weight kernel gemm() runs here: "avx512vnni", "avx2", "neon64_dotprod", "scalar".
+const char* gemm_int4_isa();
 
 }  // namespace focal

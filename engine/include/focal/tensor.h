@@ -8,7 +8,8 @@
 
 namespace focal {
 
-enum class DType : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI8 = 3, kI32 = 4 };
+// kI4: 4-bit weights in groups (focal/gemm.h, Int4 layout), only as packed dense weights.
+enum class DType : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI8 = 3, kI32 = 4, kI4 = 5 };
 
 const char* dtype_name(DType dtype);
 size_t dtype_size(DType dtype);  // bytes per element

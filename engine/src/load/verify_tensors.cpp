@@ -5,6 +5,7 @@
 #include "focal/gemm.h"
 #include "focal/model.h"
 #include "load/verify_checks.h"
+#include "q4gemm/q4gemm_kernels.h"
 #include "qgemm/qgemm_kernels.h"
 
 namespace focal {
@@ -80,6 +81,16 @@ Status check_packed_bytes(const fb::Tensor& t, uint64_t* bytes) {
       return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8",
                      name_of(t));
     }
+  } else if (t.layout() == fb::TensorLayout_DenseInt4) {
+    const size_t group = t.group_size() > 0 ? static_cast<size_t>(t.group_size()) : 0;
+    *bytes = matrix && t.dtype() == fb::DType_I4 ? packed_dense_weights_int4_bytes(out, in, group) : 0;
+    if (*bytes == 0) {
+      return invalid("int4 weight '%s' must be [out, in] of i4 with in <= %zu and group size 32, 64 or "
+                     "128 (found %s, group size %d)",
+                     name_of(t), kMaxInt8GemmK, fb::EnumNameDType(t.dtype()), static_cast<int>(t.group_size()));
+    }
+  } else if (t.dtype() == fb::DType_I4) {
+    return invalid("i4 tensor '%s' must be an int4 dense weight (layout DenseInt4)", name_of(t));
   } else if (t.layout() == fb::TensorLayout_DenseInt8Dot) {
     *bytes = matrix && t.dtype() == fb::DType_I8 ? packed_dense_weights_int8_dot_bytes(out, in) : 0;
     if (*bytes == 0) {
@@ -92,11 +103,20 @@ Status check_packed_bytes(const fb::Tensor& t, uint64_t* bytes) {
 
 // The engine trusts an int8-dot weight's column sums (they cancel the activation
 // offset) and scales, so a file whose sums, scales or padding disagree with its panels
-// is refused here rather than giving wrong outputs. Reads every byte of the weight once.
+// is refused here rather than giving wrong outputs; an int4 weight's scales and padding
+// likewise. Reads every byte of the weight once.
 Status check_int8_dot_contents(const fb::Tensor& t, const FileLayout& file) {
-  if (t.layout() != fb::TensorLayout_DenseInt8Dot) return Status();
   const uint8_t* packed = file.bytes + file.data_offset + t.data()->offset();  // checked in bounds
   const char* why = "";
+  if (t.layout() == fb::TensorLayout_DenseInt4) {  // the scales are trusted too (finite, >= 0)
+    if (kernels::q4gemm_packed_consistent(packed, static_cast<size_t>(t.shape()->Get(0)),
+                                          static_cast<size_t>(t.shape()->Get(1)),
+                                          static_cast<size_t>(t.group_size()), &why)) {
+      return Status();
+    }
+    return invalid("int4 weight '%s' is malformed: %s (re-convert the model)", name_of(t), why);
+  }
+  if (t.layout() != fb::TensorLayout_DenseInt8Dot) return Status();
   if (kernels::qgemm_packed_consistent(packed, static_cast<size_t>(t.shape()->Get(0)),
                                        static_cast<size_t>(t.shape()->Get(1)), &why)) {
     return Status();

@@ -76,7 +76,8 @@ Status expect_i32(const OpCheck& c, const fb::Tensor& t) {
 }
 
 bool is_packed_weight(const fb::Tensor& t) {
-  return t.layout() == fb::TensorLayout_DensePacked || t.layout() == fb::TensorLayout_DenseInt8Dot;
+  return t.layout() == fb::TensorLayout_DensePacked || t.layout() == fb::TensorLayout_DenseInt8Dot ||
+         t.layout() == fb::TensorLayout_DenseInt4;
 }
 
 Status expect_packed_weight(const OpCheck& c, const fb::Tensor& t, int64_t out, int64_t in) {
@@ -117,12 +118,17 @@ kernels::LayerNormParams last_axis_rows(const Shape& shape, float epsilon) {
 // gemm_workspace_bytes() for int8 activations (m rows of round_up(k, 8) bytes, aligned
 // to 64, then m f32 scales), saturating: rows * k from a file can pass 2^32 on 32-bit
 // targets, and a wrapped size would let the quantized rows overrun the workspace.
+// DenseInt4 weights add one int32 per row and group (q4gemm_workspace_bytes).
 size_t packed_dense_workspace_bytes(const fb::Tensor& w, int64_t rows) {
-  if (w.layout() != fb::TensorLayout_DenseInt8Dot) return 0;
+  const bool int4 = w.layout() == fb::TensorLayout_DenseInt4;
+  if (w.layout() != fb::TensorLayout_DenseInt8Dot && !int4) return 0;
   const size_t k = static_cast<size_t>(w.shape()->Get(1));  // <= kMaxInt8GemmK, checked at load
   const size_t m = saturating_size(rows);
   const size_t quantized = saturating_round_up(saturating_mul(m, saturating_round_up(k, 8)), 64);
-  return saturating_add(quantized, saturating_mul(m, 4));
+  const size_t int8_rows = saturating_add(quantized, saturating_mul(m, 4));
+  if (!int4) return int8_rows;
+  const size_t group = static_cast<size_t>(w.group_size());  // 32, 64 or 128, checked at load
+  return saturating_add(saturating_round_up(int8_rows, 64), saturating_mul(m, (k + group - 1) / group * 4));
 }
 
 Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
@@ -140,8 +146,10 @@ Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, siz
   p.bias = bias;
   p.y = y;
   p.y_stride = y_stride;
-  if (w.layout() == fb::TensorLayout_DenseInt8Dot) {
-    p.int8_activations = true;
+  const bool int4 = w.layout() == fb::TensorLayout_DenseInt4;
+  if (int4) p.int4_group = static_cast<size_t>(w.group_size());
+  if (w.layout() == fb::TensorLayout_DenseInt8Dot || int4) {
+    p.int8_activations = !int4;
     p.workspace = scratch.data;
     p.workspace_bytes = scratch.bytes;
     const size_t need = packed_dense_workspace_bytes(w, static_cast<int64_t>(m));

@@ -14,6 +14,8 @@ const char* dtype_name(DType dtype) {
       return "i8";
     case DType::kI32:
       return "i32";
+    case DType::kI4:
+      return "i4";
   }
   return "?";
 }
@@ -26,6 +28,8 @@ size_t dtype_size(DType dtype) {
     case DType::kBF16:
       return 2;
     case DType::kI8:
+      return 1;
+    case DType::kI4:  // at most a byte per element; its packed size is the layout's
       return 1;
     case DType::kI32:
       return 4;

@@ -1,6 +1,6 @@
 // focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]
 //               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
-//               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]
+//               [--dtype f32|f16|bf16|int8|int4] [--group-size G] [--embedding-dtype f32|f16|int8]
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
 //               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
@@ -36,7 +36,8 @@ namespace {
 const char* kUsage =
     "usage: focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]\n"
-    "                     [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
+    "                     [--dtype f32|f16|bf16|int8|int4] [--group-size G]\n"
+    "                     [--embedding-dtype f32|f16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--logits last|all] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
@@ -52,7 +53,9 @@ const char* kUsage =
     "--spec). --rename FROM=TO rewrites tensor names by a regular expression (ECMAScript,\n"
     "$1 for groups; the first matching rule wins). --logits all gives a decoder's logits at\n"
     "every position [batch, seq, vocab] (default last: [batch, vocab]). --dtype sets the storage\n"
-    "of dense weights (int8: per-output-channel scales; norms and biases stay f32);\n"
+    "of dense weights (int8: per-output-channel scales; int4: one f16 scale per output and\n"
+    "group of G = 32, 64 or 128 inputs (--group-size, default 32), input rows quantized to\n"
+    "int8 at run time; norms and biases stay f32);\n"
     "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
     "scale per row quarters them).\n"
     "--activations int8 (with --dtype int8) quantizes each dense layer's input rows to int8\n"
@@ -86,25 +89,26 @@ Status unsupported_value(const char* option, const char* value, const char* allo
                        allowed);
 }
 
-// --dtype and --embedding-dtype (bf16 is for dense weights only); false when the current
-// argument is neither.
+// --dtype, --embedding-dtype and --group-size (bf16 and int4 are for dense weights only);
+// false when the current argument is none of them.
 bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
   const char* value = nullptr;
   if (args.text("--dtype", &value)) {
     if (value != nullptr && !convert::parse_weight_dtype(value, &o->dtype)) {
-      args.fail(unsupported_value("--dtype", value, "f32, f16, bf16 or int8"));
+      args.fail(unsupported_value("--dtype", value, "f32, f16, bf16, int8 or int4"));
     }
     return true;
   }
   if (args.text("--embedding-dtype", &value)) {
     DType table = DType::kF32;
-    if (value != nullptr && (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16)) {
+    if (value != nullptr &&
+        (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16 || table == DType::kI4)) {
       args.fail(unsupported_value("--embedding-dtype", value, "f32, f16 or int8"));
     }
     o->embedding_dtype = table;
     return true;
   }
-  return false;
+  return args.integer("--group-size", 1, 1 << 16, &o->group_size);
 }
 
 // --activations, --keep-f32, --keep-f32-threshold and --calibration; false when the

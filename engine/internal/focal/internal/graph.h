@@ -23,7 +23,8 @@ inline uint64_t data_segment_offset(uint64_t prefixed_size) { return align_up(pr
 // checks keep the two in step when either gains a value.
 static_assert(int(DType::kF32) == fb::DType_F32 && int(DType::kF16) == fb::DType_F16 &&
                   int(DType::kBF16) == fb::DType_BF16 && int(DType::kI8) == fb::DType_I8 &&
-                  int(DType::kI32) == fb::DType_I32 && fb::DType_MAX == fb::DType_I32,
+                  int(DType::kI32) == fb::DType_I32 && int(DType::kI4) == fb::DType_I4 &&
+                  fb::DType_MAX == fb::DType_I4,
               "focal::DType (focal/tensor.h) must mirror the schema's DType");
 static_assert(int(TensorRole::kConstant) == fb::TensorRole_Constant &&
                   int(TensorRole::kInput) == fb::TensorRole_Input &&

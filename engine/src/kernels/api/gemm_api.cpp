@@ -6,6 +6,7 @@
 #include "dispatch/kernel_set.h"
 #include "focal/gemm.h"
 #include "gemm/gemm_kernels.h"
+#include "q4gemm/q4gemm_kernels.h"
 #include "qgemm/qgemm_kernels.h"
 
 namespace focal {
@@ -33,15 +34,52 @@ size_t span_bytes(size_t rows, size_t cols, size_t stride) {
   return ((rows - 1) * stride + cols) * 4;
 }
 
+// The workspace of int8 activations or int4 weights: present, large enough, aligned,
+// apart from x and y.
+Status check_workspace(const GemmParams& p, size_t x_bytes, size_t y_bytes) {
+  const size_t work = gemm_workspace_bytes(p);
+  if (p.workspace == nullptr || p.workspace_bytes < work || reinterpret_cast<uintptr_t>(p.workspace) % 4 != 0) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "gemm: int8 activations need a 4-byte aligned workspace of %zu bytes "
+                         "(gemm_workspace_bytes), got %zu",
+                         work, p.workspace == nullptr ? size_t(0) : p.workspace_bytes);
+  }
+  if (overlap(p.workspace, work, p.x, x_bytes) || overlap(p.workspace, work, p.y, y_bytes)) {
+    return invalid("the workspace must not overlap x or y");
+  }
+  return Status();
+}
+
+// Int4 weights: the group, K, the workspace and the packed bytes.
+Status check_int4_params(const GemmParams& p, size_t x_bytes, size_t y_bytes) {
+  if (!kernels::q4_group_supported(p.int4_group)) return invalid("int4_group must be 32, 64 or 128");
+  if (p.k > kMaxInt8GemmK) return invalid("k must be at most 2^16 with int4 weights");
+  FOCAL_RETURN_IF_ERROR(check_workspace(p, x_bytes, y_bytes));
+  const size_t need = packed_dense_weights_int4_bytes(p.n, p.k, p.int4_group);
+  if (need == 0) return invalid("the packed weights would span more than the address space");
+  if (p.packed_weights_bytes < need) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "gemm: packed_weights_bytes is %zu, %zu needed for n = %zu, k = %zu",
+                         p.packed_weights_bytes, need, p.n, p.k);
+  }
+  if (reinterpret_cast<uintptr_t>(p.packed_weights) % 4 != 0) return invalid("packed_weights must be 4-byte aligned");
+  if (overlap(p.y, y_bytes, p.x, x_bytes) || overlap(p.y, y_bytes, p.packed_weights, need) ||
+      (p.bias != nullptr && overlap(p.y, y_bytes, p.bias, p.n * 4))) {
+    return invalid("y must not overlap x, the weights or the bias");
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status check_gemm_params(const GemmParams& p) {
   if (!valid_dim(p.m) || !valid_dim(p.n) || !valid_dim(p.k)) {
     return invalid("m, n and k must be 1 to 2^24");
   }
-  GemmWeights type;
-  if (!gemm_weight_type(p.weight_type, &type))
-    return invalid("weight_type must be f32, f16, bf16 or i8");
+  GemmWeights type = GemmWeights::kI8;
+  const bool int4 = p.weight_type == DType::kI4;
+  if (!int4 && !gemm_weight_type(p.weight_type, &type))
+    return invalid("weight_type must be f32, f16, bf16, i8 or i4");
   if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kSigmoid)) {
     return invalid("unknown activation");
   }
@@ -53,20 +91,11 @@ Status check_gemm_params(const GemmParams& p) {
   if (x_stride < p.k || y_stride < p.n) return invalid("x_stride must be >= k and y_stride >= n");
   const size_t x_bytes = span_bytes(p.m, p.k, x_stride), y_bytes = span_bytes(p.m, p.n, y_stride);
   if (x_bytes == 0 || y_bytes == 0) return invalid("x or y spans more than the address space");
+  if (int4) return check_int4_params(p, x_bytes, y_bytes);
   if (p.int8_activations) {
     if (type != GemmWeights::kI8) return invalid("int8 activations need int8 weights (weight_type i8)");
     if (p.k > kMaxInt8GemmK) return invalid("k must be at most 2^16 with int8 activations");
-    const size_t work = gemm_workspace_bytes(p);
-    if (p.workspace == nullptr || p.workspace_bytes < work ||
-        reinterpret_cast<uintptr_t>(p.workspace) % 4 != 0) {
-      return Status::error(StatusCode::kInvalidArgument,
-                           "gemm: int8 activations need a 4-byte aligned workspace of %zu bytes "
-                           "(gemm_workspace_bytes), got %zu",
-                           work, p.workspace == nullptr ? size_t(0) : p.workspace_bytes);
-    }
-    if (overlap(p.workspace, work, p.x, x_bytes) || overlap(p.workspace, work, p.y, y_bytes)) {
-      return invalid("the workspace must not overlap x or y");
-    }
+    FOCAL_RETURN_IF_ERROR(check_workspace(p, x_bytes, y_bytes));
   }
   const size_t need = p.int8_activations ? packed_dense_weights_int8_dot_bytes(p.n, p.k)
                                          : packed_dense_weights_bytes(p.weight_type, p.n, p.k);
@@ -172,10 +201,48 @@ Result<size_t> pack_dense_weights_int8_dot(const float* w, size_t out, size_t in
   return need;
 }
 
+size_t packed_dense_weights_int4_bytes(size_t out, size_t in, size_t group) {
+  if (!valid_dim(out) || !valid_dim(in) || in > kMaxInt8GemmK || !kernels::q4_group_supported(group)) return 0;
+  return kernels::q4_packed_bytes(out, in, group);
+}
+
+Result<size_t> pack_dense_weights_int4(const float* w, size_t out, size_t in, size_t group, void* packed,
+                                       size_t packed_bytes) {
+  const size_t need = packed_dense_weights_int4_bytes(out, in, group);
+  if (need == 0) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "pack_dense_weights_int4: out must be 1 to 2^24, in 1 to 2^16 and the group "
+                         "32, 64 or 128 (got %zu x %zu, group %zu)",
+                         out, in, group);
+  }
+  if (w == nullptr || packed == nullptr) {
+    return Status::error(StatusCode::kInvalidArgument, "pack_dense_weights_int4: null w or packed");
+  }
+  if (packed_bytes < need) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "pack_dense_weights_int4: buffer of %zu bytes, %zu needed", packed_bytes, need);
+  }
+  if (reinterpret_cast<uintptr_t>(packed) % 4 != 0) {
+    return Status::error(StatusCode::kInvalidArgument, "pack_dense_weights_int4: packed must be 4-byte aligned");
+  }
+  kernels::PackFailure failure;
+  if (!kernels::q4gemm_pack(w, out, in, group, static_cast<uint8_t*>(packed), &failure)) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "pack_dense_weights_int4: w[%zu][%zu] cannot be stored as i4 (%s)", failure.row,
+                         failure.col, failure.why);
+  }
+  return need;
+}
+
 size_t gemm_workspace_bytes(const GemmParams& params) {
-  if (!params.int8_activations || !valid_dim(params.m) || !valid_dim(params.k) ||
+  const bool int4 = params.weight_type == DType::kI4;
+  if (!(params.int8_activations || int4) || !valid_dim(params.m) || !valid_dim(params.k) ||
       params.k > kMaxInt8GemmK) {
     return 0;
+  }
+  if (int4) {
+    if (!kernels::q4_group_supported(params.int4_group)) return 0;
+    return kernels::q4_workspace_bytes(params.m, params.k, params.int4_group);
   }
   return kernels::qgemm_workspace_bytes(params.m, params.k);
 }
@@ -186,7 +253,9 @@ Status gemm(const GemmParams& params, ParallelFor* parallel) {
 
 Status gemm_reference(const GemmParams& params) {
   FOCAL_RETURN_IF_ERROR(check_gemm_params(params));
-  if (params.int8_activations) {
+  if (params.weight_type == DType::kI4) {
+    kernels::q4gemm_reference(describe_q4gemm(params));
+  } else if (params.int8_activations) {
     kernels::qgemm_reference(describe_qgemm(params));
   } else {
     kernels::gemm_reference_packed(describe_gemm(params));
@@ -197,5 +266,7 @@ Status gemm_reference(const GemmParams& params) {
 const char* gemm_isa() { return kernels::best_kernels<kernels::GemmKernelTable>()->isa; }
 
 const char* gemm_int8_isa() { return kernels::best_qgemm_kernels().isa; }
+
+const char* gemm_int4_isa() { return kernels::best_q4gemm_kernels().isa; }
 
 }  // namespace focal

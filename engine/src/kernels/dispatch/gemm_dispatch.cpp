@@ -94,6 +94,45 @@ void run_int8_gemm(const GemmParams& params, ParallelFor* parallel, const kernel
   run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_int8_task, &plan);
 }
 
+// Int4 weights: the same two phases as int8 activations, on the int4 variant.
+struct Q4Plan {
+  const kernels::Q4GemmProblem* problem;
+  const kernels::Q4GemmKernelTable* kernels;
+  const kernels::GemmKernelTable* epilogue;
+  Plan tasks;
+};
+
+void quantize_one_int4_block(void* context, size_t index, int /*worker*/) {
+  const Q4Plan& plan = *static_cast<const Q4Plan*>(context);
+  const size_t begin = index * kQuantizeRows, m = plan.problem->rows.gemm.m;
+  plan.kernels->quantize(*plan.problem, begin, begin + kQuantizeRows < m ? begin + kQuantizeRows : m);
+}
+
+void run_one_int4_task(void* context, size_t index, int /*worker*/) {
+  const Q4Plan& plan = *static_cast<const Q4Plan*>(context);
+  plan.kernels->run_task(*plan.problem, make_task(plan.tasks, index), *plan.epilogue);
+}
+
+// Rows per task: all of a decode's; else blocks of 32 (8 calls of 4 rows per panel).
+constexpr size_t kInt4RowBlock = 32;
+
+void run_int4_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
+                   const kernels::Q4GemmKernelTable& variant) {
+  const kernels::Q4GemmProblem problem = describe_q4gemm(params);
+  const GemmProblem& g = problem.rows.gemm;
+  Q4Plan plan;
+  plan.problem = &problem;
+  plan.kernels = &variant;
+  plan.epilogue = kernels::kernels_of(set, &kernels::KernelSet::gemm);
+  plan.tasks.problem = &g;
+  plan.tasks.run_task = nullptr;
+  plan.tasks.row_block = g.m <= kernels::kGemvMaxRows ? g.m : kInt4RowBlock;
+  plan.tasks.panel_blocks = (g.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  run_tasks(parallel, (g.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_int4_block, &plan);
+  const size_t row_blocks = (g.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
+  run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_int4_task, &plan);
+}
+
 }  // namespace
 
 GemmProblem describe_gemm(const GemmParams& p) {
@@ -137,6 +176,21 @@ kernels::QGemmProblem describe_qgemm(const GemmParams& p) {
   return problem;
 }
 
+kernels::Q4GemmProblem describe_q4gemm(const GemmParams& p) {
+  kernels::Q4GemmProblem problem{};
+  problem.rows.gemm = describe_gemm(p);  // scales null: the group scales are folded in the sums
+  problem.group = p.int4_group;
+  problem.groups = kernels::q4_groups(p.k, p.int4_group);
+  problem.panel_bytes = kernels::q4_panel_bytes(p.k, p.int4_group);
+  problem.weights = static_cast<const uint8_t*>(p.packed_weights);
+  uint8_t* work = static_cast<uint8_t*>(p.workspace);
+  problem.rows.a = work;
+  problem.rows.a_stride = kernels::qgemm_row_bytes(p.k);
+  problem.rows.a_scales = reinterpret_cast<float*>(work + kernels::gemm_round_up(p.m * problem.rows.a_stride, 64));
+  problem.group_sums = reinterpret_cast<int32_t*>(work + kernels::q4_group_sums_offset(p.m, p.k));
+  return problem;
+}
+
 bool gemm_weight_type(DType type, GemmWeights* out) {
   switch (type) {
     case DType::kF32:
@@ -157,8 +211,12 @@ bool gemm_weight_type(DType type, GemmWeights* out) {
 }
 
 void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
-              const kernels::QGemmKernelTable* int8) {
+              const kernels::QGemmKernelTable* int8, const kernels::Q4GemmKernelTable* int4) {
   FOCAL_EXPECT_VALID(check_gemm_params(params));
+  if (params.weight_type == DType::kI4) {
+    run_int4_gemm(params, parallel, set, int4 != nullptr ? *int4 : kernels::best_q4gemm_kernels());
+    return;
+  }
   if (params.int8_activations) {
     run_int8_gemm(params, parallel, set, int8 != nullptr ? *int8 : kernels::best_qgemm_kernels());
     return;
@@ -176,9 +234,10 @@ void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::Ke
 }
 
 Status gemm_with_kernels(const GemmParams& params, const kernels::KernelSet& set,
-                         ParallelFor* parallel, const kernels::QGemmKernelTable* int8) {
+                         ParallelFor* parallel, const kernels::QGemmKernelTable* int8,
+                         const kernels::Q4GemmKernelTable* int4) {
   FOCAL_RETURN_IF_ERROR(check_gemm_params(params));
-  run_gemm(params, parallel, set, int8);
+  run_gemm(params, parallel, set, int8, int4);
   return Status();
 }
 
