@@ -81,8 +81,10 @@ class ModelWriter {
   // weight (as add_dense would: the dense weight type, int8 activations and the keep
   // sets as set so far), so the Embedding op that takes it as its token table and the
   // Dense op that takes it as its weight read the same tensor (the gather reads rows out
-  // of the packed panels). The embedding table type does not apply to it.
-  void share_table_with_dense(int table) { pack_dense_weight(table); }
+  // of the packed panels). The embedding table type does not apply to it. Under int4
+  // weights the shared table is int8 (per-row scales): the gather reads the int8 layouts,
+  // and a 4-bit token table and output head cost the most accuracy per byte saved.
+  void share_table_with_dense(int table);
   // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
   // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
   // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot
@@ -251,6 +253,7 @@ class ModelWriter {
   size_t int4_group_ = 32;
   bool int8_activations_ = false;
   std::set<std::string> keep_weight_only_, keep_f32_;
+  std::set<std::string> tied_tables_;  // shared with a Dense op: int8 when the weights are int4
   Status error_;  // the first failure of a call that cannot return one, for finish()
   std::vector<std::pair<std::string, std::string>> hyperparameters_;
   TokenizerSpec tokenizer_, target_tokenizer_;

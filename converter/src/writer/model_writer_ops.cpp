@@ -105,9 +105,15 @@ void ModelWriter::pack_dense_weight(int weight) {
   w.int4_group = int4 ? int4_group_ : 0;
 }
 
+void ModelWriter::share_table_with_dense(int table) {
+  if (table >= 0 && static_cast<size_t>(table) < tensors_.size()) tied_tables_.insert(tensors_[static_cast<size_t>(table)].name);
+  pack_dense_weight(table);
+}
+
 DType ModelWriter::packed_type_of(const std::string& weight, bool* int8_dot) const {
   *int8_dot = false;
   if (keep_f32_.count(weight) != 0) return DType::kF32;
+  if (dense_weight_type_ == DType::kI4 && tied_tables_.count(weight) != 0) return DType::kI8;
   *int8_dot = int8_activations_ && dense_weight_type_ == DType::kI8 && keep_weight_only_.count(weight) == 0;
   return dense_weight_type_;
 }
