@@ -64,6 +64,7 @@ const char* numpy_dtype(DType dtype) {
     case DType::kBF16: return "uint16";
     case DType::kI8: return "int8";
     case DType::kI32: return "int32";
+    case DType::kI4: return "uint8";  // two 4-bit weights per byte
   }
   return "uint8";
 }
