@@ -130,7 +130,8 @@ std::vector<uint8_t> convert(const Family& f, const std::string& dir, bool tied,
   o.strict = true;
   o.dtype = s.dtype;
   o.int8_activations = s.int8_activations;
-  o.embedding_dtype = tied ? DType::kF32 : s.untied_table;
+  // Quantized weights share the table only with an int8 table type (ModelWriter::shares_tied_tables).
+  o.embedding_dtype = tied && s.dtype != DType::kI8 ? DType::kF32 : s.untied_table;
   auto converted = convert::convert_checkpoint(o);
   REQUIRE_MESSAGE(converted.ok(), converted.status().message());
   CHECK(converted->self_tests == 1);  // the engine against the reference evaluator, on this file

@@ -85,6 +85,17 @@ class ModelWriter {
   // weights the shared table is int8 (per-row scales): the gather reads the int8 layouts,
   // and a 4-bit token table and output head cost the most accuracy per byte saved.
   void share_table_with_dense(int table);
+  // Whether a tied table is stored once: with float dense weights (f32, f16, bf16: the
+  // gather reads the head's exact values), or quantized weights with an int8 embedding
+  // table type (the user accepted int8 token rows). With quantized weights and a float
+  // table, quantizing the token rows would change every input embedding (the bundled
+  // story model's greedy text then departs from f32's after 53 of 64 tokens on one demo
+  // prompt), so the table stays as set_embedding_table_type says and the head is a copy.
+  bool shares_tied_tables() const {
+    const bool float_weights = dense_weight_type_ == DType::kF32 || dense_weight_type_ == DType::kF16 ||
+                               dense_weight_type_ == DType::kBF16;
+    return float_weights || embedding_table_type_ == DType::kI8;
+  }
   // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
   // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
   // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot

@@ -48,7 +48,7 @@ def main(focal, root, work):
     unknown = subprocess.run([focal, "convert", *common, "--dtype", "int8", "--activations", "int8", "--keep-f32",
                               "h.0.mlp.c_fc", "-o", f"{work}/refused.focal"], capture_output=True, text=True)
     assert unknown.returncode == 1 and "nearest: h.0.mlp.c_fc.weight[0:]" in unknown.stderr, unknown.stderr
-    assert "\n  lm_head.weight (tied to wte)\n" in unknown.stderr, unknown.stderr
+    assert "\n  lm_head.weight (tied to wte)\n" in unknown.stderr, unknown.stderr  # int8 weights, f32 table: a copy
     for prompt in [l.strip() for l in open(f"{s}/prompts.txt") if l.strip()]:
         want, got = greedy(focal, f32, prompt), greedy(focal, int8, prompt)
         equal = sum(a == b for a, b in zip(want, got))

@@ -1,8 +1,8 @@
 // GPT-2 (HuggingFace names and config.json; the "transformer." prefix of
 // GPT2LMHeadModel, or any other, is optional; sizes from the tensors): learned positions, pre-LN blocks with gelu-tanh, Conv1D
 // weights stored [in, out] (transposed here), fused c_attn split into q, k, v, a KV
-// cache per layer, and the LM head tied to the token embeddings (one tensor, stored in the
-// dense weight type: GraphBuilder::tied_table), or, with config.json's
+// cache per layer, and the LM head tied to the token embeddings (one tensor where the
+// writer shares it: GraphBuilder::tied_table), or, with config.json's
 // tie_word_embeddings false (as GPT2LMHeadModel honours it), its own lm_head.weight.
 // Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
 // [batch, seq, vocab] with --logits all.
@@ -102,13 +102,15 @@ Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, Gr
   FOCAL_ASSIGN_OR_RETURN(const int64_t context, planned_seq_within(options, c.positions, 1024, "n_positions"));
   const DecoderGraph g = decoder_inputs(b, options, context);
   const Matrix wte = b.fetch("wte.weight", {c.vocab, c.d});
-  const int table = c.tied ? b.tied_table("wte.weight", wte) : b.constant("wte.weight", wte);
+  const GraphBuilder::TiedHead tied =
+      c.tied ? b.tied_table("wte.weight", "lm_head.weight (tied to wte)", wte) : GraphBuilder::TiedHead{};
+  const int table = c.tied ? tied.table : b.constant("wte.weight", wte);
   const int positions = b.param("wpe.weight", {c.positions, c.d});
   int h = b.embedding("embeddings", g.input_ids, table, positions, -1, -1, 1.0f);
   for (int64_t l = 0; l < c.layers; ++l) h = gpt2_block(b, g, "h." + std::to_string(l), h, c);
   // "lm_head.weight" sits beside the "transformer." prefix in GPT2LMHeadModel checkpoints:
   // found either way (WeightSource tries the name with and without the prefix).
-  const int head = c.tied ? table : b.param("lm_head.weight", {c.vocab, c.d});
+  const int head = c.tied ? tied.head : b.param("lm_head.weight", {c.vocab, c.d});
   decoder_logits(b, g, h, [&](int x) { return gpt2_layernorm(b, "ln_f", x, c); }, head, c.vocab);
   return b.status();
 }

@@ -107,10 +107,11 @@ int GraphBuilder::constant(const std::string& name, const Matrix& m) {
   return t;
 }
 
-int GraphBuilder::tied_table(const std::string& name, const Matrix& m) {
+GraphBuilder::TiedHead GraphBuilder::tied_table(const std::string& name, const std::string& head_name, const Matrix& m) {
   const int t = constant(name, m);
+  if (!w_.shares_tied_tables()) return {t, constant(head_name, m)};
   if (t >= 0) w_.share_table_with_dense(t);
-  return t;
+  return {t, t};
 }
 
 int GraphBuilder::param(const std::string& name, const std::vector<int64_t>& shape) {

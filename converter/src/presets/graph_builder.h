@@ -45,8 +45,13 @@ class GraphBuilder {
   int constant(const std::string& name, const Matrix& m);
   int optional_param(const std::string& name, const std::vector<int64_t>& shape);  // -1 if absent
   // A token table [vocab, d] that is also the LM head's weight (tied embeddings): one
-  // tensor, packed as a Dense weight, for both embedding() and dense().
-  int tied_table(const std::string& name, const Matrix& m);
+  // tensor, packed as a Dense weight, for both embedding() and dense(), where the writer
+  // stores it once (ModelWriter::shares_tied_tables); else the table as an embedding
+  // table and a copy named `head_name` as the head's weight.
+  struct TiedHead {
+    int table = -1, head = -1;
+  };
+  TiedHead tied_table(const std::string& name, const std::string& head_name, const Matrix& m);
 
   // Ops; `out` -1 creates an activation named after the op.
   int dense(const std::string& name, int x, int weight, int bias, fb::Activation act = fb::Activation_None,

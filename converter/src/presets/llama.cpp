@@ -1,7 +1,8 @@
 // Llama (HuggingFace names and config.json): RMSNorm, rotary positions (half-split, as
 // HF stores q_proj/k_proj), grouped-query attention with head_dim from the config, a
 // SwiGLU MLP (gate and up stacked into one GEMM), a KV cache per layer and an untied
-// (or, with tie_word_embeddings, tied: one tensor for the table and the head) LM head.
+// (or, with tie_word_embeddings, tied: one tensor for the table and the head where the
+// writer shares it) LM head.
 // Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
 // [batch, seq, vocab] with --logits all.
 #include "presets/decoder_common.h"
@@ -134,10 +135,12 @@ Status build_llama(const nlohmann::json& config, const PresetOptions& options, G
   const DecoderGraph g = decoder_inputs(b, options, context);
   const Matrix embed = b.fetch("model.embed_tokens.weight", {c.vocab, c.hidden});
   const std::string table_name = "model.embed_tokens.weight";
-  const int table = c.tied ? b.tied_table(table_name, embed) : b.constant(table_name, embed);
+  const GraphBuilder::TiedHead tied =
+      c.tied ? b.tied_table(table_name, "lm_head.weight (tied)", embed) : GraphBuilder::TiedHead{};
+  const int table = c.tied ? tied.table : b.constant(table_name, embed);
   int h = b.embedding("embed_tokens", g.input_ids, table, -1, -1, -1, 1.0f);
   for (int64_t l = 0; l < c.layers; ++l) h = llama_layer(b, g, "model.layers." + std::to_string(l), h, c);
-  const int head = c.tied ? table : b.param("lm_head.weight", {c.vocab, c.hidden});
+  const int head = c.tied ? tied.head : b.param("lm_head.weight", {c.vocab, c.hidden});
   decoder_logits(b, g, h, [&](int x) { return llama_norm(b, "model.norm", x, c); }, head, c.vocab);
   return b.status();
 }
