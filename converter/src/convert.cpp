@@ -158,6 +158,10 @@ Status configure_writer(const ConvertOptions& options, const AccuracyReport* acc
     return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32, f16 or int8");
   }
   writer.set_embedding_table_type(options.embedding_dtype);
+  if (options.kv_dtype != DType::kF32 && options.kv_dtype != DType::kF16 && options.kv_dtype != DType::kI8) {
+    return Status::error(StatusCode::kInvalidArgument, "--kv-dtype must be f32, f16 or int8");
+  }
+  writer.set_kv_cache_type(options.kv_dtype);
   return Status();
 }
 

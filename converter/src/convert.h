@@ -21,6 +21,9 @@ struct ConvertOptions {
   std::string config;                // config.json; empty: none
   DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16 or kI8
   DType embedding_dtype = DType::kF32;  // token embedding tables: kF32, kF16 or kI8 (per-row scales)
+  // KV caches: kF32, kF16 or kI8 (one scale per token and kv head, quantized as each token
+  // is appended; ModelWriter::set_kv_cache_type).
+  DType kv_dtype = DType::kF32;
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning

@@ -74,6 +74,10 @@ class ModelWriter {
   // symmetric scale per row, max |row| / 127: a quarter). Position and segment tables stay
   // f32. Applies to later calls.
   void set_embedding_table_type(DType type) { embedding_table_type_ = type; }
+  // KV caches of later add_multi_head_attention calls (states with wk/wv): kF32 (the
+  // default), kF16 or kI8 (the states change dtype, and each gets an f32 scale state
+  // "<state>.scales" [batch, context, kv heads], slots 13 and 14 in schema/focal.fbs).
+  void set_kv_cache_type(DType type) { kv_cache_type_ = type; }
   // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
   // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
   // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot
@@ -210,6 +214,8 @@ class ModelWriter {
 
   int add_tensor(TensorSpec spec);
   void pack_dense_weight(int weight);
+  // A KV cache state in kv_cache_type_; returns its int8 scale state, or -1.
+  int apply_kv_cache_type(int state, int kv_heads);
   // How pack_dense_weight stores this weight: its type, and whether in the int8-dot layout.
   DType packed_type_of(const std::string& weight, bool* int8_dot) const;
   void store_embedding_table(int table);
@@ -238,6 +244,7 @@ class ModelWriter {
   std::string architecture_, producer_, source_;
   DType dense_weight_type_ = DType::kF32;
   DType embedding_table_type_ = DType::kF32;
+  DType kv_cache_type_ = DType::kF32;
   bool int8_activations_ = false;
   std::set<std::string> keep_weight_only_, keep_f32_;
   Status error_;  // the first failure of a call that cannot return one, for finish()

@@ -1,6 +1,6 @@
 // focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]
 //               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
-//               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]
+//               [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8] [--kv-dtype f32|f16|int8]
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
 //               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
@@ -36,6 +36,7 @@ const char* kUsage =
     "usage: focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]\n"
     "                     [--dtype f32|f16|bf16|int8] [--embedding-dtype f32|f16|int8]\n"
+    "                     [--kv-dtype f32|f16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--logits last|all] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
@@ -53,7 +54,8 @@ const char* kUsage =
     "every position [batch, seq, vocab] (default last: [batch, vocab]). --dtype sets the storage\n"
     "of dense weights (int8: per-output-channel scales; norms and biases stay f32);\n"
     "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
-    "scale per row quarters them).\n"
+    "scale per row quarters them); --kv-dtype that of a decoder's KV caches (f16 halves\n"
+    "them; int8, one scale per token and kv head, quarters them, plus the scales).\n"
     "--activations int8 (with --dtype int8) quantizes each dense layer's input rows to int8\n"
     "at run time and multiplies on the integer dot-product instructions. Each layer's output\n"
     "error against f32 activations is measured first on --calibration DIR (one .json per\n"
@@ -85,8 +87,20 @@ Status unsupported_value(const char* option, const char* value, const char* allo
                        allowed);
 }
 
-// --dtype and --embedding-dtype (bf16 is for dense weights only); false when the current
-// argument is neither.
+// `option` f32|f16|int8 into *dtype; false when the current argument is not `option`.
+bool parse_storage_dtype(Arguments& args, const char* option, DType* dtype) {
+  const char* value = nullptr;
+  if (!args.text(option, &value)) return false;
+  DType parsed = DType::kF32;
+  if (value != nullptr && (!convert::parse_weight_dtype(value, &parsed) || parsed == DType::kBF16)) {
+    args.fail(unsupported_value(option, value, "f32, f16 or int8"));
+  }
+  *dtype = parsed;
+  return true;
+}
+
+// --dtype, --embedding-dtype and --kv-dtype (bf16 is for dense weights only); false when
+// the current argument is none of them.
 bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
   const char* value = nullptr;
   if (args.text("--dtype", &value)) {
@@ -95,15 +109,8 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
     }
     return true;
   }
-  if (args.text("--embedding-dtype", &value)) {
-    DType table = DType::kF32;
-    if (value != nullptr && (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16)) {
-      args.fail(unsupported_value("--embedding-dtype", value, "f32, f16 or int8"));
-    }
-    o->embedding_dtype = table;
-    return true;
-  }
-  return false;
+  return parse_storage_dtype(args, "--embedding-dtype", &o->embedding_dtype) ||
+         parse_storage_dtype(args, "--kv-dtype", &o->kv_dtype);
 }
 
 // --activations, --keep-f32, --keep-f32-threshold and --calibration; false when the
