@@ -100,9 +100,10 @@ Status check_unused(const WeightSource& weights, bool strict, std::vector<std::s
 
 }  // namespace
 
-float computed_self_test_tolerance(DType dtype, bool int8_activations) {
+float computed_self_test_tolerance(DType dtype, bool int8_activations, DType kv_dtype) {
   (void)dtype;  // the same for every weight type: see convert.h
-  return int8_activations ? kInt8ActivationTolerance : 1e-4f;
+  if (int8_activations || kv_dtype == DType::kI8) return kInt8ActivationTolerance;
+  return kv_dtype == DType::kF16 ? 1e-3f : 1e-4f;
 }
 
 bool parse_weight_dtype(const std::string& text, DType* dtype) {

@@ -94,7 +94,10 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options);
 // With int8 activations the expected outputs quantize each dense layer's input rows as
 // the engine does, but from double-precision rows, so the bound is wider:
 // kInt8ActivationTolerance here, widened per model at conversion (convert_self_test.cpp).
-float computed_self_test_tolerance(DType dtype, bool int8_activations = false);
+// An int8 KV cache (kv_dtype kI8) also takes kInt8ActivationTolerance and an f16 one 1e-3:
+// the expected outputs round appended keys and values from double-precision rows, so a
+// value on a rounding boundary may land one step away from the engine's.
+float computed_self_test_tolerance(DType dtype, bool int8_activations = false, DType kv_dtype = DType::kF32);
 
 // "f32", "f16", "bf16", "int8" -> the Dense weight type; false for anything else.
 bool parse_weight_dtype(const std::string& text, DType* dtype);
