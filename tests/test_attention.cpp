@@ -321,6 +321,7 @@ TEST_CASE("attention: decode over long caches with split-KV") {
   }
 }
 
+#if !defined(FOCAL_TESTS_BARE_METAL)  // its K and V (several MB) exceed a firmware's RAM
 TEST_CASE("attention: int8 decode over a 4100-key cache, GQA and a ragged dim") {
   for (size_t head_dim : {64, 24}) {  // 24: packed path on 16-wide vectors, streaming on narrower
     Problem p;
@@ -333,6 +334,7 @@ TEST_CASE("attention: int8 decode over a 4100-key cache, GQA and a ragged dim") 
     check_all_kernels(p);
   }
 }
+#endif
 
 TEST_CASE("attention: extreme logits") {
   for (float range : {0.0f, 100.0f}) {  // all equal; scores up to about +-1e4 * 8
