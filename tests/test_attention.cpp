@@ -1,7 +1,8 @@
 // The attention kernel family against its reference twin (itself checked against a
 // double-precision computation), on every instruction set this CPU has: shapes across
 // the tile edges, every mask, grouped-query, decode with split-KV, f16 K/V, strided
-// layouts, extreme logits, inspection weights, and bitwise equality across workers.
+// layouts, extreme logits, inspection weights, and bitwise equality across workers; int8
+// K/V with one scale per key and kv head, on the same problems.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -47,7 +48,8 @@ std::string describe(const Problem& p) {
          (p.causal ? " causal" + std::to_string(p.causal_offset) : "") +
          (p.window ? " window" + std::to_string(p.window) : "") + (p.padding ? " pad" : "") +
          (p.bias ? " bias" : "") + (p.heads_first ? " bhsd" : "") +
-         (p.kv_type == KvType::kF16 ? " f16" : "") + " range" + std::to_string(p.value_range);
+         (p.kv_type == KvType::kF16 ? " f16" : p.kv_type == KvType::kI8 ? " i8" : "") + " range" +
+         std::to_string(p.value_range);
 }
 
 // Owns the buffers of one problem and fills AttentionParams for it.
@@ -55,6 +57,8 @@ struct Instance {
   Problem pr;
   std::vector<float> q, k, v, bias, out;
   std::vector<uint16_t> k16, v16;
+  std::vector<int8_t> k8, v8;
+  std::vector<float> k_scales, v_scales;  // int8: [batch, seq, kv_heads] in every layout
   std::vector<int32_t> lengths;
   std::vector<float> weights;
 
@@ -68,12 +72,38 @@ struct Instance {
       for (float x : k) k16.push_back(simd::float_to_half(x));
       for (float x : v) v16.push_back(simd::float_to_half(x));
     }
+    if (p.kv_type == KvType::kI8) {
+      quantize(&k, &k8, &k_scales);
+      quantize(&v, &v8, &v_scales);
+    }
     if (p.bias) bias = testing::random_values(p.batch * p.heads * p.q_len * p.kv_len, p.seed + 3, -2, 2);
     if (p.padding) {
       for (size_t b = 0; b < p.batch; ++b) lengths.push_back(int32_t((b * 7 + 3) % (p.kv_len + 1)));
     }
     out.assign(p.batch * p.q_len * p.heads * p.head_dim, NAN);
     if (p.weights) weights.assign(p.batch * p.heads * p.q_len * p.kv_len, NAN);
+  }
+
+  // Symmetric int8 per (batch, key, kv head) of K or V in params()'s layout; `x` becomes
+  // the values the int8 stand for, so the double reference sees what the kernels read.
+  void quantize(std::vector<float>* x, std::vector<int8_t>* ints, std::vector<float>* scales) const {
+    const AttentionStrides s = strides(pr.kv_len, pr.kv_heads);
+    ints->assign(x->size(), 0);
+    scales->assign(pr.batch * pr.kv_len * pr.kv_heads, 0.0f);
+    for (size_t b = 0; b < pr.batch; ++b)
+      for (size_t j = 0; j < pr.kv_len; ++j)
+        for (size_t g = 0; g < pr.kv_heads; ++g) {
+          const size_t at = b * s.batch + j * s.seq + g * s.head;
+          float max_abs = 0.0f;
+          for (size_t d = 0; d < pr.head_dim; ++d) max_abs = std::max(max_abs, std::fabs((*x)[at + d]));
+          const float scale = max_abs / 127.0f;
+          (*scales)[(b * pr.kv_len + j) * pr.kv_heads + g] = scale;
+          for (size_t d = 0; d < pr.head_dim; ++d) {
+            const float r = scale > 0.0f ? std::nearbyint((*x)[at + d] / scale) : 0.0f;
+            (*ints)[at + d] = static_cast<int8_t>(r);
+            (*x)[at + d] = r * scale;
+          }
+        }
   }
 
   AttentionStrides strides(size_t seq, size_t heads) const {
@@ -105,10 +135,20 @@ struct Instance {
     a.kv_type = pr.kv_type;
     a.q = q.data();
     a.q_strides = strides(pr.q_len, pr.heads);
-    a.k = pr.kv_type == KvType::kF16 ? static_cast<const void*>(k16.data()) : k.data();
-    a.v = pr.kv_type == KvType::kF16 ? static_cast<const void*>(v16.data()) : v.data();
+    a.k = pr.kv_type == KvType::kF16 ? static_cast<const void*>(k16.data())
+          : pr.kv_type == KvType::kI8 ? static_cast<const void*>(k8.data())
+                                      : k.data();
+    a.v = pr.kv_type == KvType::kF16 ? static_cast<const void*>(v16.data())
+          : pr.kv_type == KvType::kI8 ? static_cast<const void*>(v8.data())
+                                      : v.data();
     a.k_strides = strides(pr.kv_len, pr.kv_heads);
     a.v_strides = a.k_strides;
+    if (pr.kv_type == KvType::kI8) {
+      a.k_scales = k_scales.data();
+      a.v_scales = v_scales.data();
+      a.k_scale_strides = AttentionStrides{pr.kv_len * pr.kv_heads, pr.kv_heads, 1};
+      a.v_scale_strides = a.k_scale_strides;
+    }
     a.out = out.data();
     a.out_strides = strides(pr.q_len, pr.heads);
     if (pr.weights) a.weights = weights.data();
@@ -206,11 +246,16 @@ TEST_CASE("attention: shapes across the tile edges") {
 
 TEST_CASE("attention: head dims 1 to 256, fast paths and odd sizes") {
   for (size_t head_dim : {1, 5, 15, 16, 17, 32, 64, 100, 128, 256}) {
-    Problem p;
-    p.head_dim = head_dim;
-    p.q_len = 9;
-    p.kv_len = 70;
-    check_all_kernels(p);
+    for (KvType kv_type : {KvType::kF32, KvType::kI8}) {
+      for (size_t q_len : {1, 9}) {  // decode streams (head_dim a multiple of the vector), prefill packs
+        Problem p;
+        p.head_dim = head_dim;
+        p.q_len = q_len;
+        p.kv_len = 70;
+        p.kv_type = kv_type;
+        check_all_kernels(p);
+      }
+    }
   }
 }
 
@@ -240,10 +285,10 @@ TEST_CASE("attention: masks") {
   check_all_kernels(empty_rows);
 }
 
-TEST_CASE("attention: grouped-query, multi-query, layouts and f16") {
+TEST_CASE("attention: grouped-query, multi-query, layouts, f16 and int8") {
   for (size_t kv_heads : {1, 2, 8}) {
     for (bool heads_first : {false, true}) {
-      for (KvType kv_type : {KvType::kF32, KvType::kF16}) {
+      for (KvType kv_type : {KvType::kF32, KvType::kF16, KvType::kI8}) {
         Problem p;
         p.heads = 8;
         p.kv_heads = kv_heads;
@@ -268,29 +313,53 @@ TEST_CASE("attention: decode over long caches with split-KV") {
       p.head_dim = 32;
       p.causal = true;
       p.causal_offset = int64_t(kv_len - q_len);
-      p.kv_type = kv_len % 2 ? KvType::kF16 : KvType::kF32;
-      check_all_kernels(p);
+      for (KvType kv_type : {KvType::kF32, KvType::kF16, KvType::kI8}) {
+        p.kv_type = kv_type;
+        check_all_kernels(p);
+      }
     }
   }
 }
 
+#if !defined(FOCAL_TESTS_BARE_METAL)  // its K and V (several MB) exceed a firmware's RAM
+TEST_CASE("attention: int8 decode over a 4100-key cache, GQA and a ragged dim") {
+  for (size_t head_dim : {64, 24}) {  // 24: packed path on 16-wide vectors, streaming on narrower
+    Problem p;
+    p.heads = 6;
+    p.kv_heads = 2;
+    p.q_len = 1;
+    p.kv_len = 4100;  // 9 chunks, the last one short
+    p.head_dim = head_dim;
+    p.kv_type = KvType::kI8;
+    check_all_kernels(p);
+  }
+}
+#endif
+
 TEST_CASE("attention: extreme logits") {
   for (float range : {0.0f, 100.0f}) {  // all equal; scores up to about +-1e4 * 8
-    Problem p;
-    p.q_len = 20;
-    p.kv_len = 100;
-    p.value_range = range;
-    p.causal = true;
-    p.causal_offset = 80;
-    check_all_kernels(p);
+    for (KvType kv_type : {KvType::kF32, KvType::kI8}) {  // int8: all-zero rows (scale 0), then +-127
+      for (size_t q_len : {2, 20}) {
+        Problem p;
+        p.q_len = q_len;
+        p.kv_len = 100;
+        p.head_dim = 16;
+        p.value_range = range;
+        p.causal = true;
+        p.causal_offset = 80;
+        p.kv_type = kv_type;
+        check_all_kernels(p);
+      }
+    }
   }
 }
 
 #if !defined(FOCAL_TESTS_BARE_METAL)  // firmware has no threads
 TEST_CASE("attention: bitwise identical for 1, 2 and 3 workers" *
           doctest::skip(testing::kUnderEmulation)) {
-  for (size_t q_len : {1, 300}) {  // decode with split-KV, prefill over several tasks
+  for (size_t q_len : {1, 300, 2}) {  // decode with split-KV, prefill over several tasks; int8
     Problem p;
+    p.kv_type = q_len == 2 ? KvType::kI8 : KvType::kF32;
     p.batch = 2;
     p.heads = 4;
     p.kv_heads = 2;
@@ -365,6 +434,11 @@ TEST_CASE("attention: invalid problems are refused with a message") {
   const int32_t too_long[1] = {100};
   a.mask.key_lengths = too_long;
   CHECK(attention(a, workspace.data(), workspace.size()).code() == StatusCode::kOutOfRange);
+  a = in.params();
+  a.kv_type = KvType::kI8;  // int8 K and V without their scales
+  CHECK(std::string(attention(a, workspace.data(), workspace.size()).message()).find("k_scales") != std::string::npos);
+  a.kv_type = static_cast<KvType>(3);
+  CHECK(std::string(attention(a, workspace.data(), workspace.size()).message()).find("unknown kv_type") != std::string::npos);
 }
 
 namespace {

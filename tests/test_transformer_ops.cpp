@@ -13,50 +13,16 @@
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
 #include "support/model_cases.h"
+#include "support/tiny_decoder.h"
 #include "support/tiny_model.h"
 
 using namespace focal;
 
 namespace {
 
-constexpr int64_t kVocab = 11, kWidth = 8, kContext = 6;
-
-// ids [1, seq] -> embedding (+ learned positions) -> causal attention with a KV cache
-// (2 heads, head_dim 4) -> last position -> logits [1, vocab].
-std::vector<uint8_t> tiny_decoder(bool break_stage_rule = false) {
-  ModelWriter w;
-  const int batch = w.add_symbol("batch", 1);
-  const int seq = w.add_symbol("seq", kContext);
-  const int ids = w.add_input("input_ids", DType::kI32, {1, kContext}, {batch, seq});
-  uint32_t seed = 7;
-  const auto weights = [&](const char* name, int64_t rows, int64_t cols) {
-    return w.add_constant_f32(name, {rows, cols}, testing::random_values(size_t(rows * cols), ++seed));
-  };
-  const int table = weights("table", kVocab, kWidth);
-  const int positions = weights("positions", kContext, kWidth);
-  const int x = w.add_activation("x", DType::kF32, {1, kContext, kWidth}, {batch, seq, -1});
-  if (break_stage_rule) w.begin_stage("embed");
-  w.add_embedding("embed", ids, table, positions, -1, -1, x);
-  if (break_stage_rule) w.begin_stage("rest");
-  ModelWriter::MultiHeadAttentionSpec s;
-  s.x = x;
-  s.wq = weights("wq", kWidth, kWidth);
-  s.wk = weights("wk", kWidth, kWidth);
-  s.wv = weights("wv", kWidth, kWidth);
-  s.wo = weights("wo", kWidth, kWidth);
-  s.k_state = w.add_state("k_cache", DType::kF32, {1, kContext, kWidth}, {batch, -1, -1});
-  s.v_state = w.add_state("v_cache", DType::kF32, {1, kContext, kWidth}, {batch, -1, -1});
-  s.num_heads = s.num_kv_heads = 2;
-  s.head_dim = 4;
-  s.causal = true;
-  const int a = w.add_activation("a", DType::kF32, {1, kContext, kWidth}, {batch, seq, -1});
-  w.add_multi_head_attention("attention", s, a);
-  const int last = w.add_activation("last", DType::kF32, {1, kWidth}, {batch, -1});
-  w.add_pool("last", a, -1, last, fb::PoolMode_Last);
-  const int logits = w.add_output("logits", DType::kF32, {1, kVocab}, {batch, -1});
-  w.add_dense("head", last, weights("head", kVocab, kWidth), -1, logits);
-  return w.finish().value();
-}
+constexpr int64_t kVocab = testing::kTinyDecoderVocab, kWidth = testing::kTinyDecoderWidth,
+                  kContext = testing::kTinyDecoderContext;
+using testing::tiny_decoder;
 
 std::unique_ptr<testing::LoadedCase> load(const std::vector<uint8_t>& bytes) {
   return testing::load_model_bytes(bytes);
@@ -149,7 +115,7 @@ TEST_CASE("attention weights are captured on request: rows sum to 1, causal entr
 }
 
 TEST_CASE("the loader refuses an activation carried from one stage to another") {
-  const std::vector<uint8_t> bytes = tiny_decoder(true);
+  const std::vector<uint8_t> bytes = tiny_decoder(DType::kF32, true);
   testing::AlignedBuffer file(bytes);
   const auto model = Model::from_bytes(file.data(), file.size());
   REQUIRE(!model.ok());

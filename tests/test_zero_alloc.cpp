@@ -15,6 +15,7 @@
 #include "focal/c_api.h"
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
+#include "support/tiny_decoder.h"
 #include "support/tiny_model.h"
 
 // glibc's own allocator entry points, which the replacements forward to.
@@ -215,6 +216,30 @@ TEST_CASE("decoding allocates nothing: prefill, KV-cached steps and sampling") {
   }
   const long during = g_allocations.load() - before;
   CHECK(produced == 180);
+  CHECK(during == 0);
+}
+
+TEST_CASE("an int8 KV cache allocates nothing: prefill quantizes into the cache, steps read it") {
+  testing::AlignedBuffer file(testing::tiny_decoder(DType::kI8));
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(session.ok());
+  std::vector<uint32_t> scratch(sampler_scratch_bytes(testing::kTinyDecoderVocab) / 4);
+  auto sampler = Sampler::create(SamplingOptions(), testing::kTinyDecoderVocab, scratch.data(), scratch.size() * 4);
+  REQUIRE(sampler.ok());
+  const int32_t prompt[] = {5, 7};
+  GenerateOptions options;
+  options.max_new_tokens = testing::kTinyDecoderContext - 2;
+
+  const long before = g_allocations.load();
+  int produced = 0;
+  for (int round = 0; round < 3; ++round) {
+    if (!generate(session.value(), prompt, 2, sampler.value(), options, count_token, &produced).ok()) break;
+  }
+  const long during = g_allocations.load() - before;
+  CHECK(produced == 3 * (testing::kTinyDecoderContext - 2));
   CHECK(during == 0);
 }
 

@@ -100,9 +100,10 @@ Status check_unused(const WeightSource& weights, bool strict, std::vector<std::s
 
 }  // namespace
 
-float computed_self_test_tolerance(DType dtype, bool int8_activations) {
-  // The same for every weight type (see convert.h); int4 weights always quantize rows.
-  return int8_activations || dtype == DType::kI4 ? kInt8ActivationTolerance : 1e-4f;
+float computed_self_test_tolerance(DType dtype, bool int8_activations, DType kv_dtype) {
+  // The same for every float weight type (see convert.h); int4 weights always quantize rows.
+  if (int8_activations || dtype == DType::kI4 || kv_dtype == DType::kI8) return kInt8ActivationTolerance;
+  return kv_dtype == DType::kF16 ? 1e-3f : 1e-4f;
 }
 
 bool parse_weight_dtype(const std::string& text, DType* dtype) {
@@ -160,6 +161,10 @@ Status configure_writer(const ConvertOptions& options, const AccuracyReport* acc
     return Status::error(StatusCode::kInvalidArgument, "--embedding-dtype must be f32, f16 or int8");
   }
   writer.set_embedding_table_type(options.embedding_dtype);
+  if (options.kv_dtype != DType::kF32 && options.kv_dtype != DType::kF16 && options.kv_dtype != DType::kI8) {
+    return Status::error(StatusCode::kInvalidArgument, "--kv-dtype must be f32, f16 or int8");
+  }
+  writer.set_kv_cache_type(options.kv_dtype);
   return Status();
 }
 

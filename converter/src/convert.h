@@ -23,6 +23,9 @@ struct ConvertOptions {
   // --group-size: k per f16 scale of int4 weights (32, 64 or 128); 0: 32. Only with kI4.
   size_t group_size = 0;
   DType embedding_dtype = DType::kF32;  // token embedding tables: kF32, kF16 or kI8 (per-row scales)
+  // KV caches: kF32, kF16 or kI8 (one scale per token and kv head, quantized as each token
+  // is appended; ModelWriter::set_kv_cache_type).
+  DType kv_dtype = DType::kF32;
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default
   bool strict = false;  // unused checkpoint tensors are an error, not a warning
@@ -95,7 +98,10 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options);
 // With int8 activations the expected outputs quantize each dense layer's input rows as
 // the engine does, but from double-precision rows, so the bound is wider:
 // kInt8ActivationTolerance here, widened per model at conversion (convert_self_test.cpp).
-float computed_self_test_tolerance(DType dtype, bool int8_activations = false);
+// An int8 KV cache (kv_dtype kI8) also takes kInt8ActivationTolerance and an f16 one 1e-3:
+// the expected outputs round appended keys and values from double-precision rows, so a
+// value on a rounding boundary may land one step away from the engine's.
+float computed_self_test_tolerance(DType dtype, bool int8_activations = false, DType kv_dtype = DType::kF32);
 
 // "f32", "f16", "bf16", "int8", "int4" -> the Dense weight type; false for anything else.
 bool parse_weight_dtype(const std::string& text, DType* dtype);

@@ -166,7 +166,8 @@ Result<SelfTestPlan> plan_from_graph(const ConvertOptions& options, const Model&
   if (plan.computed) expected.value() = output_places(graph, inputs.value());
   if (expected->empty()) return Status::error(StatusCode::kInvalidArgument, "self-test: the model has no f32 output");
   SelfTestSpec test;
-  const float default_tolerance = plan.computed ? computed_self_test_tolerance(options.dtype, options.int8_activations) : 1e-4f;
+  const float default_tolerance =
+      plan.computed ? computed_self_test_tolerance(options.dtype, options.int8_activations, options.kv_dtype) : 1e-4f;
   test.atol = options.self_test_atol > 0.0f ? options.self_test_atol : default_tolerance;
   test.rtol = options.self_test_rtol > 0.0f ? options.self_test_rtol : default_tolerance;
   for (const reference::Value& v : inputs.value()) test.inputs.push_back(value_spec(graph, writer, v));

@@ -96,6 +96,10 @@ class ModelWriter {
                                dense_weight_type_ == DType::kBF16;
     return float_weights || embedding_table_type_ == DType::kI8;
   }
+  // KV caches of later add_multi_head_attention calls (states with wk/wv): kF32 (the
+  // default), kF16 or kI8 (the states change dtype, and each gets an f32 scale state
+  // "<state>.scales" [batch, context, kv heads], slots 13 and 14 in schema/focal.fbs).
+  void set_kv_cache_type(DType type) { kv_cache_type_ = type; }
   // Int8 activations (W8A8). When on and the dense weight type is kI8, each dense weight
   // packed by later calls (add_dense, add_multi_head_attention, add_recurrent,
   // add_recurrent_step, add_score_attention, add_attention_pool) is stored in the int8-dot
@@ -233,6 +237,8 @@ class ModelWriter {
 
   int add_tensor(TensorSpec spec);
   void pack_dense_weight(int weight);
+  // A KV cache state in kv_cache_type_; returns its int8 scale state, or -1.
+  int apply_kv_cache_type(int state, int kv_heads);
   // How pack_dense_weight stores this weight: its type, and whether in the int8-dot layout.
   DType packed_type_of(const std::string& weight, bool* int8_dot) const;
   void store_embedding_table(int table);
@@ -262,6 +268,7 @@ class ModelWriter {
   DType dense_weight_type_ = DType::kF32;
   DType embedding_table_type_ = DType::kF32;
   size_t int4_group_ = 32;
+  DType kv_cache_type_ = DType::kF32;
   bool int8_activations_ = false;
   std::set<std::string> keep_weight_only_, keep_f32_;
   std::set<std::string> tied_tables_;  // shared with a Dense op: int8 when the weights are int4

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "focal/internal/half.h"
 #include "reference/reference_ops.h"
 
 namespace focal {
@@ -122,6 +123,30 @@ void project_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
   kv->values = Rows{kv->v.data(), kv->kv_len * kvf, kvf};
 }
 
+// One kv head's values as an int8 cache keeps them (schema/focal.fbs): steps of
+// max |x| / 127, rounded half to even; a head with a NaN or infinity reads back NaN.
+void round_to_int8_steps(double* x, size_t n) {
+  double max_abs = 0.0;
+  for (size_t d = 0; d < n; ++d) max_abs = std::isfinite(x[d]) ? std::fmax(max_abs, std::fabs(x[d])) : INFINITY;
+  const double step = max_abs / 127.0;
+  for (size_t d = 0; d < n; ++d) x[d] = step == 0.0 ? 0.0 : !std::isfinite(step) ? NAN : std::nearbyint(x[d] / step) * step;
+}
+
+// This run's keys or values, `tokens` rows `stride` apart, as an f16 or int8 cache
+// stores them; f32 states keep them as computed.
+void round_to_cache_storage(const fb::Tensor& state, const fb::MultiHeadAttentionOptions& o, double* rows,
+                            size_t tokens, size_t stride) {
+  const size_t head_dim = size_t(o.head_dim()), features = size_t(o.num_kv_heads()) * head_dim;
+  for (size_t t = 0; t < tokens; ++t) {
+    double* row = rows + t * stride;
+    if (state.dtype() == fb::DType_I8) {
+      for (size_t h = 0; h < features; h += head_dim) round_to_int8_steps(row + h, head_dim);
+    } else if (state.dtype() == fb::DType_F16) {
+      for (size_t i = 0; i < features; ++i) row[i] = half_to_float(float_to_half(static_cast<float>(row[i])));
+    }
+  }
+}
+
 // In the states [B, capacity, Hkv*Dh]: a KV cache gets this run's K and V (RoPE'd at
 // their positions) at the cached length and attends over cached + new; precomputed
 // states are attended over whole.
@@ -142,6 +167,10 @@ void state_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
     }
     if (o.rope() != fb::RopeLayout_None) {
       rope(o, k_state.values + first * kvf, batch, q_len, size_t(o.num_kv_heads()), capacity * kvf, c.cached_length);
+    }
+    for (size_t b = 0; b < batch; ++b) {
+      round_to_cache_storage(*k_state.tensor, o, k_state.values + (b * capacity + first) * kvf, q_len, kvf);
+      round_to_cache_storage(*v_state.tensor, o, v_state.values + (b * capacity + first) * kvf, q_len, kvf);
     }
   }
   kv->keys = Rows{k_state.values, capacity * kvf, kvf};

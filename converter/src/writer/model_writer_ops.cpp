@@ -210,6 +210,17 @@ void ModelWriter::add_pool(const std::string& name, int x, int mask, int y, fb::
   add_op(name, options, std::move(inputs), {y});
 }
 
+int ModelWriter::apply_kv_cache_type(int state, int kv_heads) {
+  if (kv_cache_type_ == DType::kF32 || state < 0 || static_cast<size_t>(state) >= tensors_.size()) return -1;
+  TensorSpec& t = tensors_[static_cast<size_t>(state)];
+  t.dtype = kv_cache_type_;
+  if (kv_cache_type_ != DType::kI8 || t.shape.size() != 3) return -1;
+  std::vector<int32_t> symbols = t.dim_symbols;
+  if (symbols.size() == 3) symbols[2] = -1;
+  const std::vector<int64_t> shape{t.shape[0], t.shape[1], kv_heads};
+  return add_state(t.name + ".scales", DType::kF32, shape, std::move(symbols));
+}
+
 void ModelWriter::add_multi_head_attention(const std::string& name, const MultiHeadAttentionSpec& s, int y) {
   for (int w : {s.wq, s.wk, s.wv, s.wo}) pack_dense_weight(w);
   auto options =
@@ -217,8 +228,14 @@ void ModelWriter::add_multi_head_attention(const std::string& name, const MultiH
   options.rope = s.rope;
   options.rope_theta = s.rope_theta;
   options.rotary_dim = s.rotary_dim;
-  add_op(name, options,
-         {s.x, s.wq, s.bq, s.wk, s.bk, s.wv, s.bv, s.wo, s.bo, s.key_mask, s.k_state, s.v_state, s.memory}, {y});
+  std::vector<int32_t> inputs{s.x,  s.wq, s.bq,       s.wk,      s.bk,      s.wv,    s.bv,
+                              s.wo, s.bo, s.key_mask, s.k_state, s.v_state, s.memory};
+  if (s.k_state >= 0 && s.wk >= 0) {  // a KV cache, stored as set_kv_cache_type says
+    const int k_scales = apply_kv_cache_type(s.k_state, s.num_kv_heads);
+    const int v_scales = apply_kv_cache_type(s.v_state, s.num_kv_heads);
+    if (k_scales >= 0 || v_scales >= 0) inputs.insert(inputs.end(), {k_scales, v_scales});
+  }
+  add_op(name, options, std::move(inputs), {y});
 }
 
 void ModelWriter::add_recurrent(const std::string& name, const RecurrentSpec& s, std::vector<int32_t> outputs) {

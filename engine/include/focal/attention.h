@@ -20,7 +20,11 @@
 
 namespace focal {
 
-enum class KvType : uint8_t { kF32 = 0, kF16 = 1 };  // storage of K and V; math is f32
+// Storage of K and V; the math is f32. kI8: symmetric int8, element d of key (or value)
+// j of kv head g in batch row b is q[d] * scale with one f32 scale per (b, j, g), read
+// from k_scales (v_scales) at b * batch + j * seq + g * head of k_scale_strides
+// (v_scale_strides): a quarter of f32's bytes plus one float per head_dim elements.
+enum class KvType : uint8_t { kF32 = 0, kF16 = 1, kI8 = 2 };
 
 struct AttentionStrides {  // in elements; dim is contiguous
   size_t batch = 0;
@@ -58,10 +62,14 @@ struct AttentionParams {
 
   const float* q = nullptr;
   AttentionStrides q_strides;
-  const void* k = nullptr;  // float or uint16_t (IEEE half) per kv_type
+  const void* k = nullptr;  // float, uint16_t (IEEE half) or int8_t per kv_type
   AttentionStrides k_strides;
   const void* v = nullptr;
   AttentionStrides v_strides;
+  const float* k_scales = nullptr;  // kI8 only (see KvType): one per key and kv head
+  AttentionStrides k_scale_strides;
+  const float* v_scales = nullptr;
+  AttentionStrides v_scale_strides;
   float* out = nullptr;
   AttentionStrides out_strides;
 

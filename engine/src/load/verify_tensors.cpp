@@ -56,8 +56,10 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
 }
 
 Status check_quantization(const fb::Tensor& t) {
-  // Packed dense weights carry their int8 scales inside their bytes.
+  // Packed dense weights carry their int8 scales inside their bytes; an int8 KV cache
+  // (a state) has them in scale states of its own, which its op checks.
   if (t.dtype() != fb::DType_I8 || t.layout() != fb::TensorLayout_RowMajor) return Status();
+  if (t.role() == fb::TensorRole_State) return Status();
   const fb::Quantization* q = t.quantization();
   if (q == nullptr || q->scales() == nullptr) {
     return invalid("int8 tensor '%s' has no quantization scales", name_of(t));

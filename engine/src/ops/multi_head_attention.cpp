@@ -7,10 +7,14 @@
 //   k, v [B, Sk, Hkv*Dh]   projected keys and values (only without states)
 //   ctx  [B, Sq, H*Dh]     attention output, the input of the output projection
 //   lengths [B] i32        valid keys per batch row (from the key mask)
+//   new_k, new_v [B, Sq, Hkv*Dh]  this run's K and V in f32 before an f16 or int8 cache
+//                          stores them (only with such a cache)
 //   attention kernel scratch, shared with the projections' int8 rows (DenseInt8Dot
 //   weights: the projections run before and after the attention kernel, never during)
 #include <cmath>
 
+#include "attention/kv_storage.h"
+#include "attention/kv_store.h"
 #include "dispatch/attention_dispatch.h"
 #include "focal/internal/graph.h"
 #include "ops/op_checks.h"
@@ -23,7 +27,8 @@ namespace focal {
 namespace {
 
 enum Slot {
-  kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kSlots
+  kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kKScales, kVScales,
+  kSlots
 };
 
 enum class Mode {
@@ -43,6 +48,13 @@ Mode mode_of(const fb::Op& op) {
 
 const fb::Tensor& tensor_at(const fb::Model& model, const fb::Op& op, int slot) {
   return *model.tensors()->Get(op.inputs()->Get(slot));
+}
+
+// How the KV cache stores K and V (the states' dtype; f32 without a cache).
+KvType cache_type(const fb::Model& model, const fb::Op& op) {
+  if (mode_of(op) != Mode::kCache) return KvType::kF32;
+  const fb::DType dtype = tensor_at(model, op, kKState).dtype();
+  return dtype == fb::DType_F16 ? KvType::kF16 : dtype == fb::DType_I8 ? KvType::kI8 : KvType::kF32;
 }
 
 // ---- Load-time checks --------------------------------------------------------------
@@ -70,8 +82,8 @@ Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
   return Status();
 }
 
-Status check_sequence(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& x) {
-  FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
+// [B, S, features] with x's batch, any dtype.
+Status check_sequence_shape(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& x) {
   FOCAL_RETURN_IF_ERROR(expect_rank(c, t, 3, 3));
   if (!same_dim(t, 0, x, 0) || dim_symbol(t, 2) != -1) {
     return c.fail("'%s' must be [B, S, features] with x's batch and fixed features",
@@ -80,12 +92,49 @@ Status check_sequence(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& x
   return Status();
 }
 
+Status check_sequence(const OpCheck& c, const fb::Tensor& t, const fb::Tensor& x) {
+  FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
+  return check_sequence_shape(c, t, x);
+}
+
+// An int8 cache's scales: f32 states [B, Lmax, Hkv], one per token and kv head.
+Status check_cache_scales(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
+  for (int slot : {kKScales, kVScales}) {
+    if (!c.has_input(slot)) return c.fail("an int8 KV cache needs k and v scale states");
+    const fb::Tensor& t = c.input(slot);
+    const fb::Tensor& cache = c.input(slot == kKScales ? kKState : kVState);
+    if (t.role() != fb::TensorRole_State) return c.fail("'%s' must be a state", t.name()->c_str());
+    FOCAL_RETURN_IF_ERROR(expect_f32(c, t));
+    FOCAL_RETURN_IF_ERROR(check_sequence_shape(c, t, cache));
+    if (!same_dim(t, 1, cache, 1) || dim(t, 2) != o.num_kv_heads()) {
+      return c.fail("scales '%s' must be [B, Lmax, %d] of its cache", t.name()->c_str(),
+                    static_cast<int>(o.num_kv_heads()));
+    }
+  }
+  return Status();
+}
+
+// K and V states of one dtype: f32 always; f16, or int8 with scale states, only for a
+// KV cache (the op stores this run's keys in it; precomputed states are written by
+// other ops, in f32).
+Status check_cache_storage(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
+  const bool states = c.has_input(kKState) && c.has_input(kVState);
+  const fb::DType dtype = states ? c.input(kKState).dtype() : fb::DType_F32;
+  if (states && c.input(kVState).dtype() != dtype) return c.fail("k and v states differ in dtype");
+  if (dtype != fb::DType_F32 && (mode_of(c.op) != Mode::kCache || (dtype != fb::DType_F16 && dtype != fb::DType_I8))) {
+    return c.fail("states must be f32, or f16 or i8 for a KV cache (found %s)", fb::EnumNameDType(dtype));
+  }
+  if (dtype == fb::DType_I8) return check_cache_scales(c, o);
+  if (c.has_input(kKScales) || c.has_input(kVScales)) return c.fail("scale states belong to an int8 KV cache");
+  return Status();
+}
+
 Status check_states(const OpCheck& c, const fb::Tensor& x, int64_t kv_features) {
   for (int slot : {kKState, kVState}) {
     if (!c.has_input(slot)) return c.fail("k and v states come together");
     const fb::Tensor& s = c.input(slot);
     if (s.role() != fb::TensorRole_State) return c.fail("'%s' must be a state", s.name()->c_str());
-    FOCAL_RETURN_IF_ERROR(check_sequence(c, s, x));
+    FOCAL_RETURN_IF_ERROR(check_sequence_shape(c, s, x));
     if (dim(s, 2) != kv_features) {
       return c.fail("state '%s' must have %lld features", s.name()->c_str(),
                     static_cast<long long>(kv_features));
@@ -103,6 +152,7 @@ Status check_key_source(const OpCheck& c, const fb::MultiHeadAttentionOptions& o
   if (c.has_input(kKState) != c.has_input(kVState)) return c.fail("k and v states come together");
   if (c.has_input(kMemory) && mode != Mode::kProject) return c.fail("memory needs K/V projections and no states");
   if (mode != Mode::kProject) FOCAL_RETURN_IF_ERROR(check_states(c, x, kv_features));
+  FOCAL_RETURN_IF_ERROR(check_cache_storage(c, o));
   if (mode == Mode::kCache && dim_symbol(c.input(kKState), 1) != -1) {
     return c.fail("a KV cache's length must be fixed (the planned context)");
   }
@@ -191,10 +241,17 @@ struct Regions {
   size_t q, k, v, ctx, lengths, kernel, end;  // byte offsets into the workspace
 };
 
-Regions regions(const Sizes& s, bool project_kv) {
+// Rows of f32 K and V the workspace holds: every key when projected each run, this
+// run's new tokens before an f16 or int8 cache stores them, none for an f32 cache.
+int64_t workspace_kv_rows(Mode mode, KvType cache, const Sizes& s) {
+  if (mode == Mode::kProject) return s.batch * s.kv_len;
+  return mode == Mode::kCache && cache != KvType::kF32 ? s.batch * s.q_len : 0;
+}
+
+Regions regions(const Sizes& s, int64_t kv_rows) {
   // Saturating: sizes come from the file (see saturating_size.h).
   const size_t q_bytes = saturating_float_bytes(saturating_product(s.batch, s.q_len, s.q_features));
-  const size_t kv = project_kv ? saturating_float_bytes(saturating_product(s.batch, s.kv_len, s.kv_features)) : 0;
+  const size_t kv = saturating_float_bytes(saturating_product(kv_rows, s.kv_features, 1));
   Regions r;
   r.q = 0;
   r.k = saturating_add(r.q, q_bytes);
@@ -234,7 +291,7 @@ size_t projection_scratch_bytes(const fb::Model& model, const fb::Op& op, const 
 size_t mha_workspace(const fb::Model& model, const fb::Op& op, int workers) {
   const fb::MultiHeadAttentionOptions& o = *op.options_as_MultiHeadAttentionOptions();
   const Sizes s = planned_sizes(model, op);
-  const Regions r = regions(s, mode_of(op) == Mode::kProject);
+  const Regions r = regions(s, workspace_kv_rows(mode_of(op), cache_type(model, op), s));
   // The kernel's scratch grows with every size within prefill and within decode
   // (q_len <= 16), so the planned maximum of each covers every smaller run.
   Sizes decode = s;
@@ -289,6 +346,50 @@ Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity, DenseSc
   return Status();
 }
 
+// K and V of this run's tokens projected into the workspace (RoPE'd at their
+// positions), then stored in the f16 or int8 cache at the cached length.
+Status append_converted(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, int64_t capacity,
+                        KvType type, float* new_k, float* new_v, DenseScratch scratch) {
+  const fb::Model& m = r.model;
+  const size_t rows = static_cast<size_t>(s.batch * s.q_len), features = static_cast<size_t>(s.kv_features);
+  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, r.inputs[kX].f32(), rows,
+                                     optional_f32(r, kBk), new_k, 0, scratch, r.parallel));
+  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, r.inputs[kX].f32(), rows,
+                                     optional_f32(r, kBv), new_v, 0, scratch, r.parallel));
+  if (o.rope() != fb::RopeLayout_None) {
+    FOCAL_RETURN_IF_ERROR(apply_rope(o, new_k, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+                                     static_cast<size_t>(o.num_kv_heads()), 0, r.cached_length));
+  }
+  const size_t heads = static_cast<size_t>(o.num_kv_heads()), elements = kernels::kv_element_bytes(type);
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const size_t first = static_cast<size_t>(b * capacity + r.cached_length);  // row in the cache
+    for (const int slot : {kKState, kVState}) {
+      const float* x = (slot == kKState ? new_k : new_v) + static_cast<size_t>(b * s.q_len) * features;
+      const kernels::KvRows source{x, features, static_cast<size_t>(s.q_len), heads, static_cast<size_t>(o.head_dim())};
+      uint8_t* cache = static_cast<uint8_t*>(r.inputs[slot].data) + first * features * elements;
+      float* scales = type == KvType::kI8 ? r.inputs[slot == kKState ? kKScales : kVScales].mutable_f32() + first * heads
+                                          : nullptr;
+      kernels::store_kv_rows(source, type, cache, features, scales, heads);
+    }
+  }
+  return Status();
+}
+
+// The cache's K and V (and int8 scales) as the attention kernel reads them.
+void cache_operands(const OpRun& r, const Sizes& s, int64_t capacity, int kv_heads, KvType type,
+                    int head_dim, AttentionParams* p) {
+  p->kv_type = type;
+  p->k = r.inputs[kKState].data;
+  p->v = r.inputs[kVState].data;
+  p->k_strides = dense_strides(capacity, s.kv_features, head_dim);
+  p->v_strides = p->k_strides;
+  if (type != KvType::kI8) return;
+  p->k_scales = r.inputs[kKScales].f32();
+  p->v_scales = r.inputs[kVScales].f32();
+  p->k_scale_strides = dense_strides(capacity, kv_heads, 1);
+  p->v_scale_strides = p->k_scale_strides;
+}
+
 Status run_mha(const OpRun& r) {
   const fb::MultiHeadAttentionOptions& o = *r.op.options_as_MultiHeadAttentionOptions();
   const fb::Model& m = r.model;
@@ -301,7 +402,8 @@ Status run_mha(const OpRun& r) {
              : mode == Mode::kCache ? r.cached_length + s.q_len
                                     : r.inputs[kKState].shape.dims[1];
   uint8_t* ws = static_cast<uint8_t*>(r.workspace);
-  const Regions reg = regions(s, mode == Mode::kProject);
+  const KvType type = cache_type(m, r.op);
+  const Regions reg = regions(s, workspace_kv_rows(mode, type, s));
   float* q = reinterpret_cast<float*>(ws + reg.q);
   float* ctx = reinterpret_cast<float*>(ws + reg.ctx);
   const size_t rows = static_cast<size_t>(s.batch * s.q_len);
@@ -327,7 +429,10 @@ Status run_mha(const OpRun& r) {
     p.v = v;
   } else {
     const int64_t capacity = r.inputs[kKState].shape.dims[1];
-    if (mode == Mode::kCache) {
+    if (mode == Mode::kCache && type != KvType::kF32) {
+      FOCAL_RETURN_IF_ERROR(append_converted(r, o, s, capacity, type, reinterpret_cast<float*>(ws + reg.k),
+                                             reinterpret_cast<float*>(ws + reg.v), scratch));
+    } else if (mode == Mode::kCache) {
       FOCAL_RETURN_IF_ERROR(append_to_cache(r, s, capacity, scratch));
       if (o.rope() != fb::RopeLayout_None) {
         float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
@@ -336,10 +441,7 @@ Status run_mha(const OpRun& r) {
                                          static_cast<size_t>(capacity * s.kv_features), first_position));
       }
     }
-    p.k = r.inputs[kKState].data;
-    p.v = r.inputs[kVState].data;
-    p.k_strides = dense_strides(capacity, s.kv_features, o.head_dim());
-    p.v_strides = p.k_strides;
+    cache_operands(r, s, capacity, o.num_kv_heads(), type, o.head_dim(), &p);
   }
   if (o.rope() != fb::RopeLayout_None) {
     FOCAL_RETURN_IF_ERROR(apply_rope(o, q, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
@@ -395,8 +497,8 @@ double mha_flops(const OpShapes& s) {
 const OpDef& multi_head_attention_op_def() {
   constexpr uint32_t kOptional = (1u << kBq) | (1u << kWk) | (1u << kBk) | (1u << kWv) |
                                  (1u << kBv) | (1u << kBo) | (1u << kKeyMask) | (1u << kKState) |
-                                 (1u << kVState) | (1u << kMemory);
-  static const OpDef def = {"MultiHeadAttention", kSlots, kSlots, 1, check_mha, run_mha,
+                                 (1u << kVState) | (1u << kMemory) | (1u << kKScales) | (1u << kVScales);
+  static const OpDef def = {"MultiHeadAttention", kKScales, kSlots, 1, check_mha, run_mha,
                             mha_workspace, kOptional, 0, mha_cache_capacity, mha_captured_heads, mha_flops};
   return def;
 }

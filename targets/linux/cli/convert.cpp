@@ -1,6 +1,7 @@
 // focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]
 //               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
 //               [--dtype f32|f16|bf16|int8|int4] [--group-size G] [--embedding-dtype f32|f16|int8]
+//               [--kv-dtype f32|f16|int8]
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
 //               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
@@ -37,7 +38,7 @@ const char* kUsage =
     "usage: focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]\n"
     "                     [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]\n"
     "                     [--dtype f32|f16|bf16|int8|int4] [--group-size G]\n"
-    "                     [--embedding-dtype f32|f16|int8]\n"
+    "                     [--embedding-dtype f32|f16|int8] [--kv-dtype f32|f16|int8]\n"
     "                     [--max-seq N] [--max-batch N] [--logits last|all] [--strict]\n"
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
@@ -57,7 +58,8 @@ const char* kUsage =
     "group of G = 32, 64 or 128 inputs (--group-size, default 32), input rows quantized to\n"
     "int8 at run time; norms and biases stay f32);\n"
     "--embedding-dtype that of token embedding tables (f16 halves them, int8 with one\n"
-    "scale per row quarters them).\n"
+    "scale per row quarters them); --kv-dtype that of a decoder's KV caches (f16 halves\n"
+    "them; int8, one scale per token and kv head, quarters them, plus the scales).\n"
     "--activations int8 (with --dtype int8) quantizes each dense layer's input rows to int8\n"
     "at run time and multiplies on the integer dot-product instructions. Each layer's output\n"
     "error against f32 activations is measured first on --calibration DIR (one .json per\n"
@@ -89,8 +91,21 @@ Status unsupported_value(const char* option, const char* value, const char* allo
                        allowed);
 }
 
-// --dtype, --embedding-dtype and --group-size (bf16 and int4 are for dense weights only);
-// false when the current argument is none of them.
+// `option` f32|f16|int8 into *dtype; false when the current argument is not `option`.
+bool parse_storage_dtype(Arguments& args, const char* option, DType* dtype) {
+  const char* value = nullptr;
+  if (!args.text(option, &value)) return false;
+  DType parsed = DType::kF32;
+  if (value != nullptr &&
+      (!convert::parse_weight_dtype(value, &parsed) || parsed == DType::kBF16 || parsed == DType::kI4)) {
+    args.fail(unsupported_value(option, value, "f32, f16 or int8"));
+  }
+  *dtype = parsed;
+  return true;
+}
+
+// --dtype, --embedding-dtype, --kv-dtype and --group-size (bf16 and int4 are for dense
+// weights only); false when the current argument is none of them.
 bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
   const char* value = nullptr;
   if (args.text("--dtype", &value)) {
@@ -99,16 +114,9 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
     }
     return true;
   }
-  if (args.text("--embedding-dtype", &value)) {
-    DType table = DType::kF32;
-    if (value != nullptr &&
-        (!convert::parse_weight_dtype(value, &table) || table == DType::kBF16 || table == DType::kI4)) {
-      args.fail(unsupported_value("--embedding-dtype", value, "f32, f16 or int8"));
-    }
-    o->embedding_dtype = table;
-    return true;
-  }
-  return args.integer("--group-size", 1, 1 << 16, &o->group_size);
+  return parse_storage_dtype(args, "--embedding-dtype", &o->embedding_dtype) ||
+         parse_storage_dtype(args, "--kv-dtype", &o->kv_dtype) ||
+         args.integer("--group-size", 1, 1 << 16, &o->group_size);
 }
 
 // --activations, --keep-f32, --keep-f32-threshold and --calibration; false when the

@@ -52,7 +52,9 @@ Status check_shape(const AttentionParams& p) {
   if (p.mask.window < 0 || (p.mask.window > 0 && !p.mask.causal)) {
     return invalid("a sliding window must be positive and needs causal");
   }
-  if (p.kv_type != KvType::kF32 && p.kv_type != KvType::kF16) return invalid("unknown kv_type");
+  if (p.kv_type != KvType::kF32 && p.kv_type != KvType::kF16 && p.kv_type != KvType::kI8) {
+    return invalid("unknown kv_type");
+  }
   if (!sizes_fit(p))
     return invalid("batch, heads, lengths and head_dim need a workspace beyond size_t");
   return Status();
@@ -62,6 +64,9 @@ Status check_params(const AttentionParams& p) {
   FOCAL_RETURN_IF_ERROR(check_shape(p));
   if (p.q == nullptr || p.k == nullptr || p.v == nullptr || p.out == nullptr) {
     return invalid("q, k, v and out must not be null");
+  }
+  if (p.kv_type == KvType::kI8 && (p.k_scales == nullptr || p.v_scales == nullptr)) {
+    return invalid("int8 K and V need k_scales and v_scales");
   }
   return Status();
 }

@@ -29,6 +29,7 @@
 #include "attention/attention_mask.h"
 #include "attention/attention_rows.hpp"
 #include "attention/attention_transpose.hpp"
+#include "attention/kv_storage.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
@@ -58,20 +59,20 @@ struct TiledAttention : AttentionRows<Arch> {
   using Base::softmax_row_whole;
   using Base::tile_scores_finite;
 
-  // One K or V row as floats: vector loads (converting f16) for whole vectors, then
-  // the tail element by element, zeros up to the padded dim.
-  static void load_row_f32(const AttentionParams& p, const void* base, size_t at, size_t dim,
-                           float* out) {
+  // One K or V row (element `at` of `base`) as floats, times `scale` (int8 only; 1
+  // otherwise): vector loads (converting f16 or int8) for whole vectors, then the tail
+  // element by element, zeros up to the padded dim.
+  static void load_row_f32(const AttentionParams& p, const void* base, size_t at, float scale,
+                           size_t dim, float* out) {
+    const void* row = offset_row(p, base, at);
     size_t d = 0;
-    if (p.kv_type == KvType::kF16) {
-      const uint16_t* src = static_cast<const uint16_t*>(base) + at;
-      for (; d + W <= p.head_dim; d += W) V::store(out + d, V::load_half(src + d));
-      for (; d < p.head_dim; ++d) out[d] = simd::half_to_float(src[d]);
+    if (p.kv_type == KvType::kI8) {
+      const vec scales = V::splat(scale);
+      for (; d + W <= p.head_dim; d += W) V::store(out + d, load_kv_vec(p, row, d) * scales);
     } else {
-      const float* src = static_cast<const float*>(base) + at;
-      for (; d + W <= p.head_dim; d += W) V::store(out + d, V::load(src + d));
-      for (; d < p.head_dim; ++d) out[d] = src[d];
+      for (; d + W <= p.head_dim; d += W) V::store(out + d, load_kv_vec(p, row, d));
     }
+    for (; d < p.head_dim; ++d) out[d] = kv_raw(p, base, at + d) * scale;
     for (; d < dim; ++d) out[d] = 0.0f;
   }
 
@@ -85,23 +86,16 @@ struct TiledAttention : AttentionRows<Arch> {
         rows[i] = V::zero();
         continue;
       }
-      const size_t at = t.batch * p.k_strides.batch + (s.key_begin + jj0 + i) * p.k_strides.seq +
-                        t.kv_head * p.k_strides.head + d0;
+      const size_t j = s.key_begin + jj0 + i;
+      const size_t at = t.batch * p.k_strides.batch + j * p.k_strides.seq + t.kv_head * p.k_strides.head + d0;
+      const float scale = kv_scale(p, p.k_scales, p.k_scale_strides, t.batch, j, t.kv_head);
       if (d0 + W <= p.head_dim) {
-        rows[i] = p.kv_type == KvType::kF16 ? V::load_half(static_cast<const uint16_t*>(p.k) + at)
-                                            : V::load(static_cast<const float*>(p.k) + at);
+        rows[i] = load_kv_vec(p, offset_row(p, p.k, at), 0);
+        if (p.kv_type == KvType::kI8) rows[i] = rows[i] * V::splat(scale);
         continue;
       }
       alignas(64) float lanes[W];
-      for (size_t d = 0; d < W; ++d) {
-        if (d0 + d >= p.head_dim) {
-          lanes[d] = 0.0f;
-        } else if (p.kv_type == KvType::kF16) {
-          lanes[d] = simd::half_to_float(static_cast<const uint16_t*>(p.k)[at + d]);
-        } else {
-          lanes[d] = static_cast<const float*>(p.k)[at + d];
-        }
-      }
+      for (size_t d = 0; d < W; ++d) lanes[d] = d0 + d >= p.head_dim ? 0.0f : kv_raw(p, p.k, at + d) * scale;
       rows[i] = V::load(lanes);
     }
   }
@@ -130,7 +124,7 @@ struct TiledAttention : AttentionRows<Arch> {
         }
         const size_t j = s.key_begin + jj;
         load_row_f32(p, p.v, t.batch * p.v_strides.batch + j * p.v_strides.seq + t.kv_head * p.v_strides.head,
-                     s.dim, v_row);
+                     kv_scale(p, p.v_scales, p.v_scale_strides, t.batch, j, t.kv_head), s.dim, v_row);
       }
     }
   }
@@ -273,21 +267,27 @@ struct TiledAttention : AttentionRows<Arch> {
   }
 
   // ---- Streaming path: few rows (decode). K and V rows are read in place (converted
-  // from f16 on the fly), with no packing, key by key: for each key, every row's score,
+  // from f16 or int8 on the fly; an int8 key's scale multiplies its finished dot product,
+  // a value's scale its softmax weight, so the inner loops stay one load and one FMA), with no packing, key by key: for each key, every row's score,
   // then every row's share of that key's value. A task may span several kv heads
   // (all heads of a decode step), so the loop walks a [seq, heads, dim] cache in
   // address order and the stream runs at memory speed. Needs head_dim to be a multiple
   // of W (the caller checks).
 
-  static const void* kv_row(const AttentionParams& p, const void* base, const AttentionStrides& st,
-                            size_t batch, size_t kv_head, size_t j) {
-    const size_t at = batch * st.batch + j * st.seq + kv_head * st.head;
-    if (p.kv_type == KvType::kF16) return static_cast<const uint16_t*>(base) + at;
-    return static_cast<const float*>(base) + at;
+  // Element `at` of K or V storage, as a pointer of its type.
+  static const void* offset_row(const AttentionParams& p, const void* base, size_t at) {
+    return static_cast<const char*>(base) + at * kv_element_bytes(p.kv_type);
   }
 
+  static const void* kv_row(const AttentionParams& p, const void* base, const AttentionStrides& st,
+                            size_t batch, size_t kv_head, size_t j) {
+    return offset_row(p, base, batch * st.batch + j * st.seq + kv_head * st.head);
+  }
+
+  // W elements from d of a stored row, unscaled (int8 as integers).
   static vec load_kv_vec(const AttentionParams& p, const void* row, size_t d) {
     if (p.kv_type == KvType::kF16) return V::load_half(static_cast<const uint16_t*>(row) + d);
+    if (p.kv_type == KvType::kI8) return V::load_i8(static_cast<const int8_t*>(row) + d);
     return V::load(static_cast<const float*>(row) + d);
   }
 
@@ -297,7 +297,7 @@ struct TiledAttention : AttentionRows<Arch> {
                            const AttentionStrides& st, size_t j) {
     if (j >= t.key_end) return;
     const size_t group = p.heads / p.kv_heads;
-    const size_t row_bytes = p.head_dim * (p.kv_type == KvType::kF16 ? 2 : 4);
+    const size_t row_bytes = p.head_dim * kv_element_bytes(p.kv_type);
     for (size_t g = t.head_begin / group; g <= (t.head_end - 1) / group; ++g) {
       const char* row = static_cast<const char*>(kv_row(p, base, st, t.batch, g, j));
       for (size_t offset = 0; offset < row_bytes; offset += 64) __builtin_prefetch(row + offset);
@@ -310,11 +310,13 @@ struct TiledAttention : AttentionRows<Arch> {
     for (size_t j = block_start; j < block_end; ++j) {
       prefetch_key(p, t, p.k, p.k_strides, j + kPrefetchKeys);
       for (size_t r = 0; r < rows.count; ++r) {
-        const void* k = kv_row(p, p.k, p.k_strides, t.batch, rows.head[r] / group, j);
+        const size_t g = rows.head[r] / group;
+        const void* k = kv_row(p, p.k, p.k_strides, t.batch, g, j);
         const float* q = s.q + r * s.dim;
         vec acc = V::zero();
         for (size_t d = 0; d < p.head_dim; d += W) acc = V::fma(V::load(q + d), load_kv_vec(p, k, d), acc);
-        s.s[r * kKeyBlock + (j - block_start)] = V::reduce_add(acc);
+        s.s[r * kKeyBlock + (j - block_start)] =
+            V::reduce_add(acc) * kv_scale(p, p.k_scales, p.k_scale_strides, t.batch, j, g);
       }
     }
   }
@@ -327,8 +329,9 @@ struct TiledAttention : AttentionRows<Arch> {
       for (size_t r = 0; r < rows.count; ++r) {
         const float weight = s.s[r * kKeyBlock + (j - block_start)];
         if (weight == 0.0f) continue;  // masked or underflowed: adds nothing
-        const void* v = kv_row(p, p.v, p.v_strides, t.batch, rows.head[r] / group, j);
-        const vec pv = V::splat(weight);
+        const size_t g = rows.head[r] / group;
+        const void* v = kv_row(p, p.v, p.v_strides, t.batch, g, j);
+        const vec pv = V::splat(weight * kv_scale(p, p.v_scales, p.v_scale_strides, t.batch, j, g));
         float* o = s.o + r * s.dim;
         for (size_t d = 0; d < p.head_dim; d += W) V::store(o + d, V::fma(pv, load_kv_vec(p, v, d), V::load(o + d)));
       }

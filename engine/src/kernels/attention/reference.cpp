@@ -5,19 +5,13 @@
 
 #include "attention/attention_kernels.h"
 #include "attention/attention_mask.h"
+#include "attention/kv_storage.h"
 #include "simd/vec_scalar.hpp"
 
 namespace focal {
 namespace kernels {
 
 namespace {
-
-float load_kv(const AttentionParams& p, const void* base, const AttentionStrides& s, size_t b,
-              size_t j, size_t g, size_t d) {
-  const size_t index = b * s.batch + j * s.seq + g * s.head + d;
-  if (p.kv_type == KvType::kF16) return simd::half_to_float(static_cast<const uint16_t*>(base)[index]);
-  return static_cast<const float*>(base)[index];
-}
 
 // Score of query row (b, h, i) against key j, or -inf when masked.
 float score(const AttentionParams& p, const KeyRange& visible, size_t b, size_t h, size_t i,
@@ -26,7 +20,7 @@ float score(const AttentionParams& p, const KeyRange& visible, size_t b, size_t 
   const size_t g = h / (p.heads / p.kv_heads);
   const float* q = p.q + b * p.q_strides.batch + i * p.q_strides.seq + h * p.q_strides.head;
   float dot = 0.0f;
-  for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * load_kv(p, p.k, p.k_strides, b, j, g, d);
+  for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * load_key(p, b, j, g, d);
   return dot * scale + bias_at(p.mask, b, h, i, j);
 }
 
@@ -58,7 +52,7 @@ void attend_row(const AttentionParams& p, size_t b, size_t h, size_t i, float sc
     const float weight = s == -INFINITY && !nan ? 0.0f : std::exp(s - max_score) * inv_sum;
     if (weights != nullptr) weights[j] = weight;
     if (weight == 0.0f) continue;
-    for (size_t d = 0; d < p.head_dim; ++d) out[d] += weight * load_kv(p, p.v, p.v_strides, b, j, g, d);
+    for (size_t d = 0; d < p.head_dim; ++d) out[d] += weight * load_value(p, b, j, g, d);
   }
 }
 

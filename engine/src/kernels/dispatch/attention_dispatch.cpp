@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "attention/attention_mask.h"
+#include "attention/kv_storage.h"
 #include "simd/vec_scalar.hpp"
 #include "support/saturating_size.h"
 #include "support/trusted_call.h"
@@ -184,15 +185,8 @@ void write_weights(const AttentionParams& p) {
         for (size_t j = 0; j < p.kv_len; ++j) {
           w[j] = -INFINITY;
           if (j < visible.begin || j >= visible.end) continue;
-          const size_t at =
-              b * p.k_strides.batch + j * p.k_strides.seq + (h / group) * p.k_strides.head;
           float dot = 0.0f;
-          for (size_t d = 0; d < p.head_dim; ++d) {
-            const float k = p.kv_type == KvType::kF16
-                                ? simd::half_to_float(static_cast<const uint16_t*>(p.k)[at + d])
-                                : static_cast<const float*>(p.k)[at + d];
-            dot += q[d] * k;
-          }
+          for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * kernels::load_key(p, b, j, h / group, d);
           w[j] = dot * scale + kernels::bias_at(p.mask, b, h, i, j);
           nan = nan || w[j] != w[j];
           max_score = std::fmax(max_score, w[j]);
