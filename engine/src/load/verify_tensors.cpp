@@ -111,6 +111,11 @@ Status check_int8_dot_contents(const fb::Tensor& t, const FileLayout& file) {
   const uint8_t* packed = file.bytes + file.data_offset + t.data()->offset();  // checked in bounds
   const char* why = "";
   if (t.layout() == fb::TensorLayout_DenseInt4) {  // the scales are trusted too (finite, >= 0)
+    if (!FOCAL_INT4_WEIGHTS) {
+      return Status::error(StatusCode::kUnsupported,
+                           "int4 weight '%s': this engine is built without int4 weights (FOCAL_INT4_WEIGHTS)",
+                           name_of(t));
+    }
     if (kernels::q4gemm_packed_consistent(packed, static_cast<size_t>(t.shape()->Get(0)),
                                           static_cast<size_t>(t.shape()->Get(1)),
                                           static_cast<size_t>(t.group_size()), &why)) {

@@ -80,6 +80,9 @@ Status check_gemm_params(const GemmParams& p) {
   const bool int4 = p.weight_type == DType::kI4;
   if (!int4 && !gemm_weight_type(p.weight_type, &type))
     return invalid("weight_type must be f32, f16, bf16, i8 or i4");
+  if (int4 && !FOCAL_INT4_WEIGHTS) {
+    return Status::error(StatusCode::kUnsupported, "int4 weights are not built into this engine (FOCAL_INT4_WEIGHTS)");
+  }
   if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kSigmoid)) {
     return invalid("unknown activation");
   }
