@@ -28,7 +28,6 @@ size_t dtype_size(DType dtype) {
     case DType::kBF16:
       return 2;
     case DType::kI8:
-      return 1;
     case DType::kI4:  // at most a byte per element; its packed size is the layout's
       return 1;
     case DType::kI32:
