@@ -116,8 +116,9 @@ void run_one_int4_task(void* context, size_t index, int /*worker*/) {
 // Rows per task: all of a decode's; else blocks of 32 (8 calls of 4 rows per panel).
 constexpr size_t kInt4RowBlock = 32;
 
-void run_int4_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
-                   const kernels::Q4GemmKernelTable& variant) {
+// Unused (and dropped by the linker) where FOCAL_INT4_WEIGHTS is off.
+[[maybe_unused]] void run_int4_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
+                                    const kernels::Q4GemmKernelTable& variant) {
   const kernels::Q4GemmProblem problem = describe_q4gemm(params);
   const GemmProblem& g = problem.rows.gemm;
   Q4Plan plan;
