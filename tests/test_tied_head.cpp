@@ -7,7 +7,6 @@
 // prefill and greedy KV-cached steps, and the tied file must be smaller by the table's
 // bytes.
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <cstring>
 #include <fstream>
@@ -19,6 +18,7 @@
 #include "support/model_cases.h"
 #include "support/random_values.h"
 #include "support/safetensors_writer.h"
+#include "support/scratch_dir.h"
 
 using namespace focal;
 using focal::testing::NamedTensor;
@@ -108,12 +108,6 @@ const Storage kStorages[] = {{"f32", DType::kF32, false, DType::kF32, 4},
                              {"int8", DType::kI8, false, DType::kI8, 1},
                              {"int8 activations", DType::kI8, true, DType::kI8, 1}};
 
-std::string temp_dir() {
-  char dir_template[] = "/tmp/focal_tied_head_XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  return dir_template;
-}
-
 std::vector<uint8_t> convert(const Family& f, const std::string& dir, bool tied, const Storage& s) {
   const std::string name = tied ? "tied" : "untied";
   nlohmann::json config = f.config;
@@ -172,7 +166,8 @@ std::vector<float> greedy_logits(Session& session, int steps, std::vector<int32_
 }
 
 void check_tied_equals_untied(const Family& f) {
-  const std::string dir = temp_dir();
+  const focal::testing::ScratchDir scratch("tied-head");  // removed with its files at the end
+  const std::string& dir = scratch.path();
   for (const Storage& s : kStorages) {
     CAPTURE(f.preset);
     CAPTURE(s.name);
