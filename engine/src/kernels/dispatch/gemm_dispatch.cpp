@@ -44,26 +44,28 @@ void run_one_task(void* context, size_t index, int /*worker*/) {
   plan.run_task(*plan.problem, make_task(plan, index));
 }
 
-// Int8 activations: phase 1 quantizes blocks of kQuantizeRows rows, phase 2 runs the
-// same task split as the f32 GEMM with the variant's tile rows.
+// Int8 activations and int4 weights run in two phases: phase 1 quantizes blocks of
+// kQuantizeRows rows, phase 2 runs the f32 GEMM's task split on the variant's panels.
 constexpr size_t kQuantizeRows = 16;
 
-struct QPlan {
-  const kernels::QGemmProblem* problem;
-  const kernels::QGemmKernelTable* kernels;
+// Problem: kernels::QGemmProblem or Q4GemmProblem; Table: the variant's kernel table.
+template <class Problem, class Table>
+struct QuantizedPlan {
+  const Problem* problem;
+  const Table* kernels;
   const kernels::GemmKernelTable* epilogue;
   Plan tasks;  // problem: the f32 view, for make_task
 };
 
+template <class QPlan>
 void quantize_one_block(void* context, size_t index, int /*worker*/) {
   const QPlan& plan = *static_cast<const QPlan*>(context);
-  const size_t begin = index * kQuantizeRows;
-  const size_t end = begin + kQuantizeRows < plan.problem->gemm.m ? begin + kQuantizeRows
-                                                                  : plan.problem->gemm.m;
-  plan.kernels->quantize(*plan.problem, begin, end);
+  const size_t begin = index * kQuantizeRows, m = plan.tasks.problem->m;
+  plan.kernels->quantize(*plan.problem, begin, begin + kQuantizeRows < m ? begin + kQuantizeRows : m);
 }
 
-void run_one_int8_task(void* context, size_t index, int /*worker*/) {
+template <class QPlan>
+void run_one_quantized_task(void* context, size_t index, int /*worker*/) {
   const QPlan& plan = *static_cast<const QPlan*>(context);
   plan.kernels->run_task(*plan.problem, make_task(plan.tasks, index), *plan.epilogue);
 }
@@ -76,62 +78,39 @@ void run_tasks(ParallelFor* parallel, size_t count, void (*task)(void*, size_t, 
   }
 }
 
-void run_int8_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
-                   const kernels::QGemmKernelTable& variant) {
-  const kernels::QGemmProblem problem = describe_qgemm(params);
+// `gemm`: the problem's f32 view; `row_block`: rows per task when m exceeds a decode's.
+template <class Problem, class Table>
+void run_quantized_gemm(const Problem& problem, const GemmProblem& gemm, const Table& variant, size_t row_block,
+                        const kernels::KernelSet& set, ParallelFor* parallel) {
+  using QPlan = QuantizedPlan<Problem, Table>;
   QPlan plan;
   plan.problem = &problem;
   plan.kernels = &variant;
   plan.epilogue = kernels::kernels_of(set, &kernels::KernelSet::gemm);
-  plan.tasks.problem = &problem.gemm;
+  plan.tasks.problem = &gemm;
   plan.tasks.run_task = nullptr;
+  plan.tasks.row_block = gemm.m <= kernels::kGemvMaxRows ? gemm.m : row_block;
+  plan.tasks.panel_blocks = (gemm.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  run_tasks(parallel, (gemm.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_block<QPlan>, &plan);
+  const size_t row_blocks = (gemm.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
+  run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_quantized_task<QPlan>, &plan);
+}
+
+void run_int8_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
+                   const kernels::QGemmKernelTable& variant) {
+  const kernels::QGemmProblem problem = describe_qgemm(params);
   // Row blocks a multiple of the tile, so only a task's last tile can be partial.
-  plan.tasks.row_block = problem.gemm.m <= kernels::kGemvMaxRows ? problem.gemm.m
-                                                                 : variant.tile_rows * kTilesPerTask;
-  plan.tasks.panel_blocks = (problem.gemm.panels + kPanelsPerTask - 1) / kPanelsPerTask;
-  run_tasks(parallel, (problem.gemm.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_block, &plan);
-  const size_t row_blocks = (problem.gemm.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
-  run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_int8_task, &plan);
+  run_quantized_gemm(problem, problem.gemm, variant, variant.tile_rows * kTilesPerTask, set, parallel);
 }
 
-// Int4 weights: the same two phases as int8 activations, on the int4 variant.
-struct Q4Plan {
-  const kernels::Q4GemmProblem* problem;
-  const kernels::Q4GemmKernelTable* kernels;
-  const kernels::GemmKernelTable* epilogue;
-  Plan tasks;
-};
-
-void quantize_one_int4_block(void* context, size_t index, int /*worker*/) {
-  const Q4Plan& plan = *static_cast<const Q4Plan*>(context);
-  const size_t begin = index * kQuantizeRows, m = plan.problem->rows.gemm.m;
-  plan.kernels->quantize(*plan.problem, begin, begin + kQuantizeRows < m ? begin + kQuantizeRows : m);
-}
-
-void run_one_int4_task(void* context, size_t index, int /*worker*/) {
-  const Q4Plan& plan = *static_cast<const Q4Plan*>(context);
-  plan.kernels->run_task(*plan.problem, make_task(plan.tasks, index), *plan.epilogue);
-}
-
-// Rows per task: all of a decode's; else blocks of 32 (8 calls of 4 rows per panel).
+// Int4 rows per task beyond a decode: blocks of 32 (8 calls of 4 rows per panel).
 constexpr size_t kInt4RowBlock = 32;
 
 // Unused (and dropped by the linker) where FOCAL_INT4_WEIGHTS is off.
 [[maybe_unused]] void run_int4_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::KernelSet& set,
                                     const kernels::Q4GemmKernelTable& variant) {
   const kernels::Q4GemmProblem problem = describe_q4gemm(params);
-  const GemmProblem& g = problem.rows.gemm;
-  Q4Plan plan;
-  plan.problem = &problem;
-  plan.kernels = &variant;
-  plan.epilogue = kernels::kernels_of(set, &kernels::KernelSet::gemm);
-  plan.tasks.problem = &g;
-  plan.tasks.run_task = nullptr;
-  plan.tasks.row_block = g.m <= kernels::kGemvMaxRows ? g.m : kInt4RowBlock;
-  plan.tasks.panel_blocks = (g.panels + kPanelsPerTask - 1) / kPanelsPerTask;
-  run_tasks(parallel, (g.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_int4_block, &plan);
-  const size_t row_blocks = (g.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
-  run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_int4_task, &plan);
+  run_quantized_gemm(problem, problem.rows.gemm, variant, kInt4RowBlock, set, parallel);
 }
 
 }  // namespace
