@@ -48,13 +48,6 @@ struct Embedding {
     for (size_t i = 0; i < dim; ++i) out[i] = static_cast<float>(src[i]) * scale;
   }
 
-  static float bf16_value(uint16_t stored) {
-    const uint32_t bits = uint32_t(stored) << 16;
-    float value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return value;
-  }
-
   // Row `id` of a packed table; `to_float` converts one stored element.
   template <class Element, class ToFloat>
   static void packed_row(const EmbeddingParams& p, size_t id, float scale, ToFloat to_float, float* out) {
@@ -67,7 +60,7 @@ struct Embedding {
       case EmbeddingType::kF16:
         return packed_row<uint16_t>(p, id, p.scale, [](uint16_t h) { return simd::half_to_float(h); }, out);
       case EmbeddingType::kBF16:
-        return packed_row<uint16_t>(p, id, p.scale, bf16_value, out);
+        return packed_row<uint16_t>(p, id, p.scale, [](uint16_t b) { return simd::bf16_to_float(b); }, out);
       case EmbeddingType::kI8:
         return packed_row<int8_t>(p, id, p.row_scales[id] * p.scale, [](int8_t q) { return static_cast<float>(q); },
                                   out);

@@ -1,5 +1,3 @@
-#include <cstring>
-
 #include "embedding/embedding_kernels.h"
 #include "simd/vec_scalar.hpp"
 
@@ -12,12 +10,8 @@ float stored(EmbeddingType type, const void* table, size_t index) {
   switch (type) {
     case EmbeddingType::kF16:
       return simd::half_to_float(static_cast<const uint16_t*>(table)[index]);
-    case EmbeddingType::kBF16: {
-      const uint32_t bits = uint32_t(static_cast<const uint16_t*>(table)[index]) << 16;
-      float value;
-      std::memcpy(&value, &bits, sizeof(value));
-      return value;
-    }
+    case EmbeddingType::kBF16:
+      return simd::bf16_to_float(static_cast<const uint16_t*>(table)[index]);
     case EmbeddingType::kI8:
       return static_cast<float>(static_cast<const int8_t*>(table)[index]);
     default:
