@@ -1,0 +1,79 @@
+// Kernels of static int8 quantization (integer activations end to end, no float): the
+// matrix-vector product with per-channel requantization, and the integer LSTM cell. The
+// arithmetic and the formats are in fixed_point.h and activation_s16.h.
+//
+// The one multiply loop is `dot_rows`: the exact int32 dot products of up to kQIntRows
+// weight rows with one int8 vector. It is the only part that differs per core, chosen at
+// build time as TFLite Micro swaps kernel files (qint_dot.cpp): Helium's VMLADAVA.S8 on
+// the Cortex-M55, the DSP extension's dual 16-bit MACs (SXTB16, SMLAD) on the Cortex-M4
+// and M7, plain C everywhere else. Integer sums are exact, so every core's outputs equal
+// the scalar twin's bit for bit (tests/test_qint.cpp, on the host, under qemu-user and
+// in the Cortex-M kernel test images).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace focal {
+namespace kernels {
+
+constexpr size_t kQIntRows = 4;  // weight rows per dot_rows call: they share the x loads
+// Largest K: |sum| <= K * 128 * 128 (int8 x int8) must stay below 2^31.
+constexpr size_t kQIntMaxK = size_t(1) << 16;
+
+// sums[r] = bias[r] + sum_k x[k] * w[r * w_stride + k] for r < rows (rows <= kQIntRows),
+// exact in int32. `bias` may be null (no bias). Any alignment.
+using QIntDotRowsFn = void (*)(const int8_t* x, const int8_t* w, size_t w_stride, size_t k,
+                               size_t rows, const int32_t* bias, int32_t* sums);
+
+struct QIntKernelTable {
+  const char* isa;  // "mve", "dsp" or "scalar"
+  QIntDotRowsFn dot_rows;
+};
+
+// The table this build runs (qint_dot.cpp) and the plain-C twin (reference.cpp).
+const QIntKernelTable& qint_kernels();
+const QIntKernelTable& qint_reference_kernels();
+
+// y = W x + b requantized, W [n][k] int8 row-major per output (stride w_stride >= k),
+// symmetric per output channel. The input's zero point is folded into the bias by the
+// converter (bias[j] = round(b_j / (s_x s_w[j])) - zp_x sum_k w[j][k]), as TFLite Micro
+// and CMSIS-NN precompute it, so the loop multiplies raw int8 values.
+struct QGemvParams {
+  size_t n = 0, k = 0;
+  const int8_t* w = nullptr;
+  size_t w_stride = 0;
+  const int32_t* bias = nullptr;        // [n] or null
+  const int32_t* multiplier = nullptr;  // [n] Q31 (fixed_point.h)
+  const int32_t* shift = nullptr;       // [n]
+  int32_t output_zero_point = 0;        // int8 outputs only
+  int32_t output_min = -128;            // clamp in the output's integer domain (a fused
+  int32_t output_max = 127;             // ReLU raises output_min to the zero point)
+};
+
+// int8 outputs: y[j] = clamp(requantize(sum_j, m_j, s_j) + zero point, min, max).
+void qgemv_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, int8_t* y);
+// int16 outputs added to y with saturation (gate pre-activations, which sum an input and
+// a recurrent product, each with its own scales, as CMSIS-NN's LSTM does):
+// y[j] = saturate16(y[j] + requantize(sum_j, m_j, s_j)); zero point and clamp unused.
+void qgemv_s16_accumulate(const QIntKernelTable& kernels, const QGemvParams& p,
+                          const int8_t* x, int16_t* y);
+
+// One integer LSTM cell step for `hidden` units (plain C on every core: it is O(hidden)
+// next to the products' O(hidden * k)).
+//  gates   [4][hidden] int16 Q3.12 pre-activations in PyTorch's order i, f, g, o
+//  cell    [hidden] int16, real = q * 2^-cell_frac_bits, updated in place:
+//          c = f c + i g, each product rounded to the cell's format, sum saturated
+//  hidden  [hidden] int8: h = o tanh(c), from Q0.30 by `hidden_multiplier` (2^-30 /
+//          hidden scale) plus the hidden state's zero point, clamped to int8
+struct QLstmCellParams {
+  size_t hidden = 0;
+  int32_t cell_frac_bits = 11;  // in [0, 15]: 11 holds |c| < 16
+  int32_t hidden_multiplier = 0;
+  int32_t hidden_shift = 0;
+  int32_t hidden_zero_point = 0;
+};
+void qlstm_cell(const QLstmCellParams& p, const int16_t* gates, int16_t* cell, int8_t* hidden);
+
+}  // namespace kernels
+}  // namespace focal
