@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ TEST_CASE("qint: requantize is within one step of the exact product, and exact f
   }
   qint::FixedMultiplier one{};
   REQUIRE(qint::quantize_multiplier(1.0, &one));
-  for (int32_t acc : {0, 1, -1, 12345, -12345, INT32_MAX / 2, INT32_MIN / 2}) {
+  for (int32_t acc : std::initializer_list<int32_t>{0, 1, -1, 12345, -12345, INT32_MAX / 2, INT32_MIN / 2}) {
     CHECK(qint::requantize(acc, one.multiplier, one.shift) == acc);
   }
   // Ties: the high multiply rounds them up (CMSIS-NN adds 2^30 before the shift by 31):
