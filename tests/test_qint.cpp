@@ -8,6 +8,7 @@
 // same bits.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -296,4 +297,84 @@ TEST_CASE("qint: a fixed integer LSTM step gives the same bits on every core") {
   MESSAGE("qint fingerprint: " << hash);
   CHECK(saturated_gates < 8 * gates.size() / 10);  // the gates span their range, mostly inside it
   CHECK(hash == 1645043985u);
+}
+
+TEST_CASE("qint: exp_s16 within 5 Q15 steps of double over [-16, 0], clamped below") {
+  int worst = 0;
+  for (int32_t q = -32768; q <= 0; ++q) {
+    const double want = std::fmin(32767.0, 32768.0 * std::exp(double(q) / 2048.0));
+    worst = std::max(worst, int(std::ceil(std::fabs(qint::exp_s16(q) - want))));
+  }
+  CHECK(worst <= 5);  // interpolation 4.0 near x = 0, plus the table's rounding
+  CHECK(qint::exp_s16(0) == 32767);
+  CHECK(qint::exp_s16(5) == 32767);
+  CHECK(qint::exp_s16(-1000000) == qint::exp_s16(-32768));
+}
+
+TEST_CASE("qint: attention pooling against double, ragged valid lengths, same bits on every core") {
+  constexpr size_t kSteps = 9, kFeatures = 24, kUnits = 16;
+  const Gemv projection = make_gemv(kUnits, kFeatures, 404);
+  std::vector<int32_t> projection_shift(projection.shift);
+  for (auto& s : projection_shift) s += 7;  // pre-activations of about +-2 in Q3.12
+  Lcg rng{77};
+  std::vector<int8_t> x(kSteps * kFeatures), v(kUnits);
+  for (auto& e : x) e = rng.s8();
+  for (auto& e : v) e = int8_t(rng.in_range(-127, 127));
+  QAttentionPoolParams p;
+  p.steps = kSteps;
+  p.features = kFeatures;
+  p.units = kUnits;
+  p.projection = projection.params();
+  p.projection.shift = projection_shift.data();
+  p.v = v.data();
+  const double score_real = 4e-4, output_real = std::ldexp(1.0, -15);
+  qint::FixedMultiplier m{};
+  REQUIRE(qint::quantize_multiplier(score_real, &m));
+  p.score_multiplier = m.multiplier;
+  p.score_shift = m.shift;
+  REQUIRE(qint::quantize_multiplier(output_real, &m));
+  p.output_multiplier = m.multiplier;
+  p.output_shift = m.shift;
+  p.x_zero_point = -3;
+  p.output_zero_point = 2;
+  uint32_t hash = 2166136261u;
+  for (size_t valid : {kSteps, size_t(5), size_t(1), size_t(0)}) {
+    std::vector<int16_t> keys(kUnits), weights(kSteps, int16_t(-1));
+    std::vector<int32_t> scores(kSteps);
+    std::vector<int8_t> y(kFeatures);
+    qattention_pool(qint_kernels(), p, x.data(), valid, keys.data(), scores.data(), weights.data(), y.data());
+    if (valid == kSteps) {  // the scores spread: no weight takes (nearly) all
+      CHECK(*std::max_element(weights.begin(), weights.end()) < 26000);
+      CHECK(*std::min_element(weights.begin(), weights.end()) > 30);
+    }
+    hash = fingerprint(hash, weights.data(), weights.size() * 2);
+    hash = fingerprint(hash, y.data(), y.size());
+    // The double twin of the same integer problem.
+    std::vector<double> score(valid), a(valid);
+    for (size_t t = 0; t < valid; ++t) {
+      double sum = 0;
+      for (size_t u = 0; u < kUnits; ++u) {
+        int64_t acc = projection.bias[u];
+        for (size_t d = 0; d < kFeatures; ++d) acc += int64_t(x[t * kFeatures + d]) * projection.w[u * kFeatures + d];
+        const double pre = std::fmax(-8.0, std::fmin(8.0, double(acc) * projection.real_multiplier[u] * 128.0 / 4096.0));
+        sum += double(v[u]) * 32768.0 * std::tanh(pre);
+      }
+      score[t] = sum * score_real / 2048.0;
+    }
+    double largest = -1e300, total = 0;
+    for (size_t t = 0; t < valid; ++t) largest = std::fmax(largest, score[t]);
+    for (size_t t = 0; t < valid; ++t) total += a[t] = std::exp(score[t] - largest);
+    for (size_t t = 0; t < kSteps; ++t) {
+      const double want = t < valid ? a[t] / total : 0.0;
+      CHECK(std::fabs(double(weights[t]) / 32768.0 - want) <= 2e-3);
+    }
+    for (size_t d = 0; d < kFeatures; ++d) {
+      double pooled = 0;
+      for (size_t t = 0; t < valid; ++t) pooled += a[t] / total * (double(x[t * kFeatures + d]) + 3.0);
+      const double want = std::fmax(-128.0, std::fmin(127.0, pooled + 2.0));
+      CHECK(std::fabs(double(y[d]) - want) <= 1.0);
+    }
+  }
+  MESSAGE("qint attention pooling fingerprint: " << hash);
+  CHECK(hash == 4187599287u);
 }

@@ -75,5 +75,30 @@ struct QLstmCellParams {
 };
 void qlstm_cell(const QLstmCellParams& p, const int16_t* gates, int16_t* cell, int8_t* hidden);
 
+// Additive attention pooling on integers (the classifier's AttentionPool): for the first
+// `valid` of `steps` rows x_t [features] int8 (zero point x_zero_point),
+//  key_t   = tanh(W x_t + b): `projection` (n = units, k = features) into int16 Q3.12,
+//            then tanh_s16 into Q0.15
+//  score_t = v . key_t (v int8, symmetric), requantized by score_multiplier/shift into
+//            Q4.11 (the exp's input format, activation_s16.h)
+//  a_t     = softmax over t < valid in Q0.15: exp_s16(score_t - max) / sum, rounded
+//  y[d]    = sum_t a_t (x_t[d] - zp) requantized by output_multiplier/shift (the real
+//            2^-15 x_scale / y_scale) plus the output's zero point
+// Rows t >= valid get a_t = 0; with no valid row y is the output's zero point. Since
+// the a_t sum to at most 1, |sum| <= 32768 * 255 for any steps: no overflow.
+// scratch: `units` int16 and `steps` int32. weights_q15 [steps] (the attention output,
+// may be null).
+struct QAttentionPoolParams {
+  size_t steps = 0, features = 0, units = 0;
+  QGemvParams projection;  // its zero point and clamp unused (int16 outputs)
+  const int8_t* v = nullptr;
+  int32_t score_multiplier = 0, score_shift = 0;
+  int32_t x_zero_point = 0;
+  int32_t output_multiplier = 0, output_shift = 0, output_zero_point = 0;
+};
+void qattention_pool(const QIntKernelTable& kernels, const QAttentionPoolParams& p,
+                     const int8_t* x, size_t valid, int16_t* key_scratch, int32_t* score_scratch,
+                     int16_t* weights_q15, int8_t* y);
+
 }  // namespace kernels
 }  // namespace focal
