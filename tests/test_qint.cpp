@@ -378,3 +378,45 @@ TEST_CASE("qint: attention pooling against double, ragged valid lengths, same bi
   MESSAGE("qint attention pooling fingerprint: " << hash);
   CHECK(hash == 4187599287u);
 }
+
+TEST_CASE("qint: embedding rows requantized per row against double; hostile ids refused") {
+  constexpr size_t kVocab = 11, kWidth = 13;
+  Lcg rng{99};
+  std::vector<int8_t> table(kVocab * kWidth);
+  for (auto& e : table) e = int8_t(rng.in_range(-127, 127));
+  std::vector<int32_t> multiplier(kVocab), shift(kVocab);
+  std::vector<double> real(kVocab);
+  for (size_t r = 0; r < kVocab; ++r) {
+    real[r] = 0.3 + 1.5 * double(r) / kVocab;  // row scale / activation scale; > 1 clamps some
+    qint::FixedMultiplier m{};
+    REQUIRE(qint::quantize_multiplier(real[r], &m));
+    multiplier[r] = m.multiplier;
+    shift[r] = m.shift;
+  }
+  QEmbeddingParams p;
+  p.vocab = kVocab;
+  p.width = kWidth;
+  p.table = table.data();
+  p.multiplier = multiplier.data();
+  p.shift = shift.data();
+  p.output_zero_point = 4;
+  const int32_t ids[] = {0, 10, 3, 3, 7};
+  std::vector<int8_t> y(5 * kWidth);
+  CHECK(qembedding_gather(p, ids, 5, y.data()));
+  for (size_t t = 0; t < 5; ++t) {
+    for (size_t d = 0; d < kWidth; ++d) {
+      const double v = double(table[size_t(ids[t]) * kWidth + d]) * real[size_t(ids[t])];
+      const double want = std::fmax(-128.0, std::fmin(127.0, std::nearbyint(v) + 4.0));
+      CHECK(std::fabs(double(y[t * kWidth + d]) - want) <= 1.0);
+    }
+  }
+  const int32_t hostile[] = {3, -1, int32_t(kVocab), INT32_MAX};
+  std::vector<int8_t> z(4 * kWidth);
+  CHECK_FALSE(qembedding_gather(p, hostile, 4, z.data()));
+  for (size_t d = 0; d < kWidth; ++d) {
+    CHECK(z[kWidth + d] == 4);
+    CHECK(z[2 * kWidth + d] == 4);
+    CHECK(z[3 * kWidth + d] == 4);
+    CHECK(z[d] == y[2 * kWidth + d]);  // the valid id beside them is still gathered
+  }
+}

@@ -75,6 +75,20 @@ struct QLstmCellParams {
 };
 void qlstm_cell(const QLstmCellParams& p, const int16_t* gates, int16_t* cell, int8_t* hidden);
 
+// Token embedding into int8 activations: the int8 table keeps its one scale per row
+// (--embedding-dtype int8), each gathered row is requantized to the activation's
+// per-tensor scale and zero point by its row's multiplier (row scale / activation scale):
+// y[t][d] = clamp(requantize(table[id][d], m[id], s[id]) + zero point). An id outside
+// [0, vocab) is hostile input: its row is the zero point and the call returns false.
+struct QEmbeddingParams {
+  size_t vocab = 0, width = 0;
+  const int8_t* table = nullptr;        // [vocab][width]
+  const int32_t* multiplier = nullptr;  // [vocab] Q31
+  const int32_t* shift = nullptr;       // [vocab]
+  int32_t output_zero_point = 0;
+};
+bool qembedding_gather(const QEmbeddingParams& p, const int32_t* ids, size_t count, int8_t* y);
+
 // Additive attention pooling on integers (the classifier's AttentionPool): for the first
 // `valid` of `steps` rows x_t [features] int8 (zero point x_zero_point),
 //  key_t   = tanh(W x_t + b): `projection` (n = units, k = features) into int16 Q3.12,

@@ -1,0 +1,29 @@
+// Token embedding into int8 activations (qint_kernels.h): gather and requantize per row.
+#include "qint/fixed_point.h"
+#include "qint/qint_kernels.h"
+
+namespace focal {
+namespace kernels {
+
+bool qembedding_gather(const QEmbeddingParams& p, const int32_t* ids, size_t count, int8_t* y) {
+  bool all_valid = true;
+  for (size_t t = 0; t < count; ++t) {
+    int8_t* out = y + t * p.width;
+    const bool valid = ids[t] >= 0 && size_t(ids[t]) < p.vocab;
+    all_valid = all_valid && valid;
+    if (!valid) {
+      for (size_t d = 0; d < p.width; ++d) out[d] = int8_t(p.output_zero_point);
+      continue;
+    }
+    const size_t id = size_t(ids[t]);
+    const int8_t* row = p.table + id * p.width;
+    for (size_t d = 0; d < p.width; ++d) {
+      const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]);
+      out[d] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
+    }
+  }
+  return all_valid;
+}
+
+}  // namespace kernels
+}  // namespace focal
