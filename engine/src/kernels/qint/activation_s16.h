@@ -51,13 +51,13 @@ struct Q15Table {
   int16_t q15[kTableSegments + 1];
 };
 
-// round(32768 v), ties away from zero, clamped to int16.
+// round(32768 v), ties away from zero, clamped to int16 (std::lround is not constexpr).
 constexpr int16_t to_q15(double v) {
-  const double scaled = 32768.0 * v;
-  double rounded = scaled < 0 ? -double(int64_t(-scaled + 0.5)) : double(int64_t(scaled + 0.5));
-  if (rounded > 32767.0) rounded = 32767.0;
-  if (rounded < -32768.0) rounded = -32768.0;
-  return int16_t(rounded);
+  const double magnitude = v < 0 ? -32768.0 * v : 32768.0 * v;
+  int32_t whole = int32_t(magnitude);  // |v| <= 1: at most 32768
+  if (magnitude - double(whole) >= 0.5) ++whole;
+  const int32_t rounded = v < 0 ? -whole : whole;
+  return int16_t(rounded > 32767 ? 32767 : (rounded < -32768 ? -32768 : rounded));
 }
 
 // tanh(-8 + i / 32) in Q15.

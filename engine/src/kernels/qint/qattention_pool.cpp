@@ -48,7 +48,7 @@ void qattention_pool(const QIntKernelTable& kernels, const QAttentionPoolParams&
   }
   if (valid > 0) softmax_q15(score_scratch, valid);
   if (weights_q15 != nullptr) {
-    for (size_t t = 0; t < p.steps; ++t) weights_q15[t] = t < valid ? int16_t(score_scratch[t]) : 0;
+    for (size_t t = 0; t < p.steps; ++t) weights_q15[t] = t < valid ? int16_t(score_scratch[t]) : int16_t(0);
   }
   for (size_t d = 0; d < p.features; ++d) {
     int32_t sum = 0;
