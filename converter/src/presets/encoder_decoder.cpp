@@ -3,6 +3,17 @@
 namespace focal {
 namespace convert {
 
+EncoderDecoderDims encoder_decoder_dims(GraphBuilder& b, const PresetOptions& options, int64_t max_src,
+                                        int64_t max_tgt, int64_t d_model) {
+  EncoderDecoderDims d;
+  d.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
+  d.src = {max_src, b.symbol("src_seq", max_src)};
+  d.tgt = {max_tgt, b.symbol("seq", max_tgt)};
+  d.width = {d_model, -1};
+  d.max_tgt = max_tgt;
+  return d;
+}
+
 std::vector<TorchKeys> encode_cross_keys(GraphBuilder& b, const TorchStack& encoder, const TorchStack& decoder,
                                          const EncoderDecoderDims& d, int x, int mask, int memory_out) {
   const int memory = torch_encoder_stack(b, encoder, x, mask, memory_out);

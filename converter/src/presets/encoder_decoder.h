@@ -18,6 +18,11 @@ struct EncoderDecoderDims {
   int64_t max_tgt = 0;  // the KV caches' length
 };
 
+// Symbols "batch" (options.max_batch), "src_seq" (max_src) and "seq" (max_tgt, also
+// the KV caches' length), and the fixed width d_model.
+EncoderDecoderDims encoder_decoder_dims(GraphBuilder& b, const PresetOptions& options, int64_t max_src,
+                                        int64_t max_tgt, int64_t d_model);
+
 // The encoder over x [batch, src, width] with mask [batch, src] (into `memory_out` when
 // not -1, e.g. a model output), and the decoder layers' precomputed cross-attention keys.
 std::vector<TorchKeys> encode_cross_keys(GraphBuilder& b, const TorchStack& encoder, const TorchStack& decoder,

@@ -47,12 +47,8 @@ Result<TransformerConfig> read_config(WeightSource& weights, const nlohmann::jso
 
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, read_config(b.weights(), config, options));
-  EncoderDecoderDims d;
-  d.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
-  d.src = {settings.max_src, b.symbol("src_seq", settings.max_src)};
-  d.tgt = {settings.max_tgt, b.symbol("seq", settings.max_tgt)};
-  d.width = {settings.encoder.layer.d_model, -1};
-  d.max_tgt = settings.max_tgt;
+  const EncoderDecoderDims d =
+      encoder_decoder_dims(b, options, settings.max_src, settings.max_tgt, settings.encoder.layer.d_model);
   const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
   const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});
   const int tgt = b.input("tgt", DType::kF32, {d.batch, d.tgt, d.width});
