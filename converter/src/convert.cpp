@@ -172,7 +172,7 @@ Status add_tokenizers(const ConvertOptions& options, ModelWriter& writer) {
   for (const auto& [spec, target] : {std::pair<const std::string*, bool>{&options.tokenizer, false},
                                      {&options.target_tokenizer, true}}) {
     if (spec->empty()) continue;
-    Result<TokenizerSpec> tokenizer = read_tokenizer(*spec);
+    Result<TokenizerSpec> tokenizer = read_tokenizer(*spec, target);
     if (!tokenizer.ok()) return tokenizer.status();
     if (target) writer.set_target_tokenizer(std::move(tokenizer).value());
     else writer.set_tokenizer(std::move(tokenizer).value());

@@ -22,15 +22,15 @@ void kv_states(GraphBuilder& b, const DecoderGraph& g, const std::string& name, 
 // The LM head: `norm` then `head` (packed [vocab, d]) on the last position, logits
 // [batch, vocab] (the default: a decode step never pays for the vocabulary over a whole
 // prompt), or on every position, logits [batch, seq, vocab] (scoring, perplexity).
-// norm(x) is a callable taking and returning a tensor.
+// norm(x) is a callable taking and returning a tensor; `bias` [vocab] is optional (-1).
 template <typename Norm>
-int decoder_logits(GraphBuilder& b, const DecoderGraph& g, int h, Norm norm, int head, int64_t vocab) {
+int decoder_logits(GraphBuilder& b, const DecoderGraph& g, int h, Norm norm, int head, int64_t vocab, int bias = -1) {
   if (g.all_positions) {
-    return b.dense("lm_head", norm(h), head, -1, fb::Activation_None,
+    return b.dense("lm_head", norm(h), head, bias, fb::Activation_None,
                    b.output("logits", {g.batch, g.seq, {vocab, -1}}));
   }
   const int last = b.pool("last_position", h, -1, fb::PoolMode_Last);
-  return b.dense("lm_head", norm(last), head, -1, fb::Activation_None,
+  return b.dense("lm_head", norm(last), head, bias, fb::Activation_None,
                  b.output("logits", {g.batch, {vocab, -1}}));
 }
 

@@ -22,6 +22,10 @@ const Preset kPresets[] = {
     {"torch-transformer",
      "nn.Transformer encoder-decoder on embeddings (src, tgt): stages encode and decode",
      build_torch_transformer},
+    {"marian",
+     "Marian / opus-mt translation (HF MarianMTModel, config.json): sinusoidal positions, post-LN, tied "
+     "embeddings, final_logits_bias; stages encode and decode",
+     build_marian},
     {"torch-mha", "a bare nn.MultiheadAttention: query, key_value, key_mask -> output", build_torch_mha},
     {"torch-decoder", "nn.TransformerDecoder on embeddings: tgt (causal), memory, memory_mask -> output",
      build_torch_decoder},

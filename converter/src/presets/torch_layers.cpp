@@ -19,22 +19,41 @@ int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const Tor
   return b.layernorm(prefix, x, gamma, beta, c.epsilon, out);
 }
 
+TorchNaming bart_naming() {
+  TorchNaming n;
+  n.packed_projections = false;
+  n.self_norm = "self_attn_layer_norm";
+  n.cross_attention = "encoder_attn";
+  n.cross_norm = "encoder_attn_layer_norm";
+  n.encoder_ffn_norm = n.decoder_ffn_norm = "final_layer_norm";
+  n.up = "fc1";
+  n.down = "fc2";
+  return n;
+}
+
 std::string torch_join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
 
 namespace {
 
-// Part `part` (0 q, 1 k, 2 v) of the packed in_proj weight and bias.
+// Part `part` (0 q, 1 k, 2 v) of the attention's projections: sliced from the packed
+// in_proj weight and bias, or the part's own q_proj / k_proj / v_proj.
 void in_proj(GraphBuilder& b, const std::string& prefix, int part, const TorchLayerConfig& c, int* w,
              int* bias) {
   const int64_t d = c.d_model;
   const char* names[] = {".q_proj", ".k_proj", ".v_proj"};
+  const std::string own = torch_join(prefix, names[part] + 1);
+  if (!c.names.packed_projections) {
+    *w = b.param(own + ".weight", {d, d});
+    if (c.bias) *bias = b.param(own + ".bias", {d});
+    return;
+  }
   const Matrix weight = b.fetch(torch_join(prefix, "in_proj_weight"), {3 * d, d});
   const Matrix biases = c.bias ? b.fetch(torch_join(prefix, "in_proj_bias"), {3 * d}) : Matrix{};
   if (!b.status().ok()) return;
-  *w = b.constant(torch_join(prefix, names[part] + 1) + ".weight", row_slice(weight, part * d, d));
-  if (c.bias) *bias = b.constant(torch_join(prefix, names[part] + 1) + ".bias", row_slice(biases, part * d, d));
+  *w = b.constant(own + ".weight", row_slice(weight, part * d, d));
+  if (c.bias) *bias = b.constant(own + ".bias", row_slice(biases, part * d, d));
 }
 
 }  // namespace
@@ -70,7 +89,7 @@ int torch_project_keys(GraphBuilder& b, const std::string& prefix, int part, int
 }
 
 int torch_feedforward(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c) {
-  const std::string up = torch_join(prefix, "linear1"), down = torch_join(prefix, "linear2");
+  const std::string up = torch_join(prefix, c.names.up), down = torch_join(prefix, c.names.down);
   const int w1 = b.param(up + ".weight", {c.feedforward, c.d_model});
   const int b1 = c.bias ? b.param(up + ".bias", {c.feedforward}) : -1;
   const int w2 = b.param(down + ".weight", {c.d_model, c.feedforward});
@@ -97,9 +116,9 @@ int torch_encoder_layer(GraphBuilder& b, const std::string& prefix, int x, int k
                         const TorchLayerConfig& c, int out) {
   TorchKeys keys;
   keys.key_mask = key_mask;
-  const int h = residual(b, torch_join(prefix, "norm1"), x, c,
+  const int h = residual(b, torch_join(prefix, c.names.self_norm), x, c,
                          [&](int in) { return torch_attention(b, torch_join(prefix, "self_attn"), in, c, keys); }, -1);
-  return residual(b, torch_join(prefix, "norm2"), h, c,
+  return residual(b, torch_join(prefix, c.names.encoder_ffn_norm), h, c,
                   [&](int in) { return torch_feedforward(b, prefix, in, c); }, out);
 }
 
@@ -114,12 +133,12 @@ int torch_encoder_stack(GraphBuilder& b, const TorchStack& s, int x, int key_mas
 
 int torch_decoder_layer(GraphBuilder& b, const std::string& prefix, int x, const TorchKeys& self,
                         const TorchKeys& cross, const TorchLayerConfig& c, int out) {
-  const int h1 = residual(b, torch_join(prefix, "norm1"), x, c,
+  const int h1 = residual(b, torch_join(prefix, c.names.self_norm), x, c,
                           [&](int in) { return torch_attention(b, torch_join(prefix, "self_attn"), in, c, self); }, -1);
   const int h2 = residual(
-      b, torch_join(prefix, "norm2"), h1, c,
-      [&](int in) { return torch_attention(b, torch_join(prefix, "multihead_attn"), in, c, cross); }, -1);
-  return residual(b, torch_join(prefix, "norm3"), h2, c, [&](int in) { return torch_feedforward(b, prefix, in, c); },
+      b, torch_join(prefix, c.names.cross_norm), h1, c,
+      [&](int in) { return torch_attention(b, torch_join(prefix, c.names.cross_attention), in, c, cross); }, -1);
+  return residual(b, torch_join(prefix, c.names.decoder_ffn_norm), h2, c, [&](int in) { return torch_feedforward(b, prefix, in, c); },
                   out);
 }
 

@@ -11,7 +11,24 @@
 namespace focal {
 namespace convert {
 
+// What a layer calls its parts: PyTorch's nn.Transformer*Layer (the defaults: packed
+// in_proj, norm1..norm3, linear1/2, multihead_attn) or the Hugging Face BART family's
+// (bart_naming(): q_proj/k_proj/v_proj, self_attn_layer_norm, encoder_attn, fc1/fc2, ...).
+struct TorchNaming {
+  bool packed_projections = true;  // in_proj_weight [3d, d]; false: q_proj, k_proj, v_proj [d, d] each
+  const char* self_norm = "norm1";          // after self-attention
+  const char* cross_attention = "multihead_attn";
+  const char* cross_norm = "norm2";         // after a decoder layer's cross-attention
+  const char* encoder_ffn_norm = "norm2";   // after an encoder layer's feed-forward
+  const char* decoder_ffn_norm = "norm3";   // after a decoder layer's feed-forward
+  const char* up = "linear1";               // feed-forward [ffn, d]
+  const char* down = "linear2";             // feed-forward [d, ffn]
+};
+// MarianEncoderLayer / MarianDecoderLayer (BartEncoderLayer's copies) by their names.
+TorchNaming bart_naming();
+
 struct TorchLayerConfig {
+  TorchNaming names;
   int64_t d_model = 0;
   int64_t heads = 0;
   int64_t feedforward = 0;

@@ -8,6 +8,7 @@
 //           so tgt can come all at once or one position at a time.
 // The config gives nhead, activation, norm_first, layer_norm_eps (PyTorch's names) and
 // the planned lengths max_src_len, max_tgt_len (256; --max-seq sets both).
+#include "presets/encoder_decoder.h"
 #include "presets/preset.h"
 #include "presets/torch_layers.h"
 #include "presets/torch_sizes.h"
@@ -42,66 +43,19 @@ Result<TransformerConfig> read_config(WeightSource& weights, const nlohmann::jso
   return c;
 }
 
-struct Dims {
-  GraphBuilder::Dim batch, src, tgt, width;
-};
-
-// Stage encode: the encoder over src, then each decoder layer's cross-attention K and V
-// over the memory, kept as states with the source mask.
-std::vector<TorchKeys> encode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims& d, int src,
-                                    int src_mask) {
-  b.writer().begin_stage("encode");
-  const int memory = torch_encoder_stack(b, settings.encoder, src, src_mask);
-  const int kept_mask = b.copy("src_mask.keep", src_mask, b.state("src_mask.state", DType::kI32, {d.batch, d.src}));
-  const TorchStack& decoder = settings.decoder;
-  std::vector<TorchKeys> cross(static_cast<size_t>(decoder.layers));
-  for (int64_t l = 0; l < decoder.layers; ++l) {
-    const std::string p = decoder.layer_name(l) + ".multihead_attn";
-    TorchKeys& keys = cross[static_cast<size_t>(l)];
-    keys.precomputed = true;
-    keys.key_mask = kept_mask;
-    keys.k_state = torch_project_keys(b, p, 1, memory, decoder.layer,
-                                      b.state(p + ".k", DType::kF32, {d.batch, d.src, d.width}));
-    keys.v_state = torch_project_keys(b, p, 2, memory, decoder.layer,
-                                      b.state(p + ".v", DType::kF32, {d.batch, d.src, d.width}));
-  }
-  return cross;
-}
-
-// Stage decode: the decoder over tgt with a causal KV cache per layer, then its norm.
-void decode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims& d, int tgt,
-                  const std::vector<TorchKeys>& cross) {
-  b.writer().begin_stage("decode");
-  const TorchStack& decoder = settings.decoder;
-  const int out = b.output("output", {d.batch, d.tgt, d.width});
-  const GraphBuilder::Dim context{settings.max_tgt, -1};
-  int h = tgt;
-  for (int64_t l = 0; l < decoder.layers; ++l) {
-    const std::string p = decoder.layer_name(l);
-    TorchKeys self;
-    self.causal = true;
-    self.k_state = b.state(p + ".self_attn.k_cache", DType::kF32, {d.batch, context, d.width});
-    self.v_state = b.state(p + ".self_attn.v_cache", DType::kF32, {d.batch, context, d.width});
-    const bool last = l + 1 == decoder.layers && !decoder.final_norm;
-    h = torch_decoder_layer(b, p, h, self, cross[static_cast<size_t>(l)], decoder.layer, last ? out : -1);
-  }
-  if (decoder.final_norm) torch_layernorm(b, decoder.prefix + "norm", h, decoder.layer, out);
-}
-
 }  // namespace
 
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, read_config(b.weights(), config, options));
-  Dims d;
-  d.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
-  d.src = {settings.max_src, b.symbol("src_seq", settings.max_src)};
-  d.tgt = {settings.max_tgt, b.symbol("seq", settings.max_tgt)};
-  d.width = {settings.encoder.layer.d_model, -1};
+  const EncoderDecoderDims d =
+      encoder_decoder_dims(b, options, settings.max_src, settings.max_tgt, settings.encoder.layer.d_model);
   const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
   const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});
   const int tgt = b.input("tgt", DType::kF32, {d.batch, d.tgt, d.width});
-  const std::vector<TorchKeys> cross = encode_stage(b, settings, d, src, src_mask);
-  decode_stage(b, settings, d, tgt, cross);
+  b.writer().begin_stage("encode");
+  const std::vector<TorchKeys> cross = encode_cross_keys(b, settings.encoder, settings.decoder, d, src, src_mask);
+  b.writer().begin_stage("decode");
+  decode_with_cache(b, settings.decoder, d, tgt, cross, b.output("output", {d.batch, d.tgt, d.width}));
   return b.status();
 }
 

@@ -6,7 +6,9 @@
 #include <sstream>
 #include <vector>
 
+#include "assign_or_return.h"
 #include "readers/checkpoint.h"
+#include "tokenizers/vocab_mapping.h"
 
 namespace focal {
 namespace convert {
@@ -139,9 +141,18 @@ Result<TokenizerSpec> read_unigram(const std::string& path) {
   return spec;
 }
 
+// SentencePiece's pieces renumbered by a joint vocab.json (Marian's).
+Result<TokenizerSpec> read_mapped_unigram(const std::string& spm_path, const std::string& vocab_path, bool target) {
+  FOCAL_ASSIGN_OR_RETURN(const TokenizerSpec pieces, read_unigram(spm_path));
+  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json vocab, read_json(vocab_path));
+  return map_pieces_to_vocab(pieces, vocab, vocab_path, target ? OtherPieces::kDecodable : OtherPieces::kUnreachable);
+}
+
 }  // namespace
 
-Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
+Result<TokenizerSpec> read_tokenizer(const std::string& spec) { return read_tokenizer(spec, false); }
+
+Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target) {
   const std::vector<std::string> parts = split(spec, ':');
   if (parts.size() == 3 && parts[0] == "bpe") return read_bpe(parts[1], parts[2]);
   if ((parts.size() == 2 || parts.size() == 3) && parts[0] == "wordpiece") {
@@ -153,6 +164,7 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
     return wordpiece;
   }
   if (parts.size() == 2 && parts[0] == "unigram") return read_unigram(parts[1]);
+  if (parts.size() == 3 && parts[0] == "unigram") return read_mapped_unigram(parts[1], parts[2], target);
   if ((parts.size() >= 2 && parts.size() <= 4) && parts[0] == "chars") {
     Result<TokenizerSpec> chars = read_characters(parts[1], parts.size() >= 3 ? parts[2] : "");
     if (chars.ok() && parts.size() == 4) {
@@ -163,7 +175,7 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec) {
   }
   return Status::error(StatusCode::kInvalidArgument,
                        "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt, wordpiece:VOCAB.txt[:lowercase], "
-                       "unigram:SPM.vocab or chars:TOKENS.json[:KEY[:lowercase]]",
+                       "unigram:SPM.vocab[:VOCAB.json] or chars:TOKENS.json[:KEY[:lowercase]]",
                        spec.c_str());
 }
 

@@ -4,6 +4,8 @@
 //   wordpiece:VOCAB.txt[:lowercase]   BERT's WordPiece (vocab.txt, a token per line;
 //                               lowercase: uncased models, accents stripped too)
 //   unigram:SPM.vocab           SentencePiece's unigram model ("piece<TAB>score" lines)
+//   unigram:SPM.vocab:VOCAB.json   the same, its pieces numbered by a joint vocab.json
+//                               ({piece: id}, Marian's: tokenizers/vocab_mapping.h)
 //   chars:TOKENS.json[:KEY[:lowercase]]   a character-level vocabulary: a JSON list of
 //                               tokens in id order (or the list under KEY of a JSON
 //                               object); "lowercase" lowercases ASCII letters first
@@ -20,6 +22,9 @@ namespace focal {
 namespace convert {
 
 Result<TokenizerSpec> read_tokenizer(const std::string& spec);
+// `target`: the tokenizer decodes a seq2seq model's output (--target-tokenizer), which
+// decides what a joint vocab.json's other pieces become (OtherPieces).
+Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target);
 
 }  // namespace convert
 }  // namespace focal

@@ -103,10 +103,14 @@ Status encode(Session& s, const Io& io, const int32_t* source, size_t length, si
   return s.run_stage(io.encode);
 }
 
+// prev_ids is [batch] (one token per row), or [batch, seq] for decoders that also take
+// a whole target (a transformer's), fed one position here.
 Status decode(Session& s, const Io& io, const int32_t* prev, size_t rows) {
+  const Model& m = s.model();
   Shape shape;
-  shape.rank = 1;
+  shape.rank = m.tensor(m.input_tensor(io.prev_ids)).shape.rank == 2 ? 2 : 1;
   shape.dims[0] = int64_t(rows);
+  shape.dims[1] = 1;
   FOCAL_RETURN_IF_ERROR(s.set_input(io.prev_ids, shape, prev, rows * 4));
   return s.run_stage(io.decode);
 }

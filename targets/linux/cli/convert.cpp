@@ -74,7 +74,8 @@ const char* kUsage =
     "in double precision from the stored weights; --self-test DIR takes DIR/inputs/<input>.npy\n"
     "and DIR/expected/<output>.npy (computed in double when absent); --no-self-test: none.\n"
     "--tokenizer stores the tokenizer (a seq2seq model's source side; --target-tokenizer its\n"
-    "output side): bpe:VOCAB.json:MERGES.txt (GPT-2) or chars:TOKENS.json[:KEY].\n";
+    "output side): bpe:VOCAB.json:MERGES.txt (GPT-2), unigram:SPM.vocab[:VOCAB.json]\n"
+    "(SentencePiece; with Marian's joint vocab.json) or chars:TOKENS.json[:KEY].\n";
 
 #if FOCAL_HAVE_CONVERT
 constexpr int64_t kMaxBatch = 1 << 16;  // --max-batch

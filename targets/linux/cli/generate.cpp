@@ -4,6 +4,7 @@
 // Decoder-only models continue a prompt (tokens stream as they are produced);
 // sequence-to-sequence models (stages encode/decode) translate a source.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -120,6 +121,15 @@ Status parse(int argc, char** argv, Options* o) {
   return Status();
 }
 
+// The model's own id `key` (hyperparameters decoder_start_id, eos_id), else `fallback`.
+int32_t model_id(const Model& model, const char* key, int32_t fallback) {
+  const char* text = model.hyperparameter(key);
+  if (text == nullptr) return fallback;
+  char* end = nullptr;
+  const long id = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && id >= 0 && id <= INT32_MAX ? static_cast<int32_t>(id) : fallback;
+}
+
 // Text through the model's tokenizer (or the given ids).
 Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (o.text.empty()) return o.ids;
@@ -132,6 +142,12 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (!count.ok()) return count.status();
   ids.resize(count.value());
   if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
+  // A model whose tokenizer ends every source with eos (Marian's) says so in its hyperparameters.
+  const char* source_eos = model.hyperparameter("source_eos");
+  if (o.seq2seq_input && source_eos != nullptr && std::strcmp(source_eos, "append") == 0) {
+    const int32_t eos = model_id(model, "eos_id", tokenizer->eos_id());
+    if (eos >= 0) ids.push_back(eos);
+  }
   return ids;
 }
 
@@ -144,7 +160,12 @@ struct Printer {
     if (!ids_only && tokenizer != nullptr) {
       char text[256];
       auto n = tokenizer->decode_token(token, text, sizeof(text));
-      if (n.ok()) std::fputs(terminal_text(std::string_view(text, n.value())).c_str(), stdout);  // bytes from the file
+      std::string_view piece(text, n.ok() ? n.value() : 0);
+      // SentencePiece's decoder drops the word boundary its encoder put before the text.
+      if (first && !piece.empty() && piece[0] == ' ' && std::strcmp(tokenizer->kind(), "unigram") == 0) {
+        piece.remove_prefix(1);
+      }
+      if (n.ok()) std::fputs(terminal_text(piece).c_str(), stdout);  // bytes from the file
     } else {
       std::printf(first ? "%d" : " %d", static_cast<int>(token));
     }
@@ -238,6 +259,10 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
     options.bos_id = target->bos_id() >= 0 ? target->bos_id() : options.bos_id;
     options.eos_id = target->eos_id();
   }
+  // The decoder's first input: decoder_start_token_id where the model states it (Marian's
+  // is pad, which no tokenizer calls bos).
+  options.bos_id = model_id(session.model(), "decoder_start_id", options.bos_id);
+  options.eos_id = model_id(session.model(), "eos_id", options.eos_id);
   if (o.end_id != -2) options.eos_id = o.end_id;
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
   std::vector<int32_t> tokens(o.max_new);
