@@ -69,6 +69,15 @@ std::string conversion_error(const std::string& folder) {
   return converted.status().message();
 }
 
+// The first tensor the index maps to `shard`.
+std::string first_tensor_in(const nlohmann::json& index, const std::string& shard) {
+  for (const auto& [tensor, file] : index.at("weight_map").items()) {
+    if (file == shard) return tensor;
+  }
+  FAIL("no tensor in ", shard);
+  return "";
+}
+
 const ModelCase& case_with_layout(const std::vector<ModelCase>& cases, const char* layout) {
   for (const ModelCase& c : cases) {
     if (c.spec.at("weights_layout") == layout) return c;
@@ -137,13 +146,8 @@ TEST_CASE("--hf: broken shard indexes are refused, naming the shard and the tens
     testing::ScratchDir scratch("hf-wrong-shard");
     const std::string folder = copy_folder(c, scratch);
     nlohmann::json index = read_json(folder + "/" + index_name);
-    std::string moved;
-    for (auto& [tensor, shard] : index["weight_map"].items()) {
-      if (shard == shard1 && moved.empty()) {
-        moved = tensor;
-        shard = shard2;
-      }
-    }
+    const std::string moved = first_tensor_in(index, shard1);
+    index["weight_map"][moved] = shard2;
     write_json(folder + "/" + index_name, index);
     const std::string error = conversion_error(folder);
     CHECK_MESSAGE(error.find("puts tensor '" + moved + "' in '" + shard2 + "', which lacks it (it is in '" + shard1 +
@@ -165,10 +169,7 @@ TEST_CASE("--hf: broken shard indexes are refused, naming the shard and the tens
     testing::ScratchDir scratch("hf-two-shards");
     const std::string folder = copy_folder(c, scratch);
     nlohmann::json index = read_json(folder + "/" + index_name);
-    std::string twice;
-    for (auto& [tensor, shard] : index["weight_map"].items()) {
-      if (shard == shard1 && twice.empty()) twice = tensor;
-    }
+    const std::string twice = first_tensor_in(index, shard1);
     const std::string extra = "model-extra.safetensors";
     testing::write_safetensors(folder + "/" + extra, {{"extra.weight", {1}, {0.0f}}, {twice, {1}, {0.0f}}});
     index["weight_map"]["extra.weight"] = extra;

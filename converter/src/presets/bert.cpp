@@ -14,10 +14,7 @@ namespace {
 
 Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
   FOCAL_ASSIGN_OR_RETURN(BertConfig c, read_bert_config(w, j, options));
-  if (w.has("classifier.weight")) {
-    FOCAL_ASSIGN_OR_RETURN(c.labels, size_from_tensor(w, nlohmann::json::object(), "", "classifier.weight", 0));
-    FOCAL_RETURN_IF_ERROR(check_label_count(j, c.label_names, "classifier.weight", c.labels));
-  }
+  FOCAL_RETURN_IF_ERROR(read_label_count(w, j, "classifier.weight", &c));
   return c;
 }
 

@@ -39,36 +39,54 @@ Status read_config_only(const nlohmann::json& j, const PresetOptions& options, B
   return check_head_count(j, "num_attention_heads", "hidden_size", *c);
 }
 
-// Sizes from the tensors' shapes; config keys, when present, must agree.
-Status read_sizes(const WeightSource& w, const nlohmann::json& j, BertConfig* c) {
-  const std::string words = "embeddings.word_embeddings.weight";
-  FOCAL_ASSIGN_OR_RETURN(c->vocab, size_from_tensor(w, j, "vocab_size", words, 0));
-  FOCAL_ASSIGN_OR_RETURN(c->hidden, size_from_tensor(w, j, "hidden_size", words, 1));
-  FOCAL_ASSIGN_OR_RETURN(c->positions, size_from_tensor(w, j, "max_position_embeddings",
-                                                        "embeddings.position_embeddings.weight", 0));
+// BERT's token types: a token_type_ids input only when the checkpoint (or config) has them.
+Status read_token_types(const WeightSource& w, const nlohmann::json& j, BertConfig* c) {
   const std::string types = "embeddings.token_type_embeddings.weight";
   c->type_vocab = 0;
-  if (w.has(types) || (j.is_object() && j.contains("type_vocab_size"))) {  // else no token_type_ids input
-    FOCAL_ASSIGN_OR_RETURN(c->type_vocab, size_from_tensor(w, j, "type_vocab_size", types, 0));
-  }
-  FOCAL_ASSIGN_OR_RETURN(c->layers, layers_from_tensors(w, j, "num_hidden_layers", "encoder.layer.",
-                                                        ".attention.self.query.weight"));
-  FOCAL_ASSIGN_OR_RETURN(c->intermediate, size_from_tensor(w, j, "intermediate_size",
-                                                           "encoder.layer.0.intermediate.dense.weight", 0));
+  if (!w.has(types) && !(j.is_object() && j.contains("type_vocab_size"))) return Status();
+  FOCAL_ASSIGN_OR_RETURN(c->type_vocab, size_from_tensor(w, j, "type_vocab_size", types, 0));
+  return Status();
+}
+
+Status read_sizes(const WeightSource& w, const nlohmann::json& j, const EncoderSizeNames& names, BertConfig* c) {
+  const std::string words = "embeddings.word_embeddings.weight";
+  FOCAL_ASSIGN_OR_RETURN(c->vocab, size_from_tensor(w, j, "vocab_size", words, 0));
+  FOCAL_ASSIGN_OR_RETURN(c->hidden, size_from_tensor(w, j, names.hidden_key, words, 1));
+  FOCAL_ASSIGN_OR_RETURN(c->positions, size_from_tensor(w, j, "max_position_embeddings",
+                                                        "embeddings.position_embeddings.weight", 0));
+  FOCAL_ASSIGN_OR_RETURN(c->layers, layers_from_tensors(w, j, names.layers_key, names.layer_prefix, names.layer_anchor));
+  FOCAL_ASSIGN_OR_RETURN(c->intermediate, size_from_tensor(w, j, names.intermediate_key, names.intermediate_tensor, 0));
   FOCAL_ASSIGN_OR_RETURN(c->label_names, hf_label_names(j));
   return Status();
 }
 
 }  // namespace
 
+const EncoderSizeNames kBertSizeNames = {"hidden_size",       "num_hidden_layers",
+                                         "encoder.layer.",    ".attention.self.query.weight",
+                                         "intermediate_size", "encoder.layer.0.intermediate.dense.weight"};
+
 // Sizes first (their errors name the tensor or the config key), then the config's own
 // values (errors named "preset NAME: config: ...").
-Result<BertConfig> read_bert_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
+Result<BertConfig> read_encoder_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options,
+                                       const EncoderSizeNames& names, ConfigOnlyReader config_only) {
   BertConfig c;
-  FOCAL_RETURN_IF_ERROR(read_sizes(w, j, &c));
-  const Status config_only = read_config_only(j, options, &c);
-  if (!config_only.ok()) return config_error(options, config_only);
+  FOCAL_RETURN_IF_ERROR(read_sizes(w, j, names, &c));
+  const Status read = config_only(j, options, &c);
+  if (!read.ok()) return config_error(options, read);
   return c;
+}
+
+Result<BertConfig> read_bert_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
+  FOCAL_ASSIGN_OR_RETURN(BertConfig c, read_encoder_config(w, j, options, kBertSizeNames, read_config_only));
+  FOCAL_RETURN_IF_ERROR(read_token_types(w, j, &c));
+  return c;
+}
+
+Status read_label_count(const WeightSource& w, const nlohmann::json& j, const std::string& head, BertConfig* c) {
+  if (!w.has(head)) return Status();
+  FOCAL_ASSIGN_OR_RETURN(c->labels, size_from_tensor(w, nlohmann::json::object(), "", head, 0));
+  return check_label_count(j, c->label_names, head, c->labels);
 }
 
 int bert_layernorm(GraphBuilder& b, const std::string& prefix, int x, const BertConfig& c, int out) {

@@ -37,9 +37,28 @@ Result<fb::Activation> bert_activation(const nlohmann::json& j, const char* key)
 // A head count (config key `key`) that divides the hidden size (`hidden_key`), else an
 // error saying how to give it.
 Status check_head_count(const nlohmann::json& j, const char* key, const char* hidden_key, const BertConfig& c);
-// BERT's config.json and tensors (under the prefix the caller set): sizes from the
-// tensors, heads, epsilon and activation from the config; errors named by `options`.
+// Where a family's config keys and tensors state its sizes.
+struct EncoderSizeNames {
+  const char* hidden_key;  // the width of embeddings.word_embeddings.weight
+  const char* layers_key;
+  const char* layer_prefix;  // blocks "{layer_prefix}{i}{layer_anchor}"
+  const char* layer_anchor;
+  const char* intermediate_key;
+  const char* intermediate_tensor;  // its rows
+};
+extern const EncoderSizeNames kBertSizeNames;
+// Vocab, hidden, positions, layers, intermediate size from the tensors (config keys,
+// when present, must agree) and id2label; then, through `config_only`, what only the
+// config tells (its errors named "preset NAME: config: ...").
+using ConfigOnlyReader = Status (*)(const nlohmann::json& j, const PresetOptions& options, BertConfig* c);
+Result<BertConfig> read_encoder_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options,
+                                       const EncoderSizeNames& names, ConfigOnlyReader config_only);
+// BERT's config.json and tensors (under the prefix the caller set): the above with
+// BERT's names, token types, and heads, epsilon and activation from the config.
 Result<BertConfig> read_bert_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options);
+// c->labels from the classifier's last Linear `head` when the checkpoint has it,
+// checked against id2label / num_labels; 0 without one.
+Status read_label_count(const WeightSource& w, const nlohmann::json& j, const std::string& head, BertConfig* c);
 
 int bert_layernorm(GraphBuilder& b, const std::string& prefix, int x, const BertConfig& c, int out = -1);
 int bert_linear(GraphBuilder& b, const std::string& prefix, int x, int64_t out_features, int64_t in_features,

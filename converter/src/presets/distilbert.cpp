@@ -16,22 +16,9 @@ const EncoderLayerNames kDistilBertLayerNames = {
     "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
     "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
 
-Status read_sizes(const WeightSource& w, const nlohmann::json& j, BertConfig* c) {
-  const std::string words = "embeddings.word_embeddings.weight";
-  FOCAL_ASSIGN_OR_RETURN(c->vocab, size_from_tensor(w, j, "vocab_size", words, 0));
-  FOCAL_ASSIGN_OR_RETURN(c->hidden, size_from_tensor(w, j, "dim", words, 1));
-  FOCAL_ASSIGN_OR_RETURN(c->positions, size_from_tensor(w, j, "max_position_embeddings",
-                                                        "embeddings.position_embeddings.weight", 0));
-  FOCAL_ASSIGN_OR_RETURN(c->layers, layers_from_tensors(w, j, "n_layers", "transformer.layer.",
-                                                        ".attention.q_lin.weight"));
-  FOCAL_ASSIGN_OR_RETURN(c->intermediate, size_from_tensor(w, j, "hidden_dim", "transformer.layer.0.ffn.lin1.weight", 0));
-  FOCAL_ASSIGN_OR_RETURN(c->label_names, hf_label_names(j));
-  if (w.has("classifier.weight")) {
-    FOCAL_ASSIGN_OR_RETURN(c->labels, size_from_tensor(w, nlohmann::json::object(), "", "classifier.weight", 0));
-    FOCAL_RETURN_IF_ERROR(check_label_count(j, c->label_names, "classifier.weight", c->labels));
-  }
-  return Status();
-}
+const EncoderSizeNames kDistilBertSizeNames = {"dim",        "n_layers",
+                                               "transformer.layer.", ".attention.q_lin.weight",
+                                               "hidden_dim", "transformer.layer.0.ffn.lin1.weight"};
 
 Status read_config_only(const nlohmann::json& j, const PresetOptions& options, BertConfig* c) {
   FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "n_heads", 12, options));
@@ -41,10 +28,9 @@ Status read_config_only(const nlohmann::json& j, const PresetOptions& options, B
 }
 
 Result<BertConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options) {
-  BertConfig c;
-  FOCAL_RETURN_IF_ERROR(read_sizes(w, j, &c));
-  const Status config_only = read_config_only(j, options, &c);
-  if (!config_only.ok()) return config_error(options, config_only);
+  FOCAL_ASSIGN_OR_RETURN(BertConfig c,
+                         read_encoder_config(w, j, options, kDistilBertSizeNames, read_config_only));
+  FOCAL_RETURN_IF_ERROR(read_label_count(w, j, "classifier.weight", &c));
   return c;
 }
 

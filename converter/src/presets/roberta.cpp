@@ -29,11 +29,7 @@ Result<RobertaConfig> read_config(const WeightSource& w, const nlohmann::json& j
                                                 " leaves no position rows after padding_idx + 1 in a table of " +
                                                 std::to_string(c.positions)));
   }
-  const std::string head = "classifier.out_proj.weight";
-  if (w.has(head)) {
-    FOCAL_ASSIGN_OR_RETURN(c.labels, size_from_tensor(w, nlohmann::json::object(), "", head, 0));
-    FOCAL_RETURN_IF_ERROR(check_label_count(j, c.label_names, head, c.labels));
-  }
+  FOCAL_RETURN_IF_ERROR(read_label_count(w, j, "classifier.out_proj.weight", &c));
   return c;
 }
 
