@@ -26,7 +26,8 @@ module names, so their state_dicts are what the real classes save:
               (features[:, 0] -> dense -> tanh -> out_proj), RobertaForSequenceClassification
               (add_pooling_layer=False). XLM-R (modeling_xlm_roberta.py) is the same code.
   sentence-transformers 2.2.2 sentence_transformers/models/Pooling.py (mean:
-              sum(h * mask) / clamp(sum(mask), 1e-9); cls: h[:, 0]) and Normalize.py
+              sum(h * mask) / clamp(sum(mask), 1e-9); cls: h[:, 0]; max: the maximum over
+              positions after setting padded ones to -1e9) and Normalize.py
               (F.normalize(p=2, dim=1)).
 Weights are random at non-default sizes; inputs are ragged batches (RoBERTa's padded
 with pad_token_id 1, as its tokenizer pads). Layouts: model.safetensors, sharded
@@ -213,6 +214,8 @@ class RobertaForSequenceClassification(nn.Module):
 def st_pool(h, mask, mode):
     if mode == "cls":
         return h[:, 0]
+    if mode == "max":  # Pooling.py: padded positions set to -1e9 first
+        return torch.where(mask[..., None].bool(), h, torch.full_like(h, -1e9)).max(1).values
     m = mask[..., None].to(h.dtype)
     return (h * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
 
@@ -220,7 +223,7 @@ def st_pool(h, mask, mode):
 def pooling_config(dim, mode):
     keys = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
     config = {"word_embedding_dimension": dim, **{f"pooling_mode_{k}": False for k in keys}}
-    config["pooling_mode_" + {"cls": "cls_token", "mean": "mean_tokens"}[mode]] = True
+    config["pooling_mode_" + {"cls": "cls_token", "mean": "mean_tokens", "max": "max_tokens"}[mode]] = True
     config["include_prompt"] = True
     return config
 
@@ -449,6 +452,23 @@ def sentence_distilbert_case(out_dir, seed):
                {"input_ids": ids, "attention_mask": mask}, outputs, files, seed)
 
 
+def sentence_xlmr_case(out_dir, seed):
+    """sentence-transformers over XLM-R (paraphrase-multilingual style) with max pooling and Normalize."""
+    torch.manual_seed(seed)
+    sizes = roberta_sizes(72, 20, 2, 4, 36, SEQ + 2 + 1)
+    c = dict(sizes, pad_token_id=1, layer_norm_eps=1e-5, hidden_act="gelu")
+    model = RobertaModel(c).eval()
+    ref.randomize(model, 0.1, {"embeddings": 0.2})
+    ids, mask = roberta_inputs(c["vocab_size"], 1)
+    out = run64(model, ids, mask)
+    pooled = F.normalize(st_pool(out["last_hidden_state"], mask, "max"), p=2, dim=1)
+    outputs = {"sentence_embedding": pooled, "last_hidden_state": ref.zero_padded(out["last_hidden_state"], mask)}
+    config = hf_config(sizes, "xlm-roberta", ["XLMRobertaModel"], **roberta_config_extra())
+    write_case(out_dir, "hf_st_xlmr_max_norm_d20", "roberta", "safetensors", model, config,
+               {"input_ids": ids, "attention_mask": mask}, outputs,
+               lambda folder: write_sentence_files(folder, sizes["hidden_size"], "max", True, SEQ), seed)
+
+
 def decoder_generation_case(out_dir, seed):
     """A Llama folder whose generation_config.json eos is a token greedy decoding reaches at a later step."""
     torch.manual_seed(seed)
@@ -476,7 +496,7 @@ def decoder_generation_case(out_dir, seed):
 def main(argv):
     out_dir = argv[0]
     for i, make in enumerate((distilbert_case, roberta_case, xlmr_case, sentence_bert_case,
-                              sentence_distilbert_case, decoder_generation_case)):
+                              sentence_distilbert_case, decoder_generation_case, sentence_xlmr_case)):
         make(out_dir, ref.BASE_SEED + 1900 + i)
 
 

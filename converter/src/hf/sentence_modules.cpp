@@ -25,13 +25,13 @@ Status read_pooling(const std::string& path, SentencePooling* pooling) {
   const Mode kModes[] = {{"pooling_mode_cls_token", true, fb::PoolMode_Cls},
                          {"pooling_mode_mean_tokens", true, fb::PoolMode_Mean},
                          {"pooling_mode_lasttoken", true, fb::PoolMode_Last},
-                         {"pooling_mode_max_tokens", false, fb::PoolMode_Mean},
+                         {"pooling_mode_max_tokens", true, fb::PoolMode_Max},
                          {"pooling_mode_mean_sqrt_len_tokens", false, fb::PoolMode_Mean},
                          {"pooling_mode_weightedmean_tokens", false, fb::PoolMode_Mean}};
   std::string chosen;
   for (const Mode& m : kModes) {
     if (!config.contains(m.key) || !config.at(m.key).is_boolean() || !config.at(m.key).get<bool>()) continue;
-    if (!m.supported) return refused(path, std::string(m.key) + " is not supported (cls_token, mean_tokens, lasttoken)");
+    if (!m.supported) return refused(path, std::string(m.key) + " is not supported (cls_token, mean_tokens, max_tokens, lasttoken)");
     if (!chosen.empty()) {
       return refused(path, chosen + " and " + m.key + " are both set; focal pools with one mode (their concatenation "
                                                       "is not supported)");

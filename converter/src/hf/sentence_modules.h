@@ -18,7 +18,7 @@ struct SentenceModules {
 };
 
 // modules.json of `dir` (absent: present is false). Modules other than Transformer,
-// Pooling and Normalize, and pooling modes other than cls, mean and lasttoken, are
+// Pooling and Normalize, and pooling modes other than cls, mean, max and lasttoken, are
 // refused by name.
 Result<SentenceModules> read_sentence_modules(const std::string& dir);
 
