@@ -12,6 +12,8 @@
 #include "convert_accuracy.h"
 #include "convert_self_test.h"
 #include "file_buffer.h"
+#include "hf/hf_folder.h"
+#include "hf/json_file.h"
 #include "model_writer.h"
 #include "presets/preset.h"
 #include "presets/preset_detection.h"
@@ -26,17 +28,12 @@ namespace {
 
 Result<nlohmann::json> read_config(const std::string& path) {
   if (path.empty()) return nlohmann::json::object();
-  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
-  std::ifstream in(path);
-  if (!in) return Status::error(StatusCode::kIoError, "cannot open config '%s'", path.c_str());
-  nlohmann::json config = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (config.is_discarded() || !config.is_object()) {
-    return Status::error(StatusCode::kInvalidArgument, "config '%s' is not a JSON object", path.c_str());
-  }
-  return config;
+  return read_json_object(path, "config");
 }
 
-Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) {
+// `folder`: the --hf folder the weights came from (its shard index is checked); null
+// without --hf.
+Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options, const HfFolder* folder) {
   const std::vector<std::string>& paths = options.weights;
   if (paths.empty()) return Status::error(StatusCode::kInvalidArgument, "no --weights given");
   std::vector<Checkpoint> checkpoints;
@@ -46,13 +43,14 @@ Result<std::vector<Checkpoint>> read_checkpoints(const ConvertOptions& options) 
     if (!c.ok()) return c.status();
     checkpoints.push_back(std::move(c).value());
   }
+  if (folder != nullptr && folder->shards != nullptr) FOCAL_RETURN_IF_ERROR(check_shards(*folder->shards, checkpoints));
   FOCAL_RETURN_IF_ERROR(rename_tensors(options.renames, &checkpoints));
   return checkpoints;
 }
 
 // Builds the graph; config errors come back named "preset NAME: config: ...".
 Status build(const Preset& preset, const nlohmann::json& config, const ConvertOptions& options,
-             GraphBuilder& builder, std::vector<std::string>* warnings) {
+             const HfFolder* folder, GraphBuilder& builder, std::vector<std::string>* warnings) {
   PresetOptions preset_options;
   preset_options.max_batch = options.max_batch;
   preset_options.max_seq = options.max_seq;
@@ -61,7 +59,17 @@ Status build(const Preset& preset, const nlohmann::json& config, const ConvertOp
   bool logits_taken = false;
   preset_options.logits_option_taken = &logits_taken;
   preset_options.warnings = warnings;
+  const bool sentence = folder != nullptr && folder->sentence.present;
+  bool sentence_taken = false;
+  preset_options.sentence = sentence ? &folder->sentence.pooling : nullptr;
+  preset_options.sentence_taken = &sentence_taken;
   FOCAL_RETURN_IF_ERROR(preset.build(config, preset_options, builder));
+  if (sentence && !sentence_taken) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "the folder is a sentence-transformers pipeline (modules.json), but preset %s is not an "
+                         "encoder that pools one (bert, roberta, distilbert)",
+                         preset.name);
+  }
   if (options.logits_all && !logits_taken) {
     return Status::error(StatusCode::kInvalidArgument,
                          "--logits all is for decoders (gpt2, llama); %s has no per-position logits to add",
@@ -196,9 +204,9 @@ Status choose_preset(const ConvertOptions& options, const nlohmann::json& config
 }
 
 // The graph, weights, tokenizers and metadata in `writer`, unused tensors warned about.
-Status build_model(const ConvertOptions& options, const nlohmann::json& config, const AccuracyReport* accuracy,
-                   ModelWriter& writer, Converted* converted) {
-  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options);
+Status build_model(const ConvertOptions& options, const nlohmann::json& config, const HfFolder* folder,
+                   const AccuracyReport* accuracy, ModelWriter& writer, Converted* converted) {
+  Result<std::vector<Checkpoint>> checkpoints = read_checkpoints(options, folder);
   if (!checkpoints.ok()) return checkpoints.status();
   WeightSource weights(std::move(checkpoints).value());
   const Preset* chosen = nullptr;
@@ -207,7 +215,7 @@ Status build_model(const ConvertOptions& options, const nlohmann::json& config, 
   report_building(options, preset, weights);
   FOCAL_RETURN_IF_ERROR(configure_writer(options, accuracy, writer));
   GraphBuilder builder(writer, weights);
-  FOCAL_RETURN_IF_ERROR(build(preset, config, options, builder, &converted->warnings));
+  FOCAL_RETURN_IF_ERROR(build(preset, config, options, folder, builder, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(check_unused(weights, options.strict, &converted->warnings));
   FOCAL_RETURN_IF_ERROR(add_tokenizers(options, writer));
   std::string architecture = preset.name;
@@ -215,6 +223,10 @@ Status build_model(const ConvertOptions& options, const nlohmann::json& config, 
     FOCAL_ASSIGN_OR_RETURN(architecture, config_string(config, "name", "spec"));
   }
   writer.set_metadata(architecture, "focal convert", weights.describe_sources());
+  if (folder != nullptr) {
+    for (const auto& [key, value] : folder->generation) writer.add_hyperparameter(key, value);
+    converted->warnings.insert(converted->warnings.end(), folder->warnings.begin(), folder->warnings.end());
+  }
   return Status();
 }
 
@@ -244,28 +256,52 @@ void report_self_test(const ConvertOptions& options, const Converted& converted)
 
 // Int8 activations, first pass: the model built in weight-only int8 (f32 activations),
 // written to a draft and measured layer by layer (convert_accuracy.h).
-Result<AccuracyReport> measure_before_converting(const ConvertOptions& options, const nlohmann::json& config) {
+Result<AccuracyReport> measure_before_converting(const ConvertOptions& options, const nlohmann::json& config,
+                                                 const HfFolder* folder) {
   report(options, "int8 activations: building in weight-only int8 first to measure each dense layer");
   ModelWriter writer;
   Converted draft;
-  FOCAL_RETURN_IF_ERROR(build_model(options, config, nullptr, writer, &draft));
+  FOCAL_RETURN_IF_ERROR(build_model(options, config, folder, nullptr, writer, &draft));
   return measure_layers(options, writer);
 }
 
 }  // namespace
 
-Result<Converted> convert_checkpoint(const ConvertOptions& options) {
+namespace {
+
+// --hf DIR: the folder's files in place of --weights and --config, its tokenizer unless
+// --tokenizer is given, its sentence-transformers max_seq_length unless --max-seq is, and
+// the preset from config.json unless --preset names one.
+Status take_folder(const ConvertOptions& given, const HfFolder& folder, ConvertOptions* options) {
+  if (!given.spec.empty() || !given.weights.empty() || !given.config.empty()) {
+    return Status::error(StatusCode::kInvalidArgument, "--hf reads the folder's weights and config.json: give it "
+                                                       "without --weights, --config and --spec");
+  }
+  *options = given;
+  options->weights = folder.weights;
+  options->config = folder.config;
+  if (options->tokenizer.empty()) options->tokenizer = folder.tokenizer;
+  if (options->max_seq == 0) options->max_seq = folder.sentence.max_seq_length;
+  if (!options->preset.empty() && options->preset != "auto") return Status();
+  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json config, read_config(folder.config));
+  FOCAL_ASSIGN_OR_RETURN(const DetectedPreset detected, preset_from_config(config));
+  report(given, std::string("--hf: preset ") + detected.preset->name + " (" + detected.reason + ")");
+  options->preset = detected.preset->name;
+  return Status();
+}
+
+Result<Converted> convert_options(const ConvertOptions& options, const HfFolder* folder) {
   FOCAL_RETURN_IF_ERROR(check_options(options));
   Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
   if (!config.ok()) return config.status();
   FOCAL_RETURN_IF_ERROR(apply_overrides(options.overrides, !options.spec.empty(), &config.value()));
   Converted converted;
   if (options.int8_activations) {
-    FOCAL_ASSIGN_OR_RETURN(converted.accuracy, measure_before_converting(options, config.value()));
+    FOCAL_ASSIGN_OR_RETURN(converted.accuracy, measure_before_converting(options, config.value(), folder));
   }
   ModelWriter writer;
-  FOCAL_RETURN_IF_ERROR(build_model(options, config.value(), options.int8_activations ? &converted.accuracy : nullptr,
-                                    writer, &converted));
+  FOCAL_RETURN_IF_ERROR(build_model(options, config.value(), folder,
+                                    options.int8_activations ? &converted.accuracy : nullptr, writer, &converted));
   Result<FileBuffer> file = write_model(options, writer, &converted);
   if (!file.ok()) return file.status();
   report(options, "verifying the written model");
@@ -273,6 +309,17 @@ Result<Converted> convert_checkpoint(const ConvertOptions& options) {
   converted.bytes = take_bytes(file.value());
   report_self_test(options, converted);
   return converted;
+}
+
+}  // namespace
+
+Result<Converted> convert_checkpoint(const ConvertOptions& options) {
+  if (options.hf_dir.empty()) return convert_options(options, nullptr);
+  report(options, "reading the Hugging Face folder " + options.hf_dir);
+  FOCAL_ASSIGN_OR_RETURN(const HfFolder folder, read_hf_folder(options.hf_dir));
+  ConvertOptions resolved;
+  FOCAL_RETURN_IF_ERROR(take_folder(options, folder, &resolved));
+  return convert_options(resolved, &folder);
 }
 
 }  // namespace convert

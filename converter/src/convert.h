@@ -19,6 +19,12 @@ struct ConvertOptions {
   std::string spec;    // a declarative model spec (JSON file; converter/README.md)
   std::vector<std::string> weights;  // checkpoint files, searched in order
   std::string config;                // config.json; empty: none
+  // --hf DIR: a Hugging Face folder as downloaded (hf/hf_folder.h lists the files read),
+  // in place of weights and config: its weights (sharded too), its tokenizer unless
+  // `tokenizer` is given, generation_config.json's ids (hyperparameters generation.*) and
+  // a sentence-transformers pipeline (output sentence_embedding). The preset comes from
+  // config.json when `preset` is "auto" or empty.
+  std::string hf_dir;
   DType dtype = DType::kF32;         // Dense weights: kF32, kF16, kBF16, kI8 or kI4
   // --group-size: k per f16 scale of int4 weights (32, 64 or 128); 0: 32. Only with kI4.
   size_t group_size = 0;

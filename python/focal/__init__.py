@@ -71,6 +71,7 @@ def _config_text(value):
 def convert(output=None, *, progress=None, **options):
     """Converts checkpoints as `focal convert` does, with its options as keyword
     arguments (dashes as underscores): preset="auto", spec=, weights= (a path or a list),
+    hf=DIR (a Hugging Face folder as downloaded, in place of weights and config),
     config=, set={"nhead": 4} (or ["nhead=4"]), rename={FROM: TO}, dtype="int8",
     embedding_dtype=, max_seq=, max_batch=, logits="all", strict=True, self_test=DIR or
     False, self_test_tolerance=, tokenizer=, target_tokenizer=, activations="int8",

@@ -13,6 +13,14 @@
 namespace focal {
 namespace convert {
 
+// A sentence-transformers pipeline's tail after the encoder (its Pooling and Normalize
+// modules): output sentence_embedding [batch, hidden] pooled over the valid positions
+// with `mode`, then L2-normalized when `normalize`.
+struct SentencePooling {
+  fb::PoolMode mode = fb::PoolMode_Mean;
+  bool normalize = false;
+};
+
 struct PresetOptions {
   int64_t max_batch = 1;
   int64_t max_seq = 0;  // 0: the preset's default (the model's maximum positions, or 512)
@@ -20,6 +28,8 @@ struct PresetOptions {
   bool logits_all = false;       // --logits all: a decoder's logits at every position
   bool* logits_option_taken = nullptr;  // set by presets that honour logits_all
   std::vector<std::string>* warnings = nullptr;  // what the conversion should tell the user; null: none
+  const SentencePooling* sentence = nullptr;      // a sentence-transformers tail to add; null: none
+  bool* sentence_taken = nullptr;                 // set by presets that add it (the encoders)
 };
 
 struct Preset {
@@ -63,6 +73,8 @@ Result<int64_t> planned_seq_within(const PresetOptions& options, int64_t model_l
                                    const char* limit_key);
 
 Status build_bert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_roberta(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_distilbert(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_transformer_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);

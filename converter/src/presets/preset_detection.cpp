@@ -17,6 +17,9 @@ struct ConfigAnchor {
 
 const ConfigAnchor kConfigAnchors[] = {
     {"bert", "bert", "Bert"},
+    {"roberta", "roberta", "Roberta"},
+    {"roberta", "xlm-roberta", "XLMRoberta"},
+    {"distilbert", "distilbert", "DistilBert"},
     {"gpt2", "gpt2", "GPT2"},
     {"llama", "llama", "Llama"},
     {"marian", "marian", "MarianMT"},
@@ -34,7 +37,9 @@ struct TensorAnchor {
 };
 
 const TensorAnchor kTensorAnchors[] = {
-    {"bert", "encoder.layer.0.attention.self.query.weight"},
+    {"bert", "encoder.layer.0.attention.self.query.weight !roberta.embeddings.word_embeddings.weight"},
+    {"roberta", "roberta.embeddings.word_embeddings.weight"},
+    {"distilbert", "transformer.layer.0.attention.q_lin.weight"},
     {"gpt2", "h.0.attn.c_attn.weight"},
     {"llama", "layers.0.self_attn.q_proj.weight layers.0.mlp.gate_proj.weight"},
     {"marian", "shared.weight decoder.layers.0.encoder_attn.q_proj.weight final_logits_bias "
@@ -170,6 +175,22 @@ Status undecided(const std::vector<std::string>& candidates, const nlohmann::jso
 }
 
 }  // namespace
+
+Result<DetectedPreset> preset_from_config(const nlohmann::json& config) {
+  DetectedPreset detected;
+  detected.preset = from_config(config, &detected.reason);
+  if (detected.preset != nullptr) return detected;
+  std::string known;
+  for (const ConfigAnchor& a : kConfigAnchors) {
+    if (find_preset(a.preset) != nullptr) known += (known.empty() ? "" : ", ") + std::string(a.model_type);
+  }
+  const std::string model_type = config.contains("model_type") ? config.at("model_type").dump() : "(none)";
+  const std::string architectures = config.contains("architectures") ? config.at("architectures").dump() : "(none)";
+  return Status::error(StatusCode::kInvalidArgument,
+                       "config.json model_type %s, architectures %s: no preset converts this model (model types "
+                       "known: %s); pass --preset NAME if one fits",
+                       model_type.c_str(), architectures.c_str(), known.c_str());
+}
 
 Result<DetectedPreset> detect_preset(const nlohmann::json& config, const WeightSource& weights) {
   DetectedPreset detected;

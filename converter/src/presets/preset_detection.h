@@ -19,6 +19,9 @@ struct DetectedPreset {
 // An error, when nothing or more than one preset fits, lists the candidates and says to
 // pass --preset NAME.
 Result<DetectedPreset> detect_preset(const nlohmann::json& config, const WeightSource& weights);
+// From config.json alone (a Hugging Face folder, `--hf`): its model_type or
+// architectures, else an error naming them and the presets' model types.
+Result<DetectedPreset> preset_from_config(const nlohmann::json& config);
 
 }  // namespace convert
 }  // namespace focal

@@ -11,6 +11,11 @@ namespace {
 const Preset kPresets[] = {
     {"bert", "BERT encoder (HF names, config.json): embeddings, post-LN layers, pooler, classifier",
      build_bert},
+    {"roberta", "RoBERTa / XLM-R encoder (HF names, config.json): BERT's layers, positions from padding_idx + 1, "
+                "classification head",
+     build_roberta},
+    {"distilbert", "DistilBERT encoder (HF names, config.json): no token types, pre_classifier + ReLU + classifier",
+     build_distilbert},
     {"torch-encoder",
      "nn.TransformerEncoder classifier: embedding, learned positions, pre/post-LN, CLS/mean pooling",
      build_torch_encoder},

@@ -1,5 +1,7 @@
 // Pool: x [B, S, D] -> y [B, D] by position 0 (CLS), the mean over the valid positions,
-// or the last valid position; valid positions from the optional mask [B, S].
+// the last valid position, or the maximum over the valid positions; valid positions from
+// the optional mask [B, S]. No valid position: zeros.
+#include <algorithm>
 #include <vector>
 
 #include "reference/reference_ops.h"
@@ -24,6 +26,9 @@ Status pool_op(const OpContext& c) {
         out[i] = 0.0;
       } else if (mode == fb::PoolMode_Last) {
         out[i] = rows[(length - 1) * dim + i];
+      } else if (mode == fb::PoolMode_Max) {
+        out[i] = rows[i];
+        for (size_t s = 1; s < length; ++s) out[i] = std::max(out[i], rows[s * dim + i]);
       } else {
         double sum = 0.0;
         for (size_t s = 0; s < length; ++s) sum += rows[s * dim + i];

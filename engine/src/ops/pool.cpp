@@ -1,5 +1,6 @@
 // Pool op: [B, S, D] -> [B, D] by the first position (CLS), the mean over valid
-// positions, or the last valid position. inputs: x, (mask [B, S] i32, 1s then 0s).
+// positions, the last valid position, or the maximum over valid positions. inputs: x,
+// (mask [B, S] i32, 1s then 0s). A row without valid positions gives zeros.
 #include <cstring>
 
 #include "ops/op_checks.h"
@@ -33,6 +34,25 @@ size_t pool_workspace(const fb::Model& model, const fb::Op& op, int) {
          sizeof(int32_t);
 }
 
+// Last: a copy of each row's last valid position; Max: each feature's largest value over
+// the row's valid positions (sentence-transformers' max pooling; NaN compares false, so
+// it never replaces). One loop for both keeps the firmware that links Pool small.
+void last_or_max_pool(const kernels::PoolParams& p, bool max) {
+  for (size_t b = 0; b < p.batch; ++b) {
+    const size_t length = p.lengths != nullptr ? static_cast<size_t>(p.lengths[b]) : p.seq;
+    float* out = p.out + b * p.dim;
+    const float* rows = p.x + b * p.seq * p.dim;
+    if (length == 0) {
+      std::memset(out, 0, p.dim * sizeof(float));
+      continue;
+    }
+    std::memcpy(out, rows + (max ? 0 : length - 1) * p.dim, p.dim * sizeof(float));
+    for (size_t s = 1; max && s < length; ++s) {
+      for (size_t i = 0; i < p.dim; ++i) out[i] = rows[s * p.dim + i] > out[i] ? rows[s * p.dim + i] : out[i];
+    }
+  }
+}
+
 Status run_pool(const OpRun& r) {
   const Shape& x = r.inputs[0].shape;
   kernels::PoolParams p;
@@ -55,15 +75,7 @@ Status run_pool(const OpRun& r) {
     default:
       break;
   }
-  for (size_t b = 0; b < p.batch; ++b) {  // Last: a copy of one row per batch item
-    const size_t length = p.lengths != nullptr ? static_cast<size_t>(p.lengths[b]) : p.seq;
-    float* out = p.out + b * p.dim;
-    if (length == 0) {
-      std::memset(out, 0, p.dim * sizeof(float));
-    } else {
-      std::memcpy(out, p.x + (b * p.seq + length - 1) * p.dim, p.dim * sizeof(float));
-    }
-  }
+  last_or_max_pool(p, r.op.options_as_PoolOptions()->mode() == fb::PoolMode_Max);
   return Status();
 }
 

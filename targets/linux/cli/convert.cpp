@@ -1,4 +1,5 @@
 // focal convert (--preset NAME|auto | --spec FILE.json) --weights FILE [--weights FILE ...]
+//               | --hf DIR [--preset NAME]
 //               [--config FILE.json] [--set NAME=VALUE ...] [--rename FROM=TO ...]
 //               [--dtype f32|f16|bf16|int8|int4] [--group-size G] [--embedding-dtype f32|f16|int8]
 //               [--kv-dtype f32|f16|int8]
@@ -44,6 +45,7 @@ const char* kUsage =
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
     "                     [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]\n"
     "                     [--calibration DIR] [--json] -o MODEL.focal\n"
+    "       focal convert --hf DIR [--preset NAME] [options as above] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy, Keras .h5 and\n"
     "Keras 3 .keras), maps them onto the preset's architecture (or the layers of a\n"
@@ -75,7 +77,11 @@ const char* kUsage =
     "and DIR/expected/<output>.npy (computed in double when absent); --no-self-test: none.\n"
     "--tokenizer stores the tokenizer (a seq2seq model's source side; --target-tokenizer its\n"
     "output side): bpe:VOCAB.json:MERGES.txt (GPT-2), unigram:SPM.vocab[:VOCAB.json]\n"
-    "(SentencePiece; with Marian's joint vocab.json) or chars:TOKENS.json[:KEY].\n";
+    "(SentencePiece; with Marian's joint vocab.json) or chars:TOKENS.json[:KEY].\n"
+    "--hf DIR reads a Hugging Face folder as downloaded: config.json (the preset from its\n"
+    "model_type or architectures), model.safetensors, its sharded index or pytorch_model.bin,\n"
+    "the tokenizer files, generation_config.json (the ids focal generate then defaults to)\n"
+    "and a sentence-transformers pipeline (modules.json: output sentence_embedding).\n";
 
 #if FOCAL_HAVE_CONVERT
 constexpr int64_t kMaxBatch = 1 << 16;  // --max-batch
@@ -146,6 +152,7 @@ Status parse_options(int argc, char** argv, Options* options) {
       options->list = true;
     } else if (args.text("--preset", &o->preset) || args.text("--spec", &o->spec) ||
                args.text("--config", &o->config) || args.text("--self-test", &o->self_test_dir) ||
+               args.text("--hf", &o->hf_dir) ||
                args.text("--tokenizer", &o->tokenizer) || args.text("--target-tokenizer", &o->target_tokenizer) ||
                args.text("-o", &options->output)) {
     } else if (args.text("--weights", &weights)) {
@@ -173,7 +180,7 @@ Status parse_options(int argc, char** argv, Options* options) {
   }
   if (!args.status().ok()) return args.status();
   if (options->list) return Status();
-  if (o->preset.empty() && o->spec.empty()) return missing_argument("--preset or --spec");
+  if (o->preset.empty() && o->spec.empty() && o->hf_dir.empty()) return missing_argument("--preset, --spec or --hf");
   return Status();
 }
 

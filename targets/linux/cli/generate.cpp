@@ -14,6 +14,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/generation_defaults.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_outputs.h"
 #include "atomic_file.h"
@@ -34,6 +35,8 @@ const char* kUsage =
     "                      --source-ids 1,2,3) --max-new N [--temperature T] [--top-k K]\n"
     "                      [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
     "                      [--attention-out FILE.npy] [--threads N]\n"
+    "A model converted from a Hugging Face folder starts (seq2seq: decoder_start_token_id) and\n"
+    "stops (eos_token_id) at its generation_config.json's ids, else at the tokenizer's.\n"
     "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
     "--temperature > 0), printing them as they come. A sequence-to-sequence model encodes the\n"
     "source and decodes up to N tokens greedily or with a beam of K. Text goes through the\n"
@@ -48,7 +51,7 @@ struct Options {
   bool seq2seq_input = false;  // --source / --source-ids
   SamplingOptions sampling;
   size_t max_new = 16;
-  int32_t end_id = -2;  // -2: the tokenizer's eos (or none); -1: none
+  int32_t end_id = -2;  // -2: the stored generation eos, else the tokenizer's (or none); -1: none
   size_t beam = 1;
   bool ids_only = false;
   std::string attention_out;
@@ -119,15 +122,6 @@ Status parse(int argc, char** argv, Options* o) {
                          "give exactly one of --prompt, --prompt-ids, --source and --source-ids");
   }
   return Status();
-}
-
-// The model's own id `key` (hyperparameters decoder_start_id, eos_id), else `fallback`.
-int32_t model_id(const Model& model, const char* key, int32_t fallback) {
-  const char* text = model.hyperparameter(key);
-  if (text == nullptr) return fallback;
-  char* end = nullptr;
-  const long id = std::strtol(text, &end, 10);
-  return end != text && *end == '\0' && id >= 0 && id <= INT32_MAX ? static_cast<int32_t>(id) : fallback;
 }
 
 // Text through the model's tokenizer (or the given ids).
@@ -220,7 +214,9 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
   GenerateOptions options;
   options.max_new_tokens = o.max_new;
   auto tokenizer = Tokenizer::from_model(session.model());
-  options.end_token = o.end_id != -2 ? o.end_id : (tokenizer.ok() ? tokenizer->eos_id() : -1);
+  options.end_token = o.end_id != -2 ? o.end_id
+                                     : generation_id_or(session.model(), "eos_token_id",
+                                                        tokenizer.ok() ? tokenizer->eos_id() : -1);
   std::vector<float> capture;
   DecoderRun run{&printer, &session, &capture, nullptr, 0, 0, prompt.size()};
   if (alignment != nullptr) {
@@ -263,6 +259,9 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
   // is pad, which no tokenizer calls bos).
   options.bos_id = model_id(session.model(), "decoder_start_id", options.bos_id);
   options.eos_id = model_id(session.model(), "eos_id", options.eos_id);
+  // A Hugging Face folder's generation_config.json, where stored, wins over the preset's.
+  options.bos_id = generation_id_or(session.model(), "decoder_start_token_id", options.bos_id);
+  options.eos_id = generation_id_or(session.model(), "eos_token_id", options.eos_id);
   if (o.end_id != -2) options.eos_id = o.end_id;
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
   std::vector<int32_t> tokens(o.max_new);

@@ -86,7 +86,7 @@ Result<int> rmsnorm_layer(const Layer& l) { return norm(l, true); }
 Result<int> pool_layer(const Layer& l) {
   const std::string mode = l.text_or("mode", "cls");
   const std::map<std::string, fb::PoolMode> modes = {
-      {"cls", fb::PoolMode_Cls}, {"mean", fb::PoolMode_Mean}, {"last", fb::PoolMode_Last}};
+      {"cls", fb::PoolMode_Cls}, {"mean", fb::PoolMode_Mean}, {"last", fb::PoolMode_Last}, {"max", fb::PoolMode_Max}};
   if (!modes.count(mode)) return l.fail("pool mode must be cls, mean or last");
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(const int mask, l.optional_tensor("mask"));

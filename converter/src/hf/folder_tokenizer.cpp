@@ -1,0 +1,42 @@
+#include "hf/folder_tokenizer.h"
+
+#include "assign_or_return.h"
+#include "hf/json_file.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+// tokenizer_config.json's do_lower_case (BertTokenizer's default: true).
+Result<bool> lowercases(const std::string& dir) {
+  const std::string path = dir + "/tokenizer_config.json";
+  if (!file_exists(path)) return true;
+  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json config, read_json_object(path, "tokenizer config"));
+  if (!config.contains("do_lower_case") || !config.at("do_lower_case").is_boolean()) return true;
+  return config.at("do_lower_case").get<bool>();
+}
+
+}  // namespace
+
+Result<std::string> find_folder_tokenizer(const std::string& dir, std::vector<std::string>* warnings) {
+  const bool has_json = file_exists(dir + "/tokenizer.json");
+  const std::string vocab_txt = dir + "/vocab.txt";
+  const std::string vocab_json = dir + "/vocab.json", merges = dir + "/merges.txt";
+  if (dir.find(':') != std::string::npos && (file_exists(vocab_txt) || file_exists(vocab_json))) {
+    warnings->push_back("the folder's path holds ':', which tokenizer specs separate fields with: converted "
+                        "without a tokenizer (pass --tokenizer with a path without ':')");
+    return std::string();
+  }
+  if (file_exists(vocab_txt)) {
+    FOCAL_ASSIGN_OR_RETURN(const bool lower, lowercases(dir));
+    return "wordpiece:" + vocab_txt + (lower ? ":lowercase" : "");
+  }
+  if (file_exists(vocab_json) && file_exists(merges)) return "bpe:" + vocab_json + ":" + merges;
+  warnings->push_back(has_json ? "tokenizer.json is not read yet and the folder has no vocab.txt or vocab.json + "
+                                 "merges.txt: converted without a tokenizer (pass --tokenizer SPEC to store one)"
+                               : "the folder has no tokenizer files: converted without a tokenizer");
+  return std::string();
+}
+
+}  // namespace convert
+}  // namespace focal
