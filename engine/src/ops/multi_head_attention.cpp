@@ -59,6 +59,21 @@ KvType cache_type(const fb::Model& model, const fb::Op& op) {
 
 // ---- Load-time checks --------------------------------------------------------------
 
+// A stored frequency table (Llama 3's rope_scaling): one finite, positive frequency per
+// rotated pair, or none at all.
+Status check_rope_table(const OpCheck& c, const fb::MultiHeadAttentionOptions& o, int rotary) {
+  const flatbuffers::Vector<float>* table = o.rope_inv_freq();
+  if (table == nullptr) return Status();
+  if (static_cast<int>(table->size()) != rotary / 2) {
+    return c.fail("rope_inv_freq has %d entries, not rotary_dim / 2 = %d", static_cast<int>(table->size()),
+                  rotary / 2);
+  }
+  for (const float f : *table) {
+    if (!(f > 0.0f) || !std::isfinite(f)) return c.fail("rope_inv_freq entries must be finite and > 0");
+  }
+  return Status();
+}
+
 Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
   if (o.num_heads() < 1 || o.num_kv_heads() < 1 || o.num_heads() % o.num_kv_heads() != 0) {
     return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d",
@@ -78,7 +93,9 @@ Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
       return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and > 0",
                     static_cast<int>(o.rotary_dim()));
     }
+    return check_rope_table(c, o, rotary);
   }
+  if (o.rope_inv_freq() != nullptr) return c.fail("rope_inv_freq without a rope layout");
   return Status();
 }
 
@@ -320,6 +337,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
   p.head_dim = static_cast<size_t>(o.head_dim());
   p.rotary_dim = static_cast<size_t>(o.rotary_dim());
   p.theta = o.rope_theta();
+  p.inv_frequency = o.rope_inv_freq() != nullptr ? o.rope_inv_freq()->data() : nullptr;  // checked at load
   p.layout = o.rope() == fb::RopeLayout_Interleaved ? kernels::RopeLayout::kInterleaved
                                                     : kernels::RopeLayout::kHalfSplit;
   p.position_offset = first_position;
