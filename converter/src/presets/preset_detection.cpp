@@ -19,6 +19,9 @@ const ConfigAnchor kConfigAnchors[] = {
     {"bert", "bert", "Bert"},
     {"gpt2", "gpt2", "GPT2"},
     {"llama", "llama", "Llama"},
+    {"qwen2", "qwen2", "Qwen2For"},
+    {"gemma", "gemma", "GemmaFor"},
+    {"phi3", "phi3", "Phi3For"},
 };
 
 // Tensor names, space-separated, that a preset's checkpoints hold under any prefix
@@ -36,6 +39,7 @@ const TensorAnchor kTensorAnchors[] = {
     {"bert", "encoder.layer.0.attention.self.query.weight"},
     {"gpt2", "h.0.attn.c_attn.weight"},
     {"llama", "layers.0.self_attn.q_proj.weight layers.0.mlp.gate_proj.weight"},
+    {"phi3", "layers.0.self_attn.qkv_proj.weight layers.0.mlp.gate_up_proj.weight"},
     {"torch-transformer", "encoder.layers.0.self_attn.in_proj_weight decoder.layers.0.multihead_attn.in_proj_weight"},
     {"torch-decoder", "multihead_attn.in_proj_weight !encoder.layers.0.self_attn.in_proj_weight"},
     {"torch-encoder", "self_attn.in_proj_weight embedding.weight !multihead_attn.in_proj_weight"},
