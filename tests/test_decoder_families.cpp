@@ -32,11 +32,11 @@ struct Bounds {
   const char* label;
   double elementwise, scaled;
 };
-// Measured (2026-12-02), worst over the four cases' positions: f16 weights 7.9e-3
-// elementwise / 2.0e-3 scaled, int8 2.4e-1 / 5.4e-2 (llama3 and qwen2 cases); bounds with
-// margin. These random models (weights std 0.25, logits up to ~6) are harder on int8
-// than trained ones.
-constexpr Bounds kWeightBounds[] = {{DType::kF16, "f16", 1.5e-2, 5e-3}, {DType::kI8, "int8", 0.35, 0.1}};
+// Measured (2026-12-02), worst over the four cases' positions: f16 weights 1.4e-2
+// elementwise / 3.5e-3 scaled (phi3), int8 2.7e-1 (phi3) / 5.6e-2 (qwen2); bounds about
+// 2x. These random models (weights std 0.25, logits up to ~6, a tied head quantized with
+// the table) are harder on f16 and int8 than trained ones.
+constexpr Bounds kWeightBounds[] = {{DType::kF16, "f16", 3e-2, 7e-3}, {DType::kI8, "int8", 0.5, 0.1}};
 constexpr int64_t kContext = 32;  // prompt (<= 8) + 24 greedy tokens
 
 const char* const kFamilies[] = {"qwen2", "gemma", "phi3", "llama3"};
@@ -64,16 +64,16 @@ std::unique_ptr<testing::LoadedCase> converted(const convert::ConvertOptions& o)
   return testing::load_model_bytes(result->bytes);
 }
 
-std::string conversion_error(const convert::ConvertOptions& o) {
-  auto result = convert::convert_checkpoint(o);
-  REQUIRE(!result.ok());
-  return result.status().message();
-}
-
 std::vector<int32_t> ids_of(const ModelCase& c, const char* name) {
   std::vector<int32_t> ids;
   for (float v : c.array(name).to_f32()) ids.push_back(static_cast<int32_t>(v));
   return ids;
+}
+
+std::string conversion_error(const convert::ConvertOptions& o) {
+  auto result = convert::convert_checkpoint(o);
+  REQUIRE(!result.ok());
+  return result.status().message();
 }
 
 struct Errors {

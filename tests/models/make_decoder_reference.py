@@ -88,10 +88,11 @@ def gelu_tanh(x):
 
 
 class GemmaRMSNorm(nn.Module):
+    """Scales by (1 + weight); randomize() draws weight as any weight (std 0.25 about 0)."""
+
     def __init__(self, dim, eps):
         super().__init__()
-        self.weight = nn.Parameter(torch.zeros(dim))
-        self.eps = eps
+        self.weight, self.eps = nn.Parameter(torch.zeros(dim)), eps
 
     def forward(self, x):
         scale = (1.0 + self.weight.float()).to(x.dtype)  # computed in f32, as HF does
@@ -159,22 +160,19 @@ class MLP(nn.Module):
         return self.down_proj(self.act(gate) * up)
 
 
-class Layer(nn.Module):
+class Layer(ref.LlamaLayer):
+    """make_reference.py's Llama layer (its forward) with this family's attention, MLP and norms."""
+
     def __init__(self, c):
-        super().__init__()
+        super().__init__(c)
         self.self_attn, self.mlp = Attention(c), MLP(c)
         self.input_layernorm = norm(c, c["hidden_size"])
         self.post_attention_layernorm = norm(c, c["hidden_size"])
 
-    def forward(self, x):
-        x = x + self.self_attn(self.input_layernorm(x))
-        return x + self.mlp(self.post_attention_layernorm(x))
 
-
-class Model(nn.Module):
+class Model(ref.LlamaModel):
     def __init__(self, c):
-        super().__init__()
-        self.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+        super().__init__(c)
         self.layers = nn.ModuleList(Layer(c) for _ in range(c["num_hidden_layers"]))
         self.norm = norm(c, c["hidden_size"])
 

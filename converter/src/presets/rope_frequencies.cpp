@@ -7,16 +7,18 @@ namespace convert {
 namespace {
 
 // The rope settings object: rope_scaling (transformers up to 4.x) or rope_parameters
-// (newer, which also carries rope_theta); null when the config has neither. `*key`
-// names the one found, for messages.
-Result<const nlohmann::json*> rope_settings(const nlohmann::json& j, std::string* key) {
+// (newer, which also carries rope_theta); `*rope` null when the config has neither.
+// `*key` names the one found, for messages.
+Status rope_settings(const nlohmann::json& j, const nlohmann::json** rope, std::string* key) {
+  *rope = nullptr;
   for (const char* each : {"rope_parameters", "rope_scaling"}) {
     if (!j.contains(each) || j.at(each).is_null()) continue;
     if (!j.at(each).is_object()) return config_refused(std::string("'") + each + "' must be an object");
     *key = each;
-    return &j.at(each);
+    *rope = &j.at(each);
+    return Status();
   }
-  return static_cast<const nlohmann::json*>(nullptr);
+  return Status();
 }
 
 // rope_type, or the older "type" key rope_scaling used.
@@ -70,7 +72,8 @@ Result<RopeFrequencies> read_rope_frequencies(const nlohmann::json& config, doub
   RopeFrequencies r;
   FOCAL_ASSIGN_OR_RETURN(r.theta, config_float(config, "rope_theta", default_theta));
   std::string key;
-  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json* rope, rope_settings(config, &key));
+  const nlohmann::json* rope = nullptr;
+  FOCAL_RETURN_IF_ERROR(rope_settings(config, &rope, &key));
   if (rope == nullptr) return r;
   FOCAL_ASSIGN_OR_RETURN(r.theta, config_float(*rope, "rope_theta", r.theta));
   FOCAL_ASSIGN_OR_RETURN(const std::string type, rope_type(*rope));
