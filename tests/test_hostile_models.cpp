@@ -239,10 +239,10 @@ TEST_CASE("hostile: a stored RoPE frequency table of the wrong length or with ba
   AlignedBuffer good(with_table({1.0f, 0.125f}, fb::RopeLayout_HalfSplit));  // head_dim 4: 2 pairs
   CHECK(load(good).ok());
   const std::pair<std::vector<float>, const char*> bad[] = {
-      {{1.0f, 0.5f, 0.25f}, "rope_inv_freq has 3 entries, not rotary_dim / 2 = 2"},
-      {{1.0f, NAN}, "rope_inv_freq entries must be finite and > 0"},
-      {{1.0f, 0.0f}, "rope_inv_freq entries must be finite and > 0"},
-      {{-1.0f, INFINITY}, "rope_inv_freq entries must be finite and > 0"}};
+      {{1.0f, 0.5f, 0.25f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0, with rope"},
+      {{1.0f, NAN}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
+      {{1.0f, 0.0f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
+      {{-1.0f, INFINITY}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"}};
   for (const auto& [table, message] : bad) {
     CAPTURE(message);
     AlignedBuffer file(with_table(table, fb::RopeLayout_HalfSplit));
@@ -253,7 +253,7 @@ TEST_CASE("hostile: a stored RoPE frequency table of the wrong length or with ba
   AlignedBuffer no_rope(with_table({1.0f, 0.5f}, fb::RopeLayout_None));
   const auto model = load(no_rope);
   REQUIRE(!model.ok());
-  CHECK(contains(model.status(), "rope_inv_freq without a rope layout"));
+  CHECK(contains(model.status(), "rope_inv_freq must be rotary_dim / 2 = 0 finite entries > 0, with rope"));
 }
 
 TEST_CASE("careless use: null pointers into the session are refused with a message") {

@@ -59,18 +59,14 @@ KvType cache_type(const fb::Model& model, const fb::Op& op) {
 
 // ---- Load-time checks --------------------------------------------------------------
 
-// A stored frequency table (Llama 3's rope_scaling): one finite, positive frequency per
-// rotated pair, or none at all.
-Status check_rope_table(const OpCheck& c, const fb::MultiHeadAttentionOptions& o, int rotary) {
-  const flatbuffers::Vector<float>* table = o.rope_inv_freq();
+// A stored frequency table (Llama 3's rope_scaling): none, or, with a rope layout, one
+// finite, positive frequency for each of the `pairs` rotated pairs (0 without rope). One
+// message for every case: this check is in every firmware that links the op.
+Status check_rope_table(const OpCheck& c, const flatbuffers::Vector<float>* table, int pairs) {
   if (table == nullptr) return Status();
-  if (static_cast<int>(table->size()) != rotary / 2) {
-    return c.fail("rope_inv_freq has %d entries, not rotary_dim / 2 = %d", static_cast<int>(table->size()),
-                  rotary / 2);
-  }
-  for (const float f : *table) {
-    if (!(f > 0.0f) || !std::isfinite(f)) return c.fail("rope_inv_freq entries must be finite and > 0");
-  }
+  bool valid = pairs > 0 && static_cast<int>(table->size()) == pairs;
+  for (const float f : *table) valid = valid && f > 0.0f && std::isfinite(f);
+  if (!valid) return c.fail("rope_inv_freq must be rotary_dim / 2 = %d finite entries > 0, with rope", pairs);
   return Status();
 }
 
@@ -93,10 +89,9 @@ Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
       return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and > 0",
                     static_cast<int>(o.rotary_dim()));
     }
-    return check_rope_table(c, o, rotary);
+    return check_rope_table(c, o.rope_inv_freq(), rotary / 2);
   }
-  if (o.rope_inv_freq() != nullptr) return c.fail("rope_inv_freq without a rope layout");
-  return Status();
+  return check_rope_table(c, o.rope_inv_freq(), 0);
 }
 
 // [B, S, features] with x's batch, any dtype.
