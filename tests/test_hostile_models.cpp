@@ -194,7 +194,11 @@ TEST_CASE("hostile: workspace sizes saturate instead of wrapping") {
   CHECK(attention_workspace_bytes(p, 1) == 0);  // refused: 0 is the kernel API's "invalid"
 }
 
-TEST_CASE("hostile: a MultiHeadAttention op with a V state but no K state is refused") {
+namespace {
+
+// x [1, 4, 8] -> MultiHeadAttention (2 heads of 4) -> y, the spec as `edit` leaves it.
+using AttentionEdit = std::function<void(ModelWriter&, int batch, ModelWriter::MultiHeadAttentionSpec&)>;
+std::vector<uint8_t> attention_model(const AttentionEdit& edit) {
   ModelWriter w;
   const int batch = w.add_symbol("batch", 1);
   const int seq = w.add_symbol("seq", 4);
@@ -206,15 +210,50 @@ TEST_CASE("hostile: a MultiHeadAttention op with a V state but no K state is ref
   s.wk = weights("wk");
   s.wv = weights("wv");
   s.wo = weights("wo");
-  s.v_state = w.add_state("v_cache", DType::kF32, {1, 4, 8}, {batch, -1, -1});
   s.num_heads = s.num_kv_heads = 2;
   s.head_dim = 4;
+  edit(w, batch, s);
   const int y = w.add_output("y", DType::kF32, {1, 4, 8}, {batch, seq, -1});
   w.add_multi_head_attention("attention", s, y);
-  AlignedBuffer file(w.finish().value());
+  return w.finish().value();
+}
+
+}  // namespace
+
+TEST_CASE("hostile: a MultiHeadAttention op with a V state but no K state is refused") {
+  AlignedBuffer file(attention_model([](ModelWriter& w, int batch, ModelWriter::MultiHeadAttentionSpec& s) {
+    s.v_state = w.add_state("v_cache", DType::kF32, {1, 4, 8}, {batch, -1, -1});
+  }));
   const auto model = load(file);
   REQUIRE(!model.ok());
   CHECK(contains(model.status(), "k and v states come together"));
+}
+
+TEST_CASE("hostile: a stored RoPE frequency table of the wrong length or with bad entries is refused") {
+  const auto with_table = [](std::vector<float> table, fb::RopeLayout rope) {
+    return attention_model([&](ModelWriter&, int, ModelWriter::MultiHeadAttentionSpec& s) {
+      s.rope = rope;
+      s.rope_inv_freq = table;
+    });
+  };
+  AlignedBuffer good(with_table({1.0f, 0.125f}, fb::RopeLayout_HalfSplit));  // head_dim 4: 2 pairs
+  CHECK(load(good).ok());
+  const std::pair<std::vector<float>, const char*> bad[] = {
+      {{1.0f, 0.5f, 0.25f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0, with rope"},
+      {{1.0f, NAN}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
+      {{1.0f, 0.0f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
+      {{-1.0f, INFINITY}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"}};
+  for (const auto& [table, message] : bad) {
+    CAPTURE(message);
+    AlignedBuffer file(with_table(table, fb::RopeLayout_HalfSplit));
+    const auto model = load(file);
+    REQUIRE(!model.ok());
+    CHECK(contains(model.status(), message));
+  }
+  AlignedBuffer no_rope(with_table({1.0f, 0.5f}, fb::RopeLayout_None));
+  const auto model = load(no_rope);
+  REQUIRE(!model.ok());
+  CHECK(contains(model.status(), "rope_inv_freq must be rotary_dim / 2 = 0 finite entries > 0, with rope"));
 }
 
 TEST_CASE("careless use: null pointers into the session are refused with a message") {

@@ -19,6 +19,7 @@ struct RopeCase {
   bool positions;   // explicit positions instead of the offset
   size_t head_pad;  // floats between heads (a stride)
   float range;
+  bool table = false;  // a stored frequency table (Llama 3's rope_scaling) instead of theta's
 };
 
 std::string describe(const RopeCase& c) {
@@ -27,7 +28,7 @@ std::string describe(const RopeCase& c) {
          std::to_string(c.rotary_dim) +
          (c.layout == RopeLayout::kHalfSplit ? " half-split" : " interleaved") + " offset" +
          std::to_string(c.offset) + (c.positions ? " positions" : "") + " pad" +
-         std::to_string(c.head_pad) + " range" + std::to_string(c.range);
+         std::to_string(c.head_pad) + " range" + std::to_string(c.range) + (c.table ? " table" : "");
 }
 
 void check_rope_case(const RopeCase& c, const std::vector<KernelSet>& sets, uint32_t seed,
@@ -51,6 +52,10 @@ void check_rope_case(const RopeCase& c, const std::vector<KernelSet>& sets, uint
   p.head_stride = head_stride;
   // The double computation on the documented f32 angles.
   const size_t rotary = c.rotary_dim != 0 ? c.rotary_dim : c.head_dim, half = rotary / 2;
+  // A table no theta gives: every third frequency slowed 8x, others 1.5x (as llama3's bands).
+  std::vector<float> table(half);
+  for (size_t k = 0; k < half; ++k) table[k] = rope_inv_frequency(p.theta, k, rotary) / (k % 3 == 0 ? 8.0f : 1.5f);
+  if (c.table) p.inv_frequency = table.data();
   std::vector<double> want(total), tol(total);
   for (size_t i = 0; i < total; ++i) want[i] = xv[i];  // pass-through dims and gaps
   std::fill(tol.begin(), tol.end(), 1e-30);
@@ -61,7 +66,7 @@ void check_rope_case(const RopeCase& c, const std::vector<KernelSet>& sets, uint
       for (size_t h = 0; h < c.heads; ++h) {
         const size_t base = ((b * c.seq + s) * c.heads + h) * head_stride;
         for (size_t k = 0; k < half; ++k) {
-          const float angle = position * rope_inv_frequency(p.theta, k, rotary);
+          const float angle = position * (c.table ? table[k] : rope_inv_frequency(p.theta, k, rotary));
           const double co = std::cos(double(angle)), si = std::sin(double(angle));
           const size_t i = c.layout == RopeLayout::kHalfSplit ? k : 2 * k;
           const size_t j = c.layout == RopeLayout::kHalfSplit ? k + half : 2 * k + 1;
@@ -124,6 +129,11 @@ TEST_CASE(
     // Explicit positions up to 10^6 (angles up to 10^6 rad: large-argument reduction).
     check_rope_case({3, 4, 1, 64, 0, layout, 0, true, 0, 1.0f}, sets, ++seed, report);
     check_rope_case({1, 1, 8, 96, 0, layout, 123456, false, 0, 88.0f}, sets, ++seed, report);
+    // A stored frequency table, full and partial rotary, across the vector widths.
+    for (size_t r : {size_t{6}, size_t{34}, size_t{128}}) {
+      check_rope_case({2, 3, 2, r, 0, layout, 5, false, 0, 1.0f, true}, sets, ++seed, report);
+    }
+    check_rope_case({1, 2, 2, 128, 32, layout, 3000, false, 1, 1.0f, true}, sets, ++seed, report);
   }
 }
 

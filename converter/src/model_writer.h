@@ -152,6 +152,7 @@ class ModelWriter {
     fb::RopeLayout rope = fb::RopeLayout_None;
     float rope_theta = 10000.0f;
     int rotary_dim = 0;
+    std::vector<float> rope_inv_freq;  // rotary_dim / 2 frequencies replacing theta's; empty: theta's
   };
   // Packs wq, wk, wv and wo (as add_dense does).
   void add_multi_head_attention(const std::string& name, const MultiHeadAttentionSpec& spec, int y);

@@ -600,13 +600,13 @@ def greedy(model64, prompt, max_new):
     return seq[0, prompt.shape[1]:], torch.stack(logits), torch.stack(margins)
 
 
-def decoder_case(make_model, stds, c, prompt_len, min_distinct=8, min_margin=1e-3, attempts=20):
+def decoder_case(make_model, stds, c, prompt_len, min_distinct=8, min_margin=1e-3, attempts=20, max_new=MAX_NEW):
     """Re-draws the weights (same seed stream) until greedy decoding is varied and well separated."""
     for attempt in range(attempts):
         model = make_model(c)
         randomize(model, stds["default"], stds)
         prompt = random_ids(c["vocab_size"], (1, prompt_len))
-        ids, logits, margins = greedy(copy.deepcopy(model).double(), prompt, MAX_NEW)
+        ids, logits, margins = greedy(copy.deepcopy(model).double(), prompt, max_new)
         distinct = len(set(ids.tolist()))
         if distinct >= min_distinct and margins.min().item() >= min_margin:
             break
@@ -615,7 +615,7 @@ def decoder_case(make_model, stds, c, prompt_len, min_distinct=8, min_margin=1e-
     outputs = {"prefill_logits": logits[:1], "greedy_ids": ids, "step_logits": logits,
                "greedy_margins": margins}
     stats = {"distinct": distinct, "min_margin": margins.min().item(), "attempt": attempt}
-    return model, c, {"prompt_ids": prompt}, outputs, {"max_new": MAX_NEW, "_stats": stats}
+    return model, c, {"prompt_ids": prompt}, outputs, {"max_new": max_new, "_stats": stats}
 
 
 def gpt2_case(c, prompt_len):

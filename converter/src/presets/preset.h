@@ -79,6 +79,9 @@ Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& op
 Status build_torch_transformer_encoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_qwen2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_gemma(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_phi3(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_keras_classifier(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);

@@ -23,6 +23,9 @@ const ConfigAnchor kConfigAnchors[] = {
     {"gpt2", "gpt2", "GPT2"},
     {"llama", "llama", "Llama"},
     {"marian", "marian", "MarianMT"},
+    {"qwen2", "qwen2", "Qwen2For"},
+    {"gemma", "gemma", "GemmaFor"},
+    {"phi3", "phi3", "Phi3For"},
 };
 
 // Tensor names, space-separated, that a preset's checkpoints hold under any prefix
@@ -44,6 +47,7 @@ const TensorAnchor kTensorAnchors[] = {
     {"llama", "layers.0.self_attn.q_proj.weight layers.0.mlp.gate_proj.weight"},
     {"marian", "shared.weight decoder.layers.0.encoder_attn.q_proj.weight final_logits_bias "
                "!encoder.layernorm_embedding.weight !encoder.layer_norm.weight"},
+    {"phi3", "layers.0.self_attn.qkv_proj.weight layers.0.mlp.gate_up_proj.weight"},
     {"torch-transformer", "encoder.layers.0.self_attn.in_proj_weight decoder.layers.0.multihead_attn.in_proj_weight"},
     {"torch-decoder", "multihead_attn.in_proj_weight !encoder.layers.0.self_attn.in_proj_weight"},
     {"torch-encoder", "self_attn.in_proj_weight embedding.weight !multihead_attn.in_proj_weight"},

@@ -72,9 +72,17 @@ double resolved_scale(float scale, int head_dim) {
 
 enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory };
 
+// Pair k's inverse frequency: the stored table's (Llama 3's rope_scaling; its length
+// is checked when the engine loads the model), else theta's.
+double inverse_frequency(const fb::MultiHeadAttentionOptions& o, size_t k, size_t rotary) {
+  const flatbuffers::Vector<float>* table = o.rope_inv_freq();
+  if (table != nullptr && k < table->size()) return static_cast<double>(table->Get(static_cast<flatbuffers::uoffset_t>(k)));
+  return std::pow(static_cast<double>(o.rope_theta()), -static_cast<double>(2 * k) / static_cast<double>(rotary));
+}
+
 // Rotary position embedding of `seq` positions starting at `first`, in place, on
 // [batch, seq, heads, head_dim] rows (batch_stride values between batch rows). Pair k
-// turns by position * theta^(-2k / rotary_dim): half-split pairs k with k + r/2,
+// turns by position * inverse_frequency(k): half-split pairs k with k + r/2,
 // interleaved 2k with 2k + 1; dims past rotary_dim are left.
 void rope(const fb::MultiHeadAttentionOptions& o, double* x, size_t batch, size_t seq, size_t heads,
           size_t batch_stride, int64_t first) {
@@ -87,8 +95,7 @@ void rope(const fb::MultiHeadAttentionOptions& o, double* x, size_t batch, size_
       for (size_t h = 0; h < heads; ++h) {
         double* head = x + b * batch_stride + (s * heads + h) * head_dim;
         for (size_t k = 0; k < half; ++k) {
-          const double angle =
-              position * std::pow(static_cast<double>(o.rope_theta()), -static_cast<double>(2 * k) / static_cast<double>(rotary));
+          const double angle = position * inverse_frequency(o, k, rotary);
           const size_t i = interleaved ? 2 * k : k, j = interleaved ? 2 * k + 1 : k + half;
           const double xi = head[i], xj = head[j];
           head[i] = xi * std::cos(angle) - xj * std::sin(angle);

@@ -228,6 +228,7 @@ void ModelWriter::add_multi_head_attention(const std::string& name, const MultiH
   options.rope = s.rope;
   options.rope_theta = s.rope_theta;
   options.rotary_dim = s.rotary_dim;
+  options.rope_inv_freq = s.rope_inv_freq;
   std::vector<int32_t> inputs{s.x,  s.wq, s.bq,       s.wk,      s.bk,      s.wv,    s.bv,
                               s.wo, s.bo, s.key_mask, s.k_state, s.v_state, s.memory};
   if (s.k_state >= 0 && s.wk >= 0) {  // a KV cache, stored as set_kv_cache_type says

@@ -59,6 +59,17 @@ KvType cache_type(const fb::Model& model, const fb::Op& op) {
 
 // ---- Load-time checks --------------------------------------------------------------
 
+// A stored frequency table (Llama 3's rope_scaling): none, or, with a rope layout, one
+// finite, positive frequency for each of the `pairs` rotated pairs (0 without rope). One
+// message for every case: this check is in every firmware that links the op.
+Status check_rope_table(const OpCheck& c, const flatbuffers::Vector<float>* table, int pairs) {
+  if (table == nullptr) return Status();
+  bool valid = pairs > 0 && static_cast<int>(table->size()) == pairs;
+  for (const float f : *table) valid = valid && f > 0.0f && std::isfinite(f);
+  if (!valid) return c.fail("rope_inv_freq must be rotary_dim / 2 = %d finite entries > 0, with rope", pairs);
+  return Status();
+}
+
 Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
   if (o.num_heads() < 1 || o.num_kv_heads() < 1 || o.num_heads() % o.num_kv_heads() != 0) {
     return c.fail("num_heads %d must be a positive multiple of num_kv_heads %d",
@@ -78,8 +89,9 @@ Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
       return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and > 0",
                     static_cast<int>(o.rotary_dim()));
     }
+    return check_rope_table(c, o.rope_inv_freq(), rotary / 2);
   }
-  return Status();
+  return check_rope_table(c, o.rope_inv_freq(), 0);
 }
 
 // [B, S, features] with x's batch, any dtype.
@@ -320,6 +332,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
   p.head_dim = static_cast<size_t>(o.head_dim());
   p.rotary_dim = static_cast<size_t>(o.rotary_dim());
   p.theta = o.rope_theta();
+  p.inv_frequency = o.rope_inv_freq() != nullptr ? o.rope_inv_freq()->data() : nullptr;  // checked at load
   p.layout = o.rope() == fb::RopeLayout_Interleaved ? kernels::RopeLayout::kInterleaved
                                                     : kernels::RopeLayout::kHalfSplit;
   p.position_offset = first_position;

@@ -38,6 +38,9 @@ struct RopeParams {
   size_t batch = 1, seq = 0, heads = 1, head_dim = 0;
   size_t rotary_dim = 0;   // even, <= head_dim; 0: head_dim
   float theta = 10000.0f;  // the base (Llama 3: 500000)
+  // rotary_dim / 2 inverse frequencies replacing theta's (a stored table: Llama 3's
+  // rope_scaling); null: rope_inv_frequency(theta, k, rotary_dim).
+  const float* inv_frequency = nullptr;
   RopeLayout layout = RopeLayout::kHalfSplit;
   // Position of token (b, s): positions[b * seq + s] when given (ragged batches,
   // packed sequences), else position_offset + s (decode with a KV cache of that length).
@@ -59,6 +62,11 @@ namespace {
 inline float rope_inv_frequency(float theta, size_t k, size_t rotary_dim) {
   const float exponent = static_cast<float>(2 * k) / static_cast<float>(rotary_dim);
   return 1.0f / std::pow(theta, exponent);
+}
+
+// Pair k's inverse frequency: the stored table's, else theta's.
+inline float rope_pair_frequency(const RopeParams& p, size_t k, size_t rotary_dim) {
+  return p.inv_frequency != nullptr ? p.inv_frequency[k] : rope_inv_frequency(p.theta, k, rotary_dim);
 }
 
 inline size_t rope_rotary_dim(const RopeParams& p) {

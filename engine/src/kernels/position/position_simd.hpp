@@ -102,7 +102,7 @@ struct Position {
       const size_t n = lanes - l0 < kLanes ? lanes - l0 : kLanes;
       for (size_t l = 0; l < kLanes; ++l) {
         const size_t k = interleaved ? (l0 + l) / 2 : l0 + l;
-        inv[l] = l < n ? rope_inv_frequency(p.theta, k, rotary) : 0.0f;
+        inv[l] = l < n ? rope_pair_frequency(p, k, rotary) : 0.0f;
       }
       for (size_t b = 0; b < p.batch; ++b) {
         for (size_t s = 0; s < p.seq; ++s) {

@@ -16,7 +16,7 @@ void rope_reference(const RopeParams& p) {
         const float* x = p.x + offset;
         float* y = p.y + offset;
         for (size_t k = 0; k < half; ++k) {
-          const float angle = position * rope_inv_frequency(p.theta, k, rotary);
+          const float angle = position * rope_pair_frequency(p, k, rotary);
           const float c = std::cos(angle), sn = std::sin(angle);
           const size_t i = p.layout == RopeLayout::kHalfSplit ? k : 2 * k;
           const size_t j = p.layout == RopeLayout::kHalfSplit ? k + half : 2 * k + 1;
