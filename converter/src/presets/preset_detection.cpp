@@ -19,6 +19,7 @@ const ConfigAnchor kConfigAnchors[] = {
     {"bert", "bert", "Bert"},
     {"gpt2", "gpt2", "GPT2"},
     {"llama", "llama", "Llama"},
+    {"t5", "t5", "T5"},
 };
 
 // Tensor names, space-separated, that a preset's checkpoints hold under any prefix
@@ -36,6 +37,7 @@ const TensorAnchor kTensorAnchors[] = {
     {"bert", "encoder.layer.0.attention.self.query.weight"},
     {"gpt2", "h.0.attn.c_attn.weight"},
     {"llama", "layers.0.self_attn.q_proj.weight layers.0.mlp.gate_proj.weight"},
+    {"t5", "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"},
     {"torch-transformer", "encoder.layers.0.self_attn.in_proj_weight decoder.layers.0.multihead_attn.in_proj_weight"},
     {"torch-decoder", "multihead_attn.in_proj_weight !encoder.layers.0.self_attn.in_proj_weight"},
     {"torch-encoder", "self_attn.in_proj_weight embedding.weight !multihead_attn.in_proj_weight"},

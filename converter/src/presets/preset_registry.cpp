@@ -22,6 +22,10 @@ const Preset kPresets[] = {
     {"torch-transformer",
      "nn.Transformer encoder-decoder on embeddings (src, tgt): stages encode and decode",
      build_torch_transformer},
+    {"t5",
+     "T5 / Flan-T5 encoder-decoder (HF names, config.json): relative position bias, RMS norm, gated-GELU; "
+     "stages encode and decode",
+     build_t5},
     {"torch-mha", "a bare nn.MultiheadAttention: query, key_value, key_mask -> output", build_torch_mha},
     {"torch-decoder", "nn.TransformerDecoder on embeddings: tgt (causal), memory, memory_mask -> output",
      build_torch_decoder},
