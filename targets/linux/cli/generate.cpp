@@ -132,7 +132,18 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (!count.ok()) return count.status();
   ids.resize(count.value());
   if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
+  // A source the model was trained to see ending with eos (T5's tokenizer appends it).
+  if (o.seq2seq_input && model.hyperparameter("append_eos_to_source") != nullptr && tokenizer->eos_id() >= 0) {
+    ids.push_back(tokenizer->eos_id());
+  }
   return ids;
+}
+
+// The tokenizer of the output side: a seq2seq model's target tokenizer, or its only one
+// when source and target share a vocabulary (T5).
+Result<Tokenizer> output_tokenizer(const Model& model, bool seq2seq) {
+  auto target = Tokenizer::from_model(model, seq2seq);
+  return target.ok() || !seq2seq ? target : Tokenizer::from_model(model);
 }
 
 // Prints a token as text (through the output-side tokenizer) or as an id.
@@ -233,10 +244,14 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
   TranslateOptions options;
   options.max_steps = o.max_new;
   options.beam_width = o.beam;
-  auto target = Tokenizer::from_model(session.model(), true);
+  auto target = output_tokenizer(session.model(), true);
   if (target.ok()) {
     options.bos_id = target->bos_id() >= 0 ? target->bos_id() : options.bos_id;
     options.eos_id = target->eos_id();
+  }
+  // The converter's decoder start (T5: 0, the pad token) wins over the tokenizer's bos.
+  if (const char* start = session.model().hyperparameter("decoder_start_token_id")) {
+    options.bos_id = static_cast<int32_t>(std::strtol(start, nullptr, 10));
   }
   if (o.end_id != -2) options.eos_id = o.end_id;
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
@@ -282,8 +297,8 @@ int generate_command(int argc, char** argv) {
                                                                    : "a decoder-only model takes --prompt");
     }
     if (status.ok()) {
-      auto output_tokenizer = Tokenizer::from_model(loaded->model, seq2seq);
-      Printer printer{output_tokenizer.ok() ? &output_tokenizer.value() : nullptr, o.ids_only};
+      auto target = output_tokenizer(loaded->model, seq2seq);
+      Printer printer{target.ok() ? &target.value() : nullptr, o.ids_only};
       std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
       status = seq2seq ? run_seq2seq(session, o, ids.value(), printer, align, &columns)
                        : run_decoder(session, o, ids.value(), printer, align, &columns);
