@@ -114,8 +114,7 @@ Result<T5Config> read_config(const WeightSource& w, const nlohmann::json& j, con
   return c;
 }
 
-struct Graph {
-  GraphBuilder::Dim batch, src, tgt;
+struct Graph : Seq2SeqDims {
   int table = -1, head = -1;  // the shared token table; the LM head's weight
 };
 
@@ -244,9 +243,7 @@ void decode_stage(GraphBuilder& b, const T5Config& c, const Graph& g, const Pres
 Status build_t5(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const T5Config c, read_config(b.weights(), config, options));
   Graph g;
-  g.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
-  g.src = {c.max_src, b.symbol("src_seq", c.max_src)};
-  g.tgt = {c.max_tgt, b.symbol("seq", c.max_tgt)};
+  static_cast<Seq2SeqDims&>(g) = seq2seq_dims(b, options, c.max_src, c.max_tgt);
   const Matrix shared = b.fetch(kShared, {c.vocab, c.d_model});
   if (c.tied) {
     const GraphBuilder::TiedHead tied = b.tied_table(kShared, "lm_head.weight (tied)", shared);

@@ -8,6 +8,7 @@
 //           so tgt can come all at once or one position at a time.
 // The config gives nhead, activation, norm_first, layer_norm_eps (PyTorch's names) and
 // the planned lengths max_src_len, max_tgt_len (256; --max-seq sets both).
+#include "presets/decoder_common.h"
 #include "presets/preset.h"
 #include "presets/torch_layers.h"
 #include "presets/torch_sizes.h"
@@ -42,8 +43,8 @@ Result<TransformerConfig> read_config(WeightSource& weights, const nlohmann::jso
   return c;
 }
 
-struct Dims {
-  GraphBuilder::Dim batch, src, tgt, width;
+struct Dims : Seq2SeqDims {
+  GraphBuilder::Dim width;
 };
 
 // Stage encode: the encoder over src, then each decoder layer's cross-attention K and V
@@ -93,9 +94,7 @@ void decode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, read_config(b.weights(), config, options));
   Dims d;
-  d.batch = {options.max_batch, b.symbol("batch", options.max_batch)};
-  d.src = {settings.max_src, b.symbol("src_seq", settings.max_src)};
-  d.tgt = {settings.max_tgt, b.symbol("seq", settings.max_tgt)};
+  static_cast<Seq2SeqDims&>(d) = seq2seq_dims(b, options, settings.max_src, settings.max_tgt);
   d.width = {settings.encoder.layer.d_model, -1};
   const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
   const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});

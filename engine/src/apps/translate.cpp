@@ -62,7 +62,7 @@ Layout layout(const TranslateOptions& o, size_t source_length) {
 
 struct Io {
   int source_ids, source_mask, prev_ids, logits, attention, encode, decode;
-  int prev_rank;  // prev_ids [batch], or [batch, seq] (a transformer decoder, run one step at a time)
+  int prev_rank = 1;  // prev_ids [batch], or [batch, seq] (a transformer decoder, run one step at a time)
 };
 
 Status find_io(const Session& s, Io* io) {
