@@ -15,6 +15,7 @@ decoded): the logarithmic buckets saturate. For each model:
     float64 (f32 weights), and with --dtype f16 and int8 within 5e-3 and 8e-2 of the
     tensor's largest value (BOUNDS);
   - greedy decoding on the engine's own logits gives the reference's 24 tokens;
+  - a bad feed_forward_proj or num_heads is refused naming the field, no file written;
   - `focal generate MODEL --source TEXT` (the stored unigram tokenizer, eos appended to
     the source, decoder start 0) prints the text of the reference's greedy tokens.
 Usage: test_t5_models.py FOCAL SOURCE_DIR WORK_DIR (PYTHONPATH: the build's python dir)."""
@@ -143,6 +144,24 @@ def main(focal_tool, root, work):
             expected = greedy[0][:greedy[0].index(EOS)] if EOS in greedy[0] else greedy[0]
             assert out.strip() == pieces_text(vocab, expected), (out, pieces_text(vocab, expected))
             print(f"{name}: focal generate --source {texts[0]!r} -> {out.strip()!r}")
+    check_refusals(focal_tool, work)
+
+
+def check_refusals(focal_tool, work):
+    """Configs the preset cannot build are refused naming the field, and leave no file."""
+    folder = os.path.join(work, "t5")
+    with open(os.path.join(folder, "config.json")) as f:
+        config = json.load(f)
+    for key, value, named in (("feed_forward_proj", "gated-swish", "feed_forward_proj"), ("num_heads", 4, "num_heads")):
+        bad = dict(config, **{key: value})
+        path, out = os.path.join(work, "bad_config.json"), os.path.join(work, "bad.focal")
+        with open(path, "w") as f:
+            json.dump(bad, f)
+        result = subprocess.run([focal_tool, "convert", "--preset", "t5", "--weights", f"{folder}/model.safetensors",
+                                 "--config", path, "-o", out], capture_output=True, text=True)
+        assert result.returncode != 0 and named in result.stderr, result.stderr
+        assert not os.path.exists(out)
+    print("bad feed_forward_proj and num_heads refused by name")
 
 
 if __name__ == "__main__":
