@@ -242,8 +242,7 @@ void decode_stage(GraphBuilder& b, const T5Config& c, const Graph& g, const Pres
 
 Status build_t5(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const T5Config c, read_config(b.weights(), config, options));
-  Graph g;
-  static_cast<Seq2SeqDims&>(g) = seq2seq_dims(b, options, c.max_src, c.max_tgt);
+  Graph g{seq2seq_dims(b, options, c.max_src, c.max_tgt)};
   const Matrix shared = b.fetch(kShared, {c.vocab, c.d_model});
   if (c.tied) {
     const GraphBuilder::TiedHead tied = b.tied_table(kShared, "lm_head.weight (tied)", shared);

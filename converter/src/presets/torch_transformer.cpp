@@ -93,9 +93,7 @@ void decode_stage(GraphBuilder& b, const TransformerConfig& settings, const Dims
 
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
   FOCAL_ASSIGN_OR_RETURN(const TransformerConfig settings, read_config(b.weights(), config, options));
-  Dims d;
-  static_cast<Seq2SeqDims&>(d) = seq2seq_dims(b, options, settings.max_src, settings.max_tgt);
-  d.width = {settings.encoder.layer.d_model, -1};
+  const Dims d{seq2seq_dims(b, options, settings.max_src, settings.max_tgt), {settings.encoder.layer.d_model, -1}};
   const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
   const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});
   const int tgt = b.input("tgt", DType::kF32, {d.batch, d.tgt, d.width});
