@@ -34,6 +34,7 @@ struct Problem {
   int64_t window = 0;
   bool padding = false;
   bool bias = false;
+  bool relative = false;  // with bias: one row per head by j - i (q stride -1), T5's relative position bias
   bool heads_first = false;  // [batch, heads, seq, dim] instead of [batch, seq, heads, dim]
   KvType kv_type = KvType::kF32;
   float value_range = 1.0f;
@@ -47,7 +48,7 @@ std::string describe(const Problem& p) {
          std::to_string(p.kv_len) + " d" + std::to_string(p.head_dim) +
          (p.causal ? " causal" + std::to_string(p.causal_offset) : "") +
          (p.window ? " window" + std::to_string(p.window) : "") + (p.padding ? " pad" : "") +
-         (p.bias ? " bias" : "") + (p.heads_first ? " bhsd" : "") +
+         (p.bias ? (p.relative ? " relative-bias" : " bias") : "") + (p.heads_first ? " bhsd" : "") +
          (p.kv_type == KvType::kF16 ? " f16" : p.kv_type == KvType::kI8 ? " i8" : "") + " range" +
          std::to_string(p.value_range);
 }
@@ -76,7 +77,8 @@ struct Instance {
       quantize(&k, &k8, &k_scales);
       quantize(&v, &v8, &v_scales);
     }
-    if (p.bias) bias = testing::random_values(p.batch * p.heads * p.q_len * p.kv_len, p.seed + 3, -2, 2);
+    const size_t bias_size = p.relative ? p.heads * relative_row() : p.batch * p.heads * p.q_len * p.kv_len;
+    if (p.bias) bias = testing::random_values(bias_size, p.seed + 3, -2, 2);
     if (p.padding) {
       for (size_t b = 0; b < p.batch; ++b) lengths.push_back(int32_t((b * 7 + 3) % (p.kv_len + 1)));
     }
@@ -106,6 +108,14 @@ struct Instance {
         }
   }
 
+  // A relative bias row: distances j - i from -(q_len - 1) to kv_len - 1.
+  size_t relative_row() const { return pr.q_len + pr.kv_len - 1; }
+
+  double bias_value(size_t b, size_t h, size_t i, size_t j) const {
+    if (pr.relative) return bias[h * relative_row() + pr.q_len - 1 + j - i];
+    return bias[((b * pr.heads + h) * pr.q_len + i) * pr.kv_len + j];
+  }
+
   AttentionStrides strides(size_t seq, size_t heads) const {
     AttentionStrides s;
     s.batch = seq * heads * pr.head_dim;
@@ -126,7 +136,11 @@ struct Instance {
     a.mask.causal_offset = pr.causal_offset;
     a.mask.window = pr.window;
     if (pr.padding) a.mask.key_lengths = lengths.data();
-    if (pr.bias) {
+    if (pr.bias && pr.relative) {  // row h's entry for (i, j) = (0, 0) is distance 0
+      a.mask.bias = bias.data() + pr.q_len - 1;
+      a.mask.bias_head_stride = relative_row();
+      a.mask.bias_q_stride = -1;
+    } else if (pr.bias) {
       a.mask.bias = bias.data();
       a.mask.bias_batch_stride = pr.heads * pr.q_len * pr.kv_len;
       a.mask.bias_head_stride = pr.q_len * pr.kv_len;
@@ -178,7 +192,7 @@ std::vector<double> attention_double(Instance& in) {
           for (size_t d = 0; d < p.head_dim; ++d)
             dot += double(in.q[b * a.q_strides.batch + i * a.q_strides.seq + h * a.q_strides.head + d]) *
                    in.k[b * a.k_strides.batch + j * a.k_strides.seq + g * a.k_strides.head + d];
-          s[j] = dot * scale + (p.bias ? in.bias[((b * p.heads + h) * p.q_len + i) * p.kv_len + j] : 0.0);
+          s[j] = dot * scale + (p.bias ? in.bias_value(b, h, i, j) : 0.0);
           m = std::max(m, s[j]);
         }
         double sum = 0;
@@ -283,6 +297,32 @@ TEST_CASE("attention: masks") {
   empty_rows.causal = true;
   empty_rows.causal_offset = -5;
   check_all_kernels(empty_rows);
+}
+
+TEST_CASE("attention: relative position bias rows (T5) in prefill, decode and split-KV") {
+  // The bias read by key - query distance from one row per head: prefill tiles across
+  // block edges with padding, a causal decoder, decode steps over a cache (one row, the
+  // query at the cached length) and the long split-KV decode.
+  struct Shape {
+    size_t q_len, kv_len;
+    bool causal, padding;
+  };
+  for (const Shape& s : {Shape{70, 70, false, true}, Shape{33, 33, true, false}, Shape{1, 90, true, false},
+                         Shape{4, 600, true, false}}) {
+    Problem p;
+    p.batch = 2;
+    p.heads = 3;
+    p.kv_heads = 3;
+    p.head_dim = 16;
+    p.q_len = s.q_len;
+    p.kv_len = s.kv_len;
+    p.causal = s.causal;
+    p.causal_offset = s.causal ? int64_t(s.kv_len - s.q_len) : 0;
+    p.padding = s.padding;
+    p.bias = true;
+    p.relative = true;
+    check_all_kernels(p);
+  }
 }
 
 TEST_CASE("attention: grouped-query, multi-query, layouts, f16 and int8") {

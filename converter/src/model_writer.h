@@ -146,6 +146,7 @@ class ModelWriter {
   struct MultiHeadAttentionSpec {
     int x = -1, wq = -1, bq = -1, wk = -1, bk = -1, wv = -1, bv = -1, wo = -1, bo = -1;
     int key_mask = -1, k_state = -1, v_state = -1, memory = -1;
+    int relative_bias = -1;  // rows of a RelativePositionBias op (slot 15)
     int num_heads = 1, num_kv_heads = 1, head_dim = 1;
     bool causal = false;
     float scale = 0.0f;
@@ -181,6 +182,9 @@ class ModelWriter {
   // y = x / max(||x||_2 over the last axis, epsilon); y = x * scale + shift.
   void add_l2_normalize(const std::string& name, int x, int y, float epsilon);
   void add_scale(const std::string& name, int x, int y, float scale, float shift);
+  // T5's relative position bias rows (schema/focal.fbs RelativePositionBiasOptions).
+  void add_relative_position_bias(const std::string& name, int x, int table, int rows, int num_buckets,
+                                  int max_distance, bool bidirectional);
 
   // Stages: call begin_stage before the first op of each; none gives one implicit stage.
   void begin_stage(const std::string& name);

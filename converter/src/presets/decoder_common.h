@@ -16,6 +16,12 @@ struct DecoderGraph {
 // Symbols "batch" and "seq" (new tokens per run, up to the planned context), the input
 // input_ids [batch, seq]; takes options.logits_all.
 DecoderGraph decoder_inputs(GraphBuilder& b, const PresetOptions& options, int64_t max_context);
+// An encoder-decoder's symbols: "batch", "src_seq" (source positions) and "seq" (target
+// positions per run), planned at max_batch, max_src and max_tgt.
+struct Seq2SeqDims {
+  GraphBuilder::Dim batch, src, tgt;
+};
+Seq2SeqDims seq2seq_dims(GraphBuilder& b, const PresetOptions& options, int64_t max_src, int64_t max_tgt);
 // K and V caches [batch, context, kv_features] for layer `name`.
 void kv_states(GraphBuilder& b, const DecoderGraph& g, const std::string& name, int64_t kv_features,
                int* k, int* v);

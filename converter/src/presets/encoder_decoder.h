@@ -8,13 +8,14 @@
 
 #include <vector>
 
+#include "presets/decoder_common.h"
 #include "presets/torch_layers.h"
 
 namespace focal {
 namespace convert {
 
-struct EncoderDecoderDims {
-  GraphBuilder::Dim batch, src, tgt, width;
+struct EncoderDecoderDims : Seq2SeqDims {
+  GraphBuilder::Dim width;
   int64_t max_tgt = 0;  // the KV caches' length
 };
 

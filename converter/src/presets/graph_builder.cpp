@@ -223,6 +223,19 @@ int GraphBuilder::scale(const std::string& name, int x, float scale, float shift
   return out;
 }
 
+int GraphBuilder::relative_position_bias(const std::string& name, int x, int table, int max_distance,
+                                         bool bidirectional, int64_t keys, int out) {
+  if (!ok({x, table})) return -1;
+  const std::vector<int64_t>& shape = constant_shapes_[table];
+  if (shape.size() != 2) {
+    fail(Status::error(StatusCode::kInvalidArgument, "layer '%s': the table must be [num_buckets, heads]", name.c_str()));
+    return -1;
+  }
+  if (out < 0) out = activation(name, {{shape[1], -1}, {2 * keys - 1, -1}});
+  w_.add_relative_position_bias(name, x, table, out, static_cast<int>(shape[0]), max_distance, bidirectional);
+  return out;
+}
+
 int GraphBuilder::attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec,
                             int out) {
   if (!ok({spec.x, spec.wq, spec.wo})) return -1;

@@ -69,6 +69,10 @@ class GraphBuilder {
   int l2_normalize(const std::string& name, int x, float epsilon = 1e-12f, int out = -1);
   // x * scale + shift, elementwise.
   int scale(const std::string& name, int x, float scale, float shift = 0.0f, int out = -1);
+  // T5's bias rows [heads, 2 keys - 1] by key - query distance from `table` [num_buckets,
+  // heads] (a constant made here), for attention specs' relative_bias.
+  int relative_position_bias(const std::string& name, int x, int table, int max_distance, bool bidirectional,
+                             int64_t keys, int out = -1);
   // spec.x must be set; the output has x's [B, S] and wo's rows as width.
   int attention(const std::string& name, const ModelWriter::MultiHeadAttentionSpec& spec, int out = -1);
 

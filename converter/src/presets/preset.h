@@ -89,6 +89,7 @@ Status build_torch_mha(const nlohmann::json& config, const PresetOptions& option
 Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_torch_transformer(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_marian(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_t5(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 
 }  // namespace convert
 }  // namespace focal

@@ -26,6 +26,7 @@ const ConfigAnchor kConfigAnchors[] = {
     {"qwen2", "qwen2", "Qwen2For"},
     {"gemma", "gemma", "GemmaFor"},
     {"phi3", "phi3", "Phi3For"},
+    {"t5", "t5", "T5"},
 };
 
 // Tensor names, space-separated, that a preset's checkpoints hold under any prefix
@@ -48,6 +49,7 @@ const TensorAnchor kTensorAnchors[] = {
     {"marian", "shared.weight decoder.layers.0.encoder_attn.q_proj.weight final_logits_bias "
                "!encoder.layernorm_embedding.weight !encoder.layer_norm.weight"},
     {"phi3", "layers.0.self_attn.qkv_proj.weight layers.0.mlp.gate_up_proj.weight"},
+    {"t5", "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"},
     {"torch-transformer", "encoder.layers.0.self_attn.in_proj_weight decoder.layers.0.multihead_attn.in_proj_weight"},
     {"torch-decoder", "multihead_attn.in_proj_weight !encoder.layers.0.self_attn.in_proj_weight"},
     {"torch-encoder", "self_attn.in_proj_weight embedding.weight !multihead_attn.in_proj_weight"},

@@ -37,6 +37,10 @@ const Preset kPresets[] = {
      "Marian / opus-mt translation (HF MarianMTModel, config.json): sinusoidal positions, post-LN, tied "
      "embeddings, final_logits_bias; stages encode and decode",
      build_marian},
+    {"t5",
+     "T5 / Flan-T5 encoder-decoder (HF names, config.json): relative position bias, RMS norm, gated-GELU; "
+     "stages encode and decode",
+     build_t5},
     {"torch-mha", "a bare nn.MultiheadAttention: query, key_value, key_mask -> output", build_torch_mha},
     {"torch-decoder", "nn.TransformerDecoder on embeddings: tgt (causal), memory, memory_mask -> output",
      build_torch_decoder},

@@ -4,7 +4,8 @@
 //
 //   out[b, i, h] = sum_j softmax_j(scale * q[b, i, h] . k[b, j, g]) v[b, j, g]
 //   g = h / (heads / kv_heads); key j visible when j < length[b] and, causal,
-//   j <= i + kv_len - q_len. A query that sees no key gives zeros.
+//   j <= i + kv_len - q_len. A query that sees no key gives zeros. T5's relative position
+//   bias adds rows[h, L - 1 + j - (i + kv_len - q_len)] to the score (rows [H, 2L - 1]).
 #include <cmath>
 #include <vector>
 
@@ -29,7 +30,16 @@ struct Sdpa {
   const std::vector<int64_t>* key_lengths;  // null: every key valid
   Rows q, k, v;
   double* out;  // q's layout
+  const double* relative = nullptr;  // [H, relative_length] by distance; null: none
+  size_t relative_length = 0;
 };
+
+double relative_bias(const Sdpa& p, size_t h, size_t i, size_t j, int64_t offset) {
+  if (p.relative == nullptr) return 0.0;
+  const int64_t center = static_cast<int64_t>(p.relative_length / 2);
+  const int64_t distance = static_cast<int64_t>(j) - static_cast<int64_t>(i) - offset;
+  return p.relative[h * p.relative_length + static_cast<size_t>(center + distance)];
+}
 
 void attend(const Sdpa& p) {
   const size_t group = p.heads / p.kv_heads;
@@ -50,7 +60,7 @@ void attend(const Sdpa& p) {
           const double* k = p.k.data + b * p.k.batch_stride + j * p.k.seq_stride + g * p.head_dim;
           double dot = 0.0;
           for (size_t d = 0; d < p.head_dim; ++d) dot += q[d] * k[d];
-          weights[j] = dot * p.scale;
+          weights[j] = dot * p.scale + relative_bias(p, h, i, j, offset);
         }
         softmax_prefix(weights.data(), end, p.kv_len);
         double* out = p.out + b * p.q.batch_stride + i * p.q.seq_stride + h * p.head_dim;
@@ -70,7 +80,7 @@ double resolved_scale(float scale, int head_dim) {
 
 // ---- MultiHeadAttention ------------------------------------------------------------
 
-enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory };
+enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kRelativeBias = 15 };
 
 // Pair k's inverse frequency: the stored table's (Llama 3's rope_scaling; its length
 // is checked when the engine loads the model), else theta's.
@@ -222,9 +232,14 @@ Status multi_head_attention_op(const OpContext& c) {
   std::vector<int64_t> lengths;
   if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv.kv_len, "key mask", &lengths));
   std::vector<double> context(q.size());
-  attend(Sdpa{batch, heads, size_t(o.num_kv_heads()), q_len, kv.kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()),
-              o.causal(), c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, kv.keys,
-              kv.values, context.data()});
+  Sdpa sdpa{batch, heads, size_t(o.num_kv_heads()), q_len, kv.kv_len, head_dim, resolved_scale(o.scale(), o.head_dim()),
+            o.causal(), c.has_input(kKeyMask) ? &lengths : nullptr, Rows{q.data(), q_len * qf, qf}, kv.keys,
+            kv.values, context.data()};
+  if (c.has_input(kRelativeBias)) {
+    sdpa.relative = c.in(kRelativeBias).values;
+    sdpa.relative_length = c.in(kRelativeBias).dim(1);
+  }
+  attend(sdpa);
   dense_rows(c, c.in(kWo), &c.in(kBo), context.data(), qf, batch * q_len, c.outputs[0].values, c.in(kWo).dim(0));
   return Status();
 }

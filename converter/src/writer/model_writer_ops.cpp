@@ -236,6 +236,10 @@ void ModelWriter::add_multi_head_attention(const std::string& name, const MultiH
     const int v_scales = apply_kv_cache_type(s.v_state, s.num_kv_heads);
     if (k_scales >= 0 || v_scales >= 0) inputs.insert(inputs.end(), {k_scales, v_scales});
   }
+  if (s.relative_bias >= 0) {
+    inputs.resize(15, -1);  // slots 13, 14 (int8 cache scales) absent unless set above
+    inputs.push_back(s.relative_bias);
+  }
   add_op(name, options, std::move(inputs), {y});
 }
 
@@ -302,6 +306,15 @@ void ModelWriter::add_scale(const std::string& name, int x, int y, float scale, 
   options.scale = scale;
   options.shift = shift;
   add_op(name, options, {x}, {y});
+}
+
+void ModelWriter::add_relative_position_bias(const std::string& name, int x, int table, int rows, int num_buckets,
+                                             int max_distance, bool bidirectional) {
+  fb::RelativePositionBiasOptionsT options;
+  options.num_buckets = num_buckets;
+  options.max_distance = max_distance;
+  options.bidirectional = bidirectional;
+  add_op(name, options, {x, table}, {rows});
 }
 
 }  // namespace focal

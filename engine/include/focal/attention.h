@@ -41,12 +41,15 @@ struct AttentionMask {
   int64_t window = 0;  // 0: no window
   // Key padding: keys j >= key_lengths[b] are ignored. Null: all kv_len keys are valid.
   const int32_t* key_lengths = nullptr;
-  // Additive bias added to the scaled scores, [.., q, k] with the k axis contiguous;
-  // a stride of 0 broadcasts along that axis.
+  // Additive bias added to the scaled scores, [.., q, k] with the k axis contiguous:
+  // bias[b * batch_stride + h * head_stride + i * q_stride + j]. A stride of 0 broadcasts
+  // along that axis; a q stride of -1 makes the bias a function of j - i, so one row per
+  // head of q_len + kv_len - 1 values, pointed at its entry for (i, j) = (0, 0), holds a
+  // relative position bias (T5's) whole.
   const float* bias = nullptr;
   size_t bias_batch_stride = 0;
   size_t bias_head_stride = 0;
-  size_t bias_q_stride = 0;
+  ptrdiff_t bias_q_stride = 0;
 };
 
 struct AttentionParams {

@@ -62,6 +62,7 @@ Layout layout(const TranslateOptions& o, size_t source_length) {
 
 struct Io {
   int source_ids, source_mask, prev_ids, logits, attention, encode, decode;
+  int prev_rank = 1;  // prev_ids [batch], or [batch, seq] (a transformer decoder, run one step at a time)
 };
 
 Status find_io(const Session& s, Io* io) {
@@ -78,6 +79,7 @@ Status find_io(const Session& s, Io* io) {
                          "translate needs stages encode/decode, inputs source_ids, source_mask, prev_ids "
                          "and output logits");
   }
+  io->prev_rank = s.model().tensor(s.model().input_tensor(io->prev_ids)).shape.rank;
   return Status();
 }
 
@@ -106,11 +108,8 @@ Status encode(Session& s, const Io& io, const int32_t* source, size_t length, si
 // prev_ids is [batch] (one token per row), or [batch, seq] for decoders that also take
 // a whole target (a transformer's), fed one position here.
 Status decode(Session& s, const Io& io, const int32_t* prev, size_t rows) {
-  const Model& m = s.model();
-  Shape shape;
-  shape.rank = m.tensor(m.input_tensor(io.prev_ids)).shape.rank == 2 ? 2 : 1;
-  shape.dims[0] = int64_t(rows);
-  shape.dims[1] = 1;
+  Shape shape = shape2(int64_t(rows), 1);
+  shape.rank = io.prev_rank == 2 ? 2 : 1;
   FOCAL_RETURN_IF_ERROR(s.set_input(io.prev_ids, shape, prev, rows * 4));
   return s.run_stage(io.decode);
 }

@@ -28,7 +28,7 @@ namespace {
 
 enum Slot {
   kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kKScales, kVScales,
-  kSlots
+  kRelativeBias, kSlots
 };
 
 enum class Mode {
@@ -199,6 +199,22 @@ Status check_key_source(const OpCheck& c, const fb::MultiHeadAttentionOptions& o
   return Status();
 }
 
+// Rows [H, 2L - 1] by key - query distance (a RelativePositionBias op's): L must cover
+// every key the op attends, and only self-attention has positions to relate.
+Status check_relative_bias(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
+  // One check and one message: this code is in every firmware that runs attention.
+  if (!c.has_input(kRelativeBias)) return Status();
+  const fb::Tensor& rows = c.input(kRelativeBias);
+  const fb::Tensor& keys = mode_of(c.op) == Mode::kCache ? c.input(kKState) : c.input(kX);
+  if (c.has_input(kMemory) || mode_of(c.op) == Mode::kPrecomputed || rows.dtype() != fb::DType_F32 ||
+      rank(rows) != 2 || dim_symbol(rows, 1) != -1 || dim(rows, 0) != o.num_heads() || dim(rows, 1) % 2 != 1 ||
+      dim(rows, 1) / 2 + 1 < dim(keys, 1)) {
+    return c.fail("relative bias rows must be f32 [%d heads, 2L - 1], L >= %lld keys, in self-attention",
+                  static_cast<int>(o.num_heads()), static_cast<long long>(dim(keys, 1)));
+  }
+  return Status();
+}
+
 Status check_mha(const OpCheck& c) {
   const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
   FOCAL_RETURN_IF_ERROR(check_options(c, o));
@@ -214,7 +230,8 @@ Status check_mha(const OpCheck& c) {
   FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kBo, dim(wo, 0)));
   FOCAL_RETURN_IF_ERROR(check_sequence(c, y, x));
   if (!same_dim(y, 1, x, 1) || dim(y, 2) != dim(wo, 0)) return c.fail("output must be [B, Sq, out features]");
-  return check_key_source(c, o, x, kv_features);
+  FOCAL_RETURN_IF_ERROR(check_key_source(c, o, x, kv_features));
+  return check_relative_bias(c, o);
 }
 
 // ---- Workspace ---------------------------------------------------------------------
@@ -466,6 +483,14 @@ Status run_mha(const OpRun& r) {
                                           static_cast<size_t>(s.kv_len), "key mask", lengths));
     p.mask.key_lengths = lengths;
   }
+  if (r.input_count > kRelativeBias && r.inputs[kRelativeBias].present()) {
+    // Row h's entry center + d is distance d = key - query; query i sits at position
+    // causal_offset + i, so (i, j) reads center - causal_offset + j - i: a q stride of -1.
+    const Shape& bias_rows = r.inputs[kRelativeBias].shape;
+    p.mask.bias = r.inputs[kRelativeBias].f32() + static_cast<ptrdiff_t>(bias_rows.dims[1] / 2 - p.mask.causal_offset);
+    p.mask.bias_head_stride = static_cast<size_t>(bias_rows.dims[1]);
+    p.mask.bias_q_stride = -1;
+  }
   if (r.attention_weights != nullptr) {
     const size_t needed = p.batch * p.heads * p.q_len * p.kv_len;
     if (needed > r.attention_weights_floats) {
@@ -510,7 +535,8 @@ double mha_flops(const OpShapes& s) {
 const OpDef& multi_head_attention_op_def() {
   constexpr uint32_t kOptional = (1u << kBq) | (1u << kWk) | (1u << kBk) | (1u << kWv) |
                                  (1u << kBv) | (1u << kBo) | (1u << kKeyMask) | (1u << kKState) |
-                                 (1u << kVState) | (1u << kMemory) | (1u << kKScales) | (1u << kVScales);
+                                 (1u << kVState) | (1u << kMemory) | (1u << kKScales) | (1u << kVScales) |
+                                 (1u << kRelativeBias);
   static const OpDef def = {"MultiHeadAttention", kKScales, kSlots, 1, check_mha, run_mha,
                             mha_workspace, kOptional, 0, mha_cache_capacity, mha_captured_heads, mha_flops};
   return def;

@@ -136,13 +136,20 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (!count.ok()) return count.status();
   ids.resize(count.value());
   if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
-  // A model whose tokenizer ends every source with eos (Marian's) says so in its hyperparameters.
+  // A model whose tokenizer ends every source with eos (Marian's, T5's) says so in its hyperparameters.
   const char* source_eos = model.hyperparameter("source_eos");
   if (o.seq2seq_input && source_eos != nullptr && std::strcmp(source_eos, "append") == 0) {
     const int32_t eos = model_id(model, "eos_id", tokenizer->eos_id());
     if (eos >= 0) ids.push_back(eos);
   }
   return ids;
+}
+
+// The tokenizer of the output side: a seq2seq model's target tokenizer, or its only one
+// when source and target share a vocabulary (T5).
+Result<Tokenizer> output_tokenizer(const Model& model, bool seq2seq) {
+  auto target = Tokenizer::from_model(model, seq2seq);
+  return target.ok() || !seq2seq ? target : Tokenizer::from_model(model);
 }
 
 // Prints a token as text (through the output-side tokenizer) or as an id.
@@ -250,12 +257,12 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
   TranslateOptions options;
   options.max_steps = o.max_new;
   options.beam_width = o.beam;
-  auto target = Tokenizer::from_model(session.model(), true);
+  auto target = output_tokenizer(session.model(), true);
   if (target.ok()) {
     options.bos_id = target->bos_id() >= 0 ? target->bos_id() : options.bos_id;
     options.eos_id = target->eos_id();
   }
-  // The decoder's first input: decoder_start_token_id where the model states it (Marian's
+  // The decoder's first input: decoder_start_token_id where the model states it (Marian's and T5's
   // is pad, which no tokenizer calls bos).
   options.bos_id = model_id(session.model(), "decoder_start_id", options.bos_id);
   options.eos_id = model_id(session.model(), "eos_id", options.eos_id);
@@ -306,8 +313,8 @@ int generate_command(int argc, char** argv) {
                                                                    : "a decoder-only model takes --prompt");
     }
     if (status.ok()) {
-      auto output_tokenizer = Tokenizer::from_model(loaded->model, seq2seq);
-      Printer printer{output_tokenizer.ok() ? &output_tokenizer.value() : nullptr, o.ids_only};
+      auto target = output_tokenizer(loaded->model, seq2seq);
+      Printer printer{target.ok() ? &target.value() : nullptr, o.ids_only};
       std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
       status = seq2seq ? run_seq2seq(session, o, ids.value(), printer, align, &columns)
                        : run_decoder(session, o, ids.value(), printer, align, &columns);

@@ -98,6 +98,7 @@ Result<int> multi_head_attention_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(s.x, l.tensor("input"));
   FOCAL_SPEC_ASSIGN(s.memory, l.optional_tensor("memory"));
   FOCAL_SPEC_ASSIGN(s.key_mask, l.optional_tensor("mask"));
+  FOCAL_SPEC_ASSIGN(s.relative_bias, l.optional_tensor("relative_bias"));  // a relative_position_bias layer's
   FOCAL_SPEC_ASSIGN(const int64_t in, l.width(s.x));
   FOCAL_RETURN_IF_ERROR(heads(l, in, &s));
   Features f{in, int64_t(s.num_heads) * s.head_dim, int64_t(s.num_kv_heads) * s.head_dim, in};

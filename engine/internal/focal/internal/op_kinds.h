@@ -27,4 +27,5 @@
   X(Concat, concat, "concat")                                            \
   X(AttentionPool, attention_pool, "attention_pool")                     \
   X(L2Normalize, l2_normalize, "l2_normalize")                           \
-  X(Scale, scale, "scale")
+  X(Scale, scale, "scale")                                               \
+  X(RelativePositionBias, relative_position_bias, "relative_position_bias")

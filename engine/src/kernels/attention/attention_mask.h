@@ -36,7 +36,9 @@ inline KeyRange visible_keys(const AttentionParams& p, size_t b, size_t i) {
 
 inline float bias_at(const AttentionMask& m, size_t b, size_t h, size_t i, size_t j) {
   if (m.bias == nullptr) return 0.0f;
-  return m.bias[b * m.bias_batch_stride + h * m.bias_head_stride + i * m.bias_q_stride + j];
+  // In steps that each stay inside the bias (its q stride may be negative).
+  const float* row = m.bias + b * m.bias_batch_stride + h * m.bias_head_stride;
+  return (row + static_cast<ptrdiff_t>(i) * m.bias_q_stride)[j];
 }
 
 }  // namespace kernels

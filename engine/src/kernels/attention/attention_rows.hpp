@@ -98,7 +98,7 @@ struct AttentionRows {
     if (p.mask.bias != nullptr && r < rows.count) {
       const float* bias = p.mask.bias + t.batch * p.mask.bias_batch_stride +
                           rows.head[r] * p.mask.bias_head_stride +
-                          rows.query[r] * p.mask.bias_q_stride + block_start;
+                          static_cast<ptrdiff_t>(rows.query[r]) * p.mask.bias_q_stride + block_start;
       for (size_t j = lo; j < hi; ++j) row[j] += bias[j] * kLog2e;
     }
     for (size_t j = 0; j < lo; ++j) row[j] = -INFINITY;
