@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "qgemm/qgemm_avx512_store.hpp"
 #include "qgemm/qgemm_driver.hpp"
 
 namespace focal {
@@ -179,6 +180,11 @@ struct AmxMicro {
       const size_t n = rows - r < vnni.tile_rows ? rows - r : vnni.tile_rows;
       vnni.tile(a + r * a_stride, a_stride, n, panel, groups, c + r * kGemmPanel);
     }
+  }
+
+  static void store_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale, float* y,
+                        size_t cols) {
+    store_row_avx512(c, sums, offset, scale, y, cols);
   }
 
   static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {
