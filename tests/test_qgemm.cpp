@@ -156,6 +156,18 @@ TEST_CASE("int8 GEMM: every tile height of every variant gives the reference's s
   }
 }
 
+TEST_CASE("int8 GEMM: tiles of 16 rows with K a multiple of 64 give the reference's sums") {
+  // The shapes the amx variant computes on its tiles (16 rows, 64 k a step, K in chunks
+  // of 1024) and not on VNNI's: one block, the chunk edge, a second chunk that is partial.
+  for (const QGemmKernelTable* variant : usable_variants()) {
+    for (size_t k : {64, 768, 1024, 1088}) {
+      check_sums(*variant, 16, 40, k, Fill::kRandom);
+      check_sums(*variant, 16, 32, k, Fill::kMinTimesMax);
+    }
+    check_sums(*variant, 16, 33, 2048, Fill::kAllMin);
+  }
+}
+
 TEST_CASE("int8 GEMM: the largest K keeps exact int32 sums on every variant") {
 #if defined(FOCAL_TESTS_BARE_METAL)
   // The largest K's weights alone take 4 MiB here (q and one packed panel, 2 MiB each):
@@ -168,6 +180,7 @@ TEST_CASE("int8 GEMM: the largest K keeps exact int32 sums on every variant") {
     const size_t k = kSmallK ? 4096 : kMaxInt8GemmK;
     check_sums(*variant, 2, 32, k, Fill::kAllMin);
     check_sums(*variant, 2, 32, k, Fill::kMinTimesMax);
+    check_sums(*variant, 16, 32, k, Fill::kAllMin);  // a full tile (amx: its tiles)
   }
 }
 
@@ -233,6 +246,9 @@ TEST_CASE("int8 GEMM: every variant's outputs match the reference twin") {
       {1, 70, 200, Activation::kNone, true, 1.0f},      {3, 33, 9, Activation::kRelu, false, 3.0f},
       {13, 96, 65, Activation::kGeluErf, true, 0.5f},   {40, 40, 768, Activation::kSilu, true, 2.0f},
       {5, 1, 1, Activation::kTanh, true, 1e-3f},        {17, 64, 31, Activation::kSigmoid, false, 100.0f},
+      // Task splits of the amx variant: 32- and 16-row tiles, rows left to VNNI's tile,
+      // two K chunks.
+      {150, 70, 1088, Activation::kGeluErf, true, 1.0f}, {48, 64, 128, Activation::kNone, false, 4.0f},
   };
   for (const Int8Case& c : cases) {
     Int8Run run(c);

@@ -165,7 +165,7 @@ Status gemm_reference(const GemmParams& params);
 // Which implementation gemm() runs here: "avx512", "avx2", "sse2", "neon64", "neon",
 // "scalar".
 const char* gemm_isa();
-// Which int8-activation kernel gemm() runs here: "avx512vnni", "avx2", "sse2",
+// Which int8-activation kernel gemm() runs here: "amx", "avx512vnni", "avx2", "sse2",
 // "neon64_i8mm", "neon64_dotprod", "neon64", "neon", "mve", "scalar".
 const char* gemm_int8_isa();
 // Which int4-weight kernel gemm() runs here: "avx512vnni", "avx2", "neon64_dotprod", "scalar".

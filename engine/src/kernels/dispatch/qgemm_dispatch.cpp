@@ -7,6 +7,10 @@
 #if defined(FOCAL_HAVE_QGEMM_AVX512VNNI)
 #include <cpuid.h>
 #endif
+#if defined(FOCAL_HAVE_QGEMM_AMX)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #if defined(FOCAL_HAVE_QGEMM_NEON64_DOTPROD) || defined(FOCAL_HAVE_QGEMM_NEON64_I8MM)
 #include <sys/auxv.h>
 #endif
@@ -31,6 +35,19 @@ bool cpu_has_avx512vnni() {
          ((ecx >> 11) & 1u) != 0;
 }
 #endif
+#if defined(FOCAL_HAVE_QGEMM_AMX)
+// CPUID leaf 7, subleaf 0, EDX bits 24 and 25: AMX-TILE and AMX-INT8; the amx variant
+// also runs VNNI's code for K tails and partial tiles. Linux enables the 8 KiB tile state
+// per process on request (arch_prctl ARCH_REQ_XCOMP_PERM = 0x1023 for XTILEDATA,
+// feature 18); a kernel without it, or one that refuses, leaves the VNNI variant.
+bool cpu_has_amx_int8() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!cpu_has_avx512vnni() || __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  if (((edx >> 24) & 1u) == 0 || ((edx >> 25) & 1u) == 0) return false;
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#endif
 #if defined(FOCAL_HAVE_QGEMM_NEON64_DOTPROD) || defined(FOCAL_HAVE_QGEMM_NEON64_I8MM)
 // Linux hwcaps (asm/hwcap.h): HWCAP_ASIMDDP is bit 20 of AT_HWCAP, HWCAP2_I8MM bit 13 of
 // AT_HWCAP2.
@@ -40,6 +57,12 @@ bool cpu_has_i8mm() { return cpu_has_dotprod() && (getauxval(AT_HWCAP2) & (1ul <
 
 bool usable(const QGemmKernelTable* table) {
   (void)table;  // unused in builds with only the base variants
+#if defined(FOCAL_HAVE_QGEMM_AMX)
+  if (table == qgemm_amx_kernels()) {
+    static const bool amx = cpu_has_amx_int8();  // one permission request per process
+    return amx;
+  }
+#endif
 #if defined(FOCAL_HAVE_QGEMM_AVX512VNNI)
   if (table == qgemm_avx512vnni_kernels()) return cpu_has_avx512vnni();
 #endif

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "qgemm/qgemm_avx512_store.hpp"
 #include "qgemm/qgemm_driver.hpp"
 
 namespace focal {
@@ -158,6 +159,11 @@ struct Avx512VnniMicro {
       case 5: return tile_rows<5>(a, a_stride, panel, groups, c);
       default: return tile_rows<6>(a, a_stride, panel, groups, c);
     }
+  }
+
+  static void store_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale, float* y,
+                        size_t cols) {
+    store_row_avx512(c, sums, offset, scale, y, cols);
   }
 
   static void quantize_rows(const QGemmProblem& p, size_t row_begin, size_t row_end) {

@@ -10,11 +10,14 @@
 //                    size_t groups, int32_t* c);  // QGemmTileFn
 //   static void quantize_rows(const QGemmProblem&, size_t row_begin, size_t row_end)
 //                                               // optional: QuantizeRows<Micro> below
+//   static void store_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale,
+//                         float* y, size_t cols)  // optional: the plain loop of store_tile
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "qgemm/qgemm_kernels.h"
 
@@ -53,6 +56,12 @@ void quantize_rows_plain(const QGemmProblem& p, size_t row_begin, size_t row_end
   }
 }
 
+// Whether a variant brings its own row store (Micro::store_row).
+template <class Micro, class = void>
+struct HasStoreRow : std::false_type {};
+template <class Micro>
+struct HasStoreRow<Micro, std::void_t<decltype(&Micro::store_row)>> : std::true_type {};
+
 template <class Micro>
 struct QGemmDriver {
   static_assert(Micro::kTileRows <= kQGemmMaxTileRows, "tile too tall for the driver");
@@ -67,9 +76,13 @@ struct QGemmDriver {
       const float scale = p.a_scales[row0 + r];
       float* y = p.gemm.y + (row0 + r) * p.gemm.y_stride + n0;
       const int32_t* cr = c + r * kGemmPanel;
-      for (size_t j = 0; j < cols; ++j) {
-        const int32_t exact = cr[j] - int32_t(Micro::kOffset) * sums[j];
-        y[j] = static_cast<float>(exact) * scale;
+      if constexpr (HasStoreRow<Micro>::value) {
+        Micro::store_row(cr, sums, int32_t(Micro::kOffset), scale, y, cols);
+      } else {
+        for (size_t j = 0; j < cols; ++j) {
+          const int32_t exact = cr[j] - int32_t(Micro::kOffset) * sums[j];
+          y[j] = static_cast<float>(exact) * scale;
+        }
       }
     }
   }
