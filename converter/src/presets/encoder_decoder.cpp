@@ -5,8 +5,7 @@ namespace convert {
 
 EncoderDecoderDims encoder_decoder_dims(GraphBuilder& b, const PresetOptions& options, int64_t max_src,
                                         int64_t max_tgt, int64_t d_model) {
-  EncoderDecoderDims d{seq2seq_dims(b, options, max_src, max_tgt)};
-  d.width = {d_model, -1};
+  EncoderDecoderDims d{seq2seq_dims(b, options, max_src, max_tgt), {d_model, -1}};
   d.max_tgt = max_tgt;
   return d;
 }

@@ -182,7 +182,7 @@ struct AmxMicro {
     }
   }
 
-  static void store_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale, float* y,
+  static void store_output_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale, float* y,
                         size_t cols) {
     store_row_avx512(c, sums, offset, scale, y, cols);
   }

@@ -1,4 +1,4 @@
-// The driver's store of one tile row (qgemm_driver.hpp, Micro::store_row) in AVX-512, for
+// The driver's store of one tile row (qgemm_driver.hpp, Micro::store_output_row) in AVX-512, for
 // the avx512vnni and amx variants: g++ 12 at -O2 leaves the plain loop scalar (a
 // vcvtsi2ss per output), which cost the amx variant more than its products. The bits are
 // the plain loop's: the int32 difference wraps the same, vcvtdq2ps rounds to nearest as

@@ -10,7 +10,7 @@
 //                    size_t groups, int32_t* c);  // QGemmTileFn
 //   static void quantize_rows(const QGemmProblem&, size_t row_begin, size_t row_end)
 //                                               // optional: QuantizeRows<Micro> below
-//   static void store_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale,
+//   static void store_output_row(const int32_t* c, const int32_t* sums, int32_t offset, float scale,
 //                         float* y, size_t cols)  // optional: the plain loop of store_tile
 #pragma once
 
@@ -56,11 +56,11 @@ void quantize_rows_plain(const QGemmProblem& p, size_t row_begin, size_t row_end
   }
 }
 
-// Whether a variant brings its own row store (Micro::store_row).
+// Whether a variant brings its own row store (Micro::store_output_row).
 template <class Micro, class = void>
 struct HasStoreRow : std::false_type {};
 template <class Micro>
-struct HasStoreRow<Micro, std::void_t<decltype(&Micro::store_row)>> : std::true_type {};
+struct HasStoreRow<Micro, std::void_t<decltype(&Micro::store_output_row)>> : std::true_type {};
 
 template <class Micro>
 struct QGemmDriver {
@@ -77,7 +77,7 @@ struct QGemmDriver {
       float* y = p.gemm.y + (row0 + r) * p.gemm.y_stride + n0;
       const int32_t* cr = c + r * kGemmPanel;
       if constexpr (HasStoreRow<Micro>::value) {
-        Micro::store_row(cr, sums, int32_t(Micro::kOffset), scale, y, cols);
+        Micro::store_output_row(cr, sums, int32_t(Micro::kOffset), scale, y, cols);
       } else {
         for (size_t j = 0; j < cols; ++j) {
           const int32_t exact = cr[j] - int32_t(Micro::kOffset) * sums[j];
