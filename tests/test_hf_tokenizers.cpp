@@ -19,6 +19,7 @@
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
 #include "support/scratch_dir.h"
+#include "apps/tokenizer/wordpiece.h"
 #include "tokenizers/tokenizer_files.h"
 
 using namespace focal;
@@ -212,4 +213,11 @@ TEST_CASE("truncated or foreign SentencePiece .model files are refused") {
   const std::string json_path = dir.file("json.model");
   std::ofstream(json_path) << "{\"not\": \"protobuf\"}";
   CHECK(!convert::read_tokenizer(json_path).ok());
+}
+
+TEST_CASE("BERT's text splitting makes each CJK ideograph a word (handle_chinese_chars)") {
+  const std::string text = "ab\xE4\xB8\xAD\xE6\x96\x87" "cd";  // "ab中文cd"
+  std::vector<char> out(text.size() * 2 + 8);
+  const size_t n = tokenizer::bert_words(text.data(), text.size(), false, out.data());
+  CHECK(std::string(out.data(), n) == std::string("ab\0\xE4\xB8\xAD\0\xE6\x96\x87\0cd\0", 14));
 }
