@@ -19,6 +19,7 @@
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
 #include "support/scratch_dir.h"
+#include "support/tokenizer_calls.h"
 #include "apps/tokenizer/wordpiece.h"
 #include "tokenizers/tokenizer_files.h"
 
@@ -28,11 +29,7 @@ namespace {
 
 const std::string kDir = std::string(FOCAL_SOURCE_DIR) + "/tests/tokenizers/";
 
-struct Loaded {
-  std::unique_ptr<testing::AlignedBuffer> file;  // the model views these bytes
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tokenizer;
-};
+using Loaded = testing::LoadedTokenizer;
 
 std::unique_ptr<Loaded> load(const std::string& spec_text) {
   auto spec = convert::read_tokenizer(spec_text);
@@ -42,13 +39,7 @@ std::unique_ptr<Loaded> load(const std::string& spec_text) {
   auto bytes = w.finish();
   REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
   auto l = std::make_unique<Loaded>();
-  l->file = std::make_unique<testing::AlignedBuffer>(bytes.value());
-  auto model = Model::from_bytes(l->file->data(), l->file->size());
-  REQUIRE_MESSAGE(model.ok(), model.status().message());
-  l->model = std::make_unique<Model>(std::move(model).value());
-  auto tokenizer = Tokenizer::from_model(*l->model);
-  REQUIRE_MESSAGE(tokenizer.ok(), tokenizer.status().message());
-  l->tokenizer = std::make_unique<Tokenizer>(tokenizer.value());
+  testing::open_tokenizer(bytes.value(), l.get());
   return l;
 }
 
@@ -63,16 +54,7 @@ std::vector<int32_t> encode(const Tokenizer& t, const std::string& text, const s
   return ids;
 }
 
-std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) {
-  std::string text;
-  char piece[256];
-  for (int32_t id : ids) {
-    auto n = t.decode_token(id, piece, sizeof(piece));
-    REQUIRE(n.ok());
-    text.append(piece, n.value());
-  }
-  return text;
-}
+std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) { return testing::decode_ids(t, ids); }
 
 // SentencePiece's normalization as decode gives it back: the dummy prefix's space, and
 // with remove_extra_whitespaces spaces at the ends dropped and runs made one.
@@ -107,12 +89,7 @@ void check_file(const std::string& file, const std::string& spec_text, Restored 
     tokens += ids.size();
     pairs += c.contains("pair") ? 1 : 0;
     if (!c.contains("pair") && text.find('<') == std::string::npos && text.find('[') == std::string::npos) {
-      std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
-      std::vector<int32_t> alone(text.size() + 4);
-      auto n = loaded->tokenizer->encode(text.data(), text.size(), alone.data(), alone.size(), scratch.data(),
-                                        scratch.size() * 8);
-      REQUIRE(n.ok());
-      alone.resize(n.value());
+      const std::vector<int32_t> alone = testing::encode_text(*loaded->tokenizer, text);
       // Unknown characters (no byte fallback) decode as the unk piece: the format's loss.
       if (std::find(alone.begin(), alone.end(), loaded->tokenizer->unk_id()) != alone.end()) continue;
       ++decoded;
