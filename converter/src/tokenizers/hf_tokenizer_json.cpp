@@ -1,6 +1,7 @@
 #include "tokenizers/hf_tokenizer_json.h"
 
 #include <fstream>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "readers/checkpoint.h"
@@ -206,14 +207,17 @@ Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
   const json& model = file.value("model", json());
   const std::string type = type_of(model);
   TokenizerSpec spec;
-  // Added tokens first: whether Metaspace's "first" scheme matters depends on them. Their
-  // ids may extend the model's vocabulary, so the model is read into a spec of its own.
-  Status status;
-  if (type == "BPE") status = read_bpe(file, model, &spec);
-  else if (type == "WordPiece") status = read_wordpiece(file, model, &spec);
-  else if (type == "Unigram") status = read_unigram(file, model, &spec);
-  else status = hf_refuse("model " + type, "not supported (BPE, WordPiece and Unigram are)");
-  FOCAL_RETURN_IF_ERROR(status);
+  // The model first (added tokens may extend its vocabulary), then the added tokens, and
+  // Metaspace's prepend scheme again: "first" is refused only when added tokens split the text.
+  using ModelReader = Status (*)(const json&, const json&, TokenizerSpec*);
+  const std::pair<const char*, ModelReader> readers[] = {
+      {"BPE", read_bpe}, {"WordPiece", read_wordpiece}, {"Unigram", read_unigram}};
+  ModelReader reader = nullptr;
+  for (const auto& r : readers) {
+    if (type == r.first) reader = r.second;
+  }
+  if (reader == nullptr) return hf_refuse("model " + type, "not supported (BPE, WordPiece and Unigram are)");
+  FOCAL_RETURN_IF_ERROR(reader(file, model, &spec));
   const bool normalizable = file.value("normalizer", json()).is_null();
   FOCAL_RETURN_IF_ERROR(read_added_tokens(file.value("added_tokens", json()), normalizable, &spec));
   if (!spec.added_tokens.empty() && !file.value("pre_tokenizer", json()).is_null()) {

@@ -49,7 +49,9 @@ int byte_piece_value(const char* piece, size_t bytes) {
 
 void byte_piece_text(uint8_t b, char out[6]) {
   static const char kHex[] = "0123456789ABCDEF";
-  std::memcpy(out, "<0x", 3);
+  out[0] = '<';
+  out[1] = '0';
+  out[2] = 'x';
   out[3] = kHex[b >> 4];
   out[4] = kHex[b & 15];
   out[5] = '>';
