@@ -47,7 +47,7 @@ else()
   # development package's converter library links the same libraries.
   set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${focal_cxx_runtime}, libzip4, libhdf5-103-1, libpng16-16")
   string(APPEND CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-         ", libzip-dev, libhdf5-dev, nlohmann-json3-dev, libflatbuffers-dev")
+         ", libzip-dev, libhdf5-dev, libprotobuf-dev, nlohmann-json3-dev, libflatbuffers-dev")
 endif()
 
 include(CPack)

@@ -118,7 +118,7 @@ TEST_CASE("--hf: a sentence-transformers folder's tokenizer and generation ids a
   CHECK(std::string(loaded->model->hyperparameter("generation.pad_token_id")) == "0");  // config.json's
 }
 
-TEST_CASE("--hf: tokenizer.json without older side files converts, with a warning") {
+TEST_CASE("--hf: a tokenizer.json focal cannot read, without older side files, converts with a warning") {
   const ModelCase c = testing::model_case("hf-folder", "hf_roberta_cls2_l3_d32_h4");
   std::string preset;
   auto converted = convert_folder(folder_of(c), "f32", &preset);

@@ -22,6 +22,7 @@
 #include "focal/tokenizer.h"
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
+#include "support/tokenizer_calls.h"
 #include "apps/tokenizer/byte_unicode.h"
 #include "apps/tokenizer/pretokenize.h"
 #include "apps/tokenizer/wordpiece.h"
@@ -42,25 +43,9 @@ std::vector<uint8_t> tokenizer_model(TokenizerSpec spec) {
   return bytes.value();
 }
 
-std::vector<int32_t> encode(const Tokenizer& t, const std::string& text) {
-  std::vector<int32_t> ids(text.size() + 1);
-  std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
-  auto n = t.encode(text.data(), text.size(), ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
-  REQUIRE_MESSAGE(n.ok(), n.status().message());
-  ids.resize(n.value());
-  return ids;
-}
+std::vector<int32_t> encode(const Tokenizer& t, const std::string& text) { return testing::encode_text(t, text); }
 
-std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) {
-  std::string text;
-  char piece[256];
-  for (int32_t id : ids) {
-    auto n = t.decode_token(id, piece, sizeof(piece));
-    REQUIRE(n.ok());
-    text.append(piece, n.value());
-  }
-  return text;
-}
+std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) { return testing::decode_ids(t, ids); }
 
 }  // namespace
 
@@ -182,11 +167,8 @@ std::vector<std::string> long_texts() {
   return {repeated, random, letters, words};
 }
 
-struct Loaded {
+struct Loaded : testing::LoadedTokenizer {
   TokenizerSpec spec;
-  std::unique_ptr<testing::AlignedBuffer> file;
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tokenizer;
 };
 
 std::unique_ptr<Loaded> load(const std::string& spec_text) {
@@ -194,13 +176,7 @@ std::unique_ptr<Loaded> load(const std::string& spec_text) {
   REQUIRE_MESSAGE(spec.ok(), spec.status().message());
   auto l = std::make_unique<Loaded>();
   l->spec = spec.value();
-  l->file = std::make_unique<testing::AlignedBuffer>(tokenizer_model(l->spec));
-  auto model = Model::from_bytes(l->file->data(), l->file->size());
-  REQUIRE_MESSAGE(model.ok(), model.status().message());
-  l->model = std::make_unique<Model>(std::move(model).value());
-  auto tokenizer = Tokenizer::from_model(*l->model);
-  REQUIRE_MESSAGE(tokenizer.ok(), tokenizer.status().message());
-  l->tokenizer = std::make_unique<Tokenizer>(tokenizer.value());
+  testing::open_tokenizer(tokenizer_model(l->spec), l.get());
   return l;
 }
 

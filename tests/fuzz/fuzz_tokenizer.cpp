@@ -1,7 +1,8 @@
 // libFuzzer: arbitrary bytes as text for every tokenizer kind: the byte-level BPE
 // (demo/story's vocabulary), whose decoding must give back the bytes exactly (it is
 // lossless), and WordPiece and the unigram model (tests/tokenizers' vocabularies), which
-// must encode any text within well-sized buffers and decode every id they produce.
+// must encode any text within well-sized buffers and decode every id they produce; so
+// must SentencePiece BPE and the tokenizer.json tokenizers (added tokens matched first).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -61,9 +62,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Loaded unigram = load(
       focal::convert::read_tokenizer(std::string("unigram:") + FOCAL_SOURCE_DIR + "/tests/tokenizers/kjv_unigram.vocab")
           .value());
+  // SentencePiece BPE with byte fallback (.model and tokenizer.json, added tokens), and a
+  // unigram tokenizer.json with remove_extra_whitespaces and added tokens.
+  const auto file = [](const char* name) {
+    return load(focal::convert::read_tokenizer(std::string(FOCAL_SOURCE_DIR) + "/tests/tokenizers/" + name).value());
+  };
+  static const Loaded spm_bpe = file("kjv_bpe_spm.model"), hf_bpe = file("kjv_bpe_spm.tokenizer.json"),
+                      hf_unigram = file("kjv_unigram_spm.tokenizer.json");
   static const focal::Tokenizer tokenizer = focal::Tokenizer::from_model(*bpe.model).value();
   static const focal::Tokenizer others[] = {focal::Tokenizer::from_model(*wordpiece.model).value(),
-                                            focal::Tokenizer::from_model(*unigram.model).value()};
+                                            focal::Tokenizer::from_model(*unigram.model).value(),
+                                            focal::Tokenizer::from_model(*spm_bpe.model).value(),
+                                            focal::Tokenizer::from_model(*hf_bpe.model).value(),
+                                            focal::Tokenizer::from_model(*hf_unigram.model).value()};
   static std::vector<int32_t> id_buffer;
   static std::vector<uint64_t> scratch_buffer;
   static std::vector<char> decoded;

@@ -1,8 +1,9 @@
 // The tokenizer a Hugging Face folder ships, as a `--tokenizer` spec
-// (tokenizers/tokenizer_files.h). tokenizer.json is the hub's own format; until focal
-// reads it, the older side files beside it are taken: vocab.txt (WordPiece) or
-// vocab.json + merges.txt (byte-level BPE). This is the one place a tokenizer.json
-// reader plugs in.
+// (tokenizers/tokenizer_files.h): tokenizer.json, the hub's own format, when focal reads
+// every part of it; else a SentencePiece model (spiece.model: T5; sentencepiece.bpe.model:
+// XLM-R; tokenizer.model: Llama 2); else the older side files vocab.txt (WordPiece) or
+// vocab.json + merges.txt (byte-level BPE). A file passed over is named in a warning
+// with the reason.
 #pragma once
 
 #include <string>

@@ -8,6 +8,8 @@
 
 #include "assign_or_return.h"
 #include "readers/checkpoint.h"
+#include "tokenizers/hf_tokenizer_json.h"
+#include "tokenizers/sentencepiece_model.h"
 #include "tokenizers/vocab_mapping.h"
 
 namespace focal {
@@ -31,7 +33,9 @@ Result<nlohmann::json> read_json(const std::string& path) {
   return j;
 }
 
-void find_specials(TokenizerSpec* spec) {
+}  // namespace
+
+void find_special_tokens(TokenizerSpec* spec) {
   for (size_t id = 0; id < spec->vocab.size(); ++id) {
     const std::string& t = spec->vocab[id];
     const int32_t i = static_cast<int32_t>(id);
@@ -39,9 +43,15 @@ void find_specials(TokenizerSpec* spec) {
     if (t == "<pad>") spec->pad_id = i;
     if (t == "<bos>" || t == "<s>") spec->bos_id = i;
     if (t == "<eos>" || t == "</s>") spec->eos_id = i;
-    if (t == "<unk>") spec->unk_id = i;
+    if (t == "<unk>" && spec->unk_id < 0) spec->unk_id = i;
+    if (t == "[UNK]" && spec->unk_id < 0) spec->unk_id = i;
+    if (t == "[PAD]") spec->pad_id = i;
+    if (t == "[CLS]") spec->bos_id = i;
+    if (t == "[SEP]") spec->eos_id = i;
   }
 }
+
+namespace {
 
 Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string& merges_path) {
   Result<nlohmann::json> vocab = read_json(vocab_path);
@@ -72,7 +82,7 @@ Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string&
     }
     spec.merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
-  find_specials(&spec);
+  find_special_tokens(&spec);
   return spec;
 }
 
@@ -87,7 +97,7 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
   TokenizerSpec spec;
   spec.kind = fb::TokenizerKind_Characters;
   for (const auto& token : list) spec.vocab.push_back(token.get<std::string>());
-  find_specials(&spec);
+  find_special_tokens(&spec);
   return spec;
 }
 
@@ -103,14 +113,7 @@ Result<TokenizerSpec> read_wordpiece(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     spec.vocab.push_back(line);
   }
-  for (size_t id = 0; id < spec.vocab.size(); ++id) {
-    const std::string& t = spec.vocab[id];
-    const int32_t i = static_cast<int32_t>(id);
-    if (t == "[UNK]") spec.unk_id = i;
-    if (t == "[PAD]") spec.pad_id = i;
-    if (t == "[CLS]") spec.bos_id = i;
-    if (t == "[SEP]") spec.eos_id = i;
-  }
+  find_special_tokens(&spec);
   return spec;
 }
 
@@ -137,7 +140,7 @@ Result<TokenizerSpec> read_unigram(const std::string& path) {
     spec.vocab.push_back(line.substr(0, tab));
     spec.scores.push_back(score);
   }
-  find_specials(&spec);
+  find_special_tokens(&spec);
   return spec;
 }
 
@@ -165,6 +168,14 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target) {
   }
   if (parts.size() == 2 && parts[0] == "unigram") return read_unigram(parts[1]);
   if (parts.size() == 3 && parts[0] == "unigram") return read_mapped_unigram(parts[1], parts[2], target);
+  if (parts.size() == 2 && parts[0] == "hf") return read_hf_tokenizer_json(parts[1]);
+  if (parts.size() == 2 && parts[0] == "sentencepiece") return read_sentencepiece_model(parts[1]);
+  const auto ends_with = [&](const char* suffix) {
+    const size_t n = std::char_traits<char>::length(suffix);
+    return spec.size() >= n && spec.compare(spec.size() - n, n, suffix) == 0;
+  };
+  if (parts.size() == 1 && ends_with("tokenizer.json")) return read_hf_tokenizer_json(spec);
+  if (parts.size() == 1 && ends_with(".model")) return read_sentencepiece_model(spec);
   if ((parts.size() >= 2 && parts.size() <= 4) && parts[0] == "chars") {
     Result<TokenizerSpec> chars = read_characters(parts[1], parts.size() >= 3 ? parts[2] : "");
     if (chars.ok() && parts.size() == 4) {
@@ -175,7 +186,8 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target) {
   }
   return Status::error(StatusCode::kInvalidArgument,
                        "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt, wordpiece:VOCAB.txt[:lowercase], "
-                       "unigram:SPM.vocab[:VOCAB.json] or chars:TOKENS.json[:KEY[:lowercase]]",
+                       "unigram:SPM.vocab[:VOCAB.json], chars:TOKENS.json[:KEY[:lowercase]], [hf:]PATH/tokenizer.json or "
+                       "[sentencepiece:]SPM.model",
                        spec.c_str());
 }
 

@@ -9,6 +9,8 @@
 //   chars:TOKENS.json[:KEY[:lowercase]]   a character-level vocabulary: a JSON list of
 //                               tokens in id order (or the list under KEY of a JSON
 //                               object); "lowercase" lowercases ASCII letters first
+//   [hf:]PATH/tokenizer.json    Hugging Face's tokenizers format (hf_tokenizer_json.h)
+//   [sentencepiece:]SPM.model   a SentencePiece model file (sentencepiece_model.h)
 // Special tokens are recognized by name: <|endoftext|> (GPT-2's bos and eos), [UNK],
 // [PAD], [CLS], [SEP] (WordPiece), and <pad>, <bos>, <eos>, <unk> (or <s>, </s>).
 #pragma once
@@ -25,6 +27,9 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec);
 // `target`: the tokenizer decodes a seq2seq model's output (--target-tokenizer), which
 // decides what a joint vocab.json's other pieces become (OtherPieces).
 Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target);
+
+// Special ids from the tokens' names (above); unk is the first unknown-token name found.
+void find_special_tokens(TokenizerSpec* spec);
 
 }  // namespace convert
 }  // namespace focal

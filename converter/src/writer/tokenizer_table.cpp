@@ -61,12 +61,24 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
   std::vector<flatbuffers::Offset<flatbuffers::String>> vocab, merges;
   for (const std::string& s : spec.vocab) vocab.push_back(fbb.CreateString(s));
   for (const std::string& s : merge_text) merges.push_back(fbb.CreateString(s));
+  std::vector<flatbuffers::Offset<fb::AddedToken>> added;
+  for (const TokenizerSpec::Added& a : spec.added_tokens) {
+    if (a.id < 0 || size_t(a.id) >= spec.vocab.size() || spec.vocab[size_t(a.id)].empty()) {
+      return Status::error(StatusCode::kInvalidArgument, "added token id %d is outside the vocabulary or empty",
+                           static_cast<int>(a.id));
+    }
+    added.push_back(fb::CreateAddedToken(fbb, a.id, a.lstrip, a.rstrip));
+  }
+  const bool bpe = spec.kind == fb::TokenizerKind_ByteLevelBpe || spec.kind == fb::TokenizerKind_SentencePieceBpe;
+  const auto ints = [&](const std::vector<int32_t>& v) { return v.empty() ? 0 : fbb.CreateVector(v); };
   return fb::CreateTokenizer(fbb, spec.kind, fbb.CreateVector(vocab),
                              spec.scores.empty() ? 0 : fbb.CreateVector(spec.scores),
                              merges.empty() ? 0 : fbb.CreateVector(merges),
                              spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id, fbb.CreateVector(order.value()),
-                             spec.kind == fb::TokenizerKind_ByteLevelBpe ? fbb.CreateVectorOfStructs(rules) : 0,
-                             spec.lowercase);
+                             bpe ? fbb.CreateVectorOfStructs(rules) : 0, spec.lowercase, spec.add_dummy_prefix,
+                             spec.remove_extra_whitespaces, spec.byte_fallback,
+                             added.empty() ? 0 : fbb.CreateVector(added), ints(spec.template_single),
+                             ints(spec.template_pair));
 }
 
 }  // namespace focal

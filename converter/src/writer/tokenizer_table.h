@@ -20,6 +20,15 @@ struct TokenizerSpec {
   std::vector<float> scores;                                 // unigram, one per piece
   int32_t unk_id = -1, bos_id = -1, eos_id = -1, pad_id = -1;
   bool lowercase = false;
+  // SentencePiece normalizer flags and byte fallback (unigram, SentencePieceBpe).
+  bool add_dummy_prefix = true, remove_extra_whitespaces = false, byte_fallback = false;
+  struct Added {
+    int32_t id;
+    bool lstrip, rstrip;
+  };
+  std::vector<Added> added_tokens;  // matched in the text before the model
+  // The post-processor: ids, -1 for the first text, -2 for the second; empty: none.
+  std::vector<int32_t> template_single, template_pair;
 };
 
 // The tokenizer table with its lookup tables; an error for a vocabulary entry listed

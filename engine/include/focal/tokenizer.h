@@ -27,17 +27,26 @@ class Tokenizer {
   int32_t bos_id() const;
   int32_t eos_id() const;
   int32_t unk_id() const;
-  const char* kind() const;  // "byte-level-bpe", "wordpiece", "unigram", "characters"
+  // "byte-level-bpe", "wordpiece", "unigram", "sentencepiece-bpe", "characters"
+  const char* kind() const;
 
   // Scratch bytes encode() needs for `text_bytes` of text.
   static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 64 + 256; }
 
   // UTF-8 text to ids (no bos/eos added); scratch: 8-byte aligned, encode_scratch_bytes()
-  // long (not needed for character vocabularies). kResourceExhausted when `capacity` ids
-  // are too few; characters outside a character vocabulary become unk_id (or an
-  // error when there is none).
+  // long (not needed for character vocabularies). Added tokens in the text become their
+  // ids first (with the whitespace their lstrip/rstrip flags take), the text between them
+  // goes through the model. kResourceExhausted when `capacity` ids are too few;
+  // characters outside a character vocabulary become unk_id (or an error when there is none).
   Result<size_t> encode(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch,
                         size_t scratch_bytes) const;
+
+  // The ids a model takes: encode() of `text` (and of `pair`, when not null) placed in the
+  // stored post-processor's template with its special tokens (BERT's [CLS] A [SEP] B [SEP],
+  // Llama's <s> A, ...); without a template the ids alone (A then B). Scratch as for
+  // encode() of the longer text.
+  Result<size_t> encode_for_model(const char* text, size_t bytes, const char* pair, size_t pair_bytes, int32_t* ids,
+                                  size_t capacity, void* scratch, size_t scratch_bytes) const;
 
   // The bytes of one token (a BPE token may end inside a UTF-8 character; the
   // concatenation of consecutive tokens is the decoded text). kOutOfRange for a bad id.
@@ -47,6 +56,12 @@ class Tokenizer {
   explicit Tokenizer(const fb::Tokenizer* t) : t_(t) {}
   int32_t find(const char* text, size_t bytes) const;  // id of the exact string, or -1
   int32_t merge(int32_t left, int32_t right, int32_t* rank) const;
+  Result<size_t> encode_model(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch) const;
+  Status merge_symbols(uint32_t n, void* work, int32_t* ids, size_t* count, size_t capacity, const char* text,
+                       size_t text_bytes) const;
+  Result<size_t> encode_sentencepiece_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity,
+                                          uint8_t* work) const;
+  Status emit_unknown(const char* text, size_t bytes, int32_t* ids, size_t* count, size_t capacity) const;
   Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
                             size_t work_bytes) const;
   Result<size_t> encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const;
@@ -54,7 +69,8 @@ class Tokenizer {
   Result<size_t> encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity, uint8_t* work) const;
 
   const fb::Tokenizer* t_;
-  int32_t byte_token_[256] = {};  // BPE: the token of each byte's unicode character
+  // Byte-level BPE: the token of each byte's unicode character; byte fallback: <0xXX>.
+  int32_t byte_token_[256] = {};
   float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)
 };
 

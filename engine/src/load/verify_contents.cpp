@@ -67,6 +67,26 @@ Status check_self_tests(const fb::Model& model, const FileLayout& file) {
   return Status();
 }
 
+// Added tokens (in range, non-empty) and the post-processor's templates (ids in range, or
+// -1/-2 for the texts).
+Status check_specials(const fb::Tokenizer* t, const char* which) {
+  const int64_t size = t->vocab()->size();
+  if (t->added_tokens() != nullptr) {
+    for (const fb::AddedToken* a : *t->added_tokens()) {
+      if (a == nullptr || a->id() < 0 || a->id() >= size || t->vocab()->Get(static_cast<uint32_t>(a->id()))->size() == 0) {
+        return invalid("%s: an added token is outside the vocabulary or empty", which);
+      }
+    }
+  }
+  for (const flatbuffers::Vector<int32_t>* steps : {t->template_single(), t->template_pair()}) {
+    if (steps == nullptr) continue;
+    for (int32_t id : *steps) {
+      if (id < -2 || id >= size) return invalid("%s: template step %d outside the vocabulary", which, static_cast<int>(id));
+    }
+  }
+  return Status();
+}
+
 // A tokenizer's lookup tables are searched by the engine, so they must be what they
 // claim: sorted_vocab a permutation of the ids in strictly increasing string order, merge
 // rules in range and strictly ordered by (left, right), special ids in range.
@@ -114,7 +134,7 @@ Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
   } else if (t->kind() == fb::TokenizerKind_ByteLevelBpe) {
     return invalid("%s: a byte-level BPE tokenizer needs merge rules", which);
   }
-  return Status();
+  return check_specials(t, which);
 }
 
 }  // namespace verify

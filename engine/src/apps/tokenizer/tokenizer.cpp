@@ -5,6 +5,7 @@
 #include "focal_generated.h"
 #include "apps/tokenizer/byte_unicode.h"
 #include "apps/tokenizer/pretokenize.h"
+#include "apps/tokenizer/sentencepiece_text.h"
 #include "apps/tokenizer/wordpiece.h"
 
 namespace focal {
@@ -83,6 +84,16 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
       tokenizer.min_score_ = t->scores()->Get(i);
     }
   }
+  if (t->byte_fallback()) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      char piece[6];
+      tokenizer::byte_piece_text(static_cast<uint8_t>(b), piece);
+      tokenizer.byte_token_[b] = tokenizer.find(piece, sizeof(piece));
+      if (tokenizer.byte_token_[b] < 0) {
+        return Status::error(StatusCode::kInvalidModel, "byte fallback needs the piece <0x%02X>", static_cast<unsigned>(b));
+      }
+    }
+  }
   if (t->kind() == fb::TokenizerKind_ByteLevelBpe) {
     for (uint32_t b = 0; b < 256; ++b) {
       char utf8[2];
@@ -106,6 +117,7 @@ const char* Tokenizer::kind() const {
     case fb::TokenizerKind_ByteLevelBpe: return "byte-level-bpe";
     case fb::TokenizerKind_WordPiece: return "wordpiece";
     case fb::TokenizerKind_Unigram: return "unigram";
+    case fb::TokenizerKind_SentencePieceBpe: return "sentencepiece-bpe";
     default: return "characters";
   }
 }
@@ -126,6 +138,7 @@ int32_t Tokenizer::find(const char* text, size_t bytes) const {
 
 // The token `left` and `right` merge into, with its rank; -1 when they do not merge.
 int32_t Tokenizer::merge(int32_t left, int32_t right, int32_t* rank) const {
+  if (t_->merge_rules() == nullptr) return -1;
   const auto& rules = *t_->merge_rules();
   size_t lo = 0, hi = rules.size();
   while (lo < hi) {
@@ -171,74 +184,150 @@ uint64_t heap_pop(uint64_t* heap, size_t* size) {
   return top;
 }
 
+// The working arrays of a BPE run over n symbols, in caller memory: the heap of pair keys
+// (at most n - 1 + 2 (n - 1) are ever pushed), then six arrays of n 32-bit values: the
+// token, previous, next, the merge of the pair starting there and its rank, and the byte
+// offset of the symbol in the text. 48 n bytes.
+struct BpeWork {
+  static constexpr size_t kBytesPerSymbol = 3 * sizeof(uint64_t) + 6 * sizeof(int32_t);
+  uint64_t* heap;
+  int32_t *token, *merged, *rank;
+  uint32_t *prev, *next, *offset;
+
+  BpeWork(void* work, size_t n) : heap(static_cast<uint64_t*>(work)) {
+    token = reinterpret_cast<int32_t*>(heap + 3 * n);
+    prev = reinterpret_cast<uint32_t*>(token + n);
+    next = prev + n;
+    merged = reinterpret_cast<int32_t*>(next + n);  // -1: no merge (or a dead node)
+    rank = merged + n;
+    offset = reinterpret_cast<uint32_t*>(rank + n);
+  }
+};
+
+constexpr uint32_t kNone = UINT32_MAX;
+
 }  // namespace
 
-// Each pre-token starts as its bytes' tokens; the adjacent pair with the lowest rank
-// (the leftmost among equals) merges until none can (GPT-2's bpe()). The tokens form a
-// linked list and the mergeable pairs a min-heap keyed by (rank, position), so a
-// pre-token of n bytes takes O(n log n) however long it is. The heap is lazy: a merge
-// pushes the two pairs it changes, and a popped key that no longer matches its pair is
-// skipped; at most n - 1 + 2 (n - 1) keys are ever pushed.
-// Scratch for a pre-token of n bytes: that heap (3n 64-bit keys), then five arrays of n
-// 32-bit values (token, previous, next, and the merge of the pair starting there with its
-// rank): 44 n bytes, within encode_scratch_bytes().
+// The symbols (token and offset set in `work`, a BpeWork; token -1: unknown) merge, the
+// adjacent pair with the lowest rank first (the leftmost among equals), until none can
+// (GPT-2's bpe(); SentencePiece's BPE, whose ranks are the merged pieces' scores). The
+// symbols form a linked list and the mergeable pairs a min-heap keyed by (rank,
+// position), so n symbols take O(n log n). The heap is lazy: a merge pushes the two
+// pairs it changes, and a popped key that no longer matches its pair is skipped. The
+// result is appended to ids; an unknown symbol spans text from its offset to the next's.
+Status Tokenizer::merge_symbols(uint32_t n, void* work, int32_t* ids, size_t* count, size_t capacity,
+                                const char* text, size_t text_bytes) const {
+  BpeWork w(work, n);
+  size_t heap_size = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    w.prev[k] = k == 0 ? kNone : k - 1;
+    w.next[k] = k + 1 == n ? kNone : k + 1;
+  }
+  // Looks up the pair starting at node k (alive) and, when it merges, queues it.
+  // The key orders by rank (made unsigned order-preserving), then position.
+  const auto queue = [&](uint32_t k) {
+    w.merged[k] = -1;
+    if (w.next[k] == kNone || w.token[k] < 0 || w.token[w.next[k]] < 0) return;
+    int32_t r = 0;
+    const int32_t m = merge(w.token[k], w.token[w.next[k]], &r);
+    if (m < 0 || r == INT32_MAX) return;  // INT32_MAX: never merged (as it never was)
+    w.merged[k] = m;
+    w.rank[k] = r;
+    const uint64_t order = static_cast<uint32_t>(r) ^ 0x80000000u;
+    heap_push(w.heap, &heap_size, (order << 32) | k);
+  };
+  for (uint32_t k = 0; k < n; ++k) queue(k);
+  while (heap_size > 0) {
+    const uint64_t key = heap_pop(w.heap, &heap_size);
+    const uint32_t k = static_cast<uint32_t>(key);
+    const int32_t r = static_cast<int32_t>(static_cast<uint32_t>(key >> 32) ^ 0x80000000u);
+    if (w.merged[k] < 0 || w.rank[k] != r) continue;  // stale: the pair changed or k was merged away
+    const uint32_t right = w.next[k];
+    w.token[k] = w.merged[k];
+    w.next[k] = w.next[right];
+    if (w.next[k] != kNone) w.prev[w.next[k]] = k;
+    w.merged[right] = -1;
+    queue(k);
+    if (w.prev[k] != kNone) queue(w.prev[k]);
+  }
+  for (uint32_t k = 0; n > 0 && k != kNone; k = w.next[k]) {
+    if (w.token[k] < 0) {
+      uint32_t cp = 0;
+      const size_t length = tokenizer::utf8_decode(text, text_bytes, w.offset[k], &cp);
+      FOCAL_RETURN_IF_ERROR(emit_unknown(text + w.offset[k], length, ids, count, capacity));
+      continue;
+    }
+    if (*count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+    ids[(*count)++] = w.token[k];
+  }
+  return Status();
+}
+
+// An unknown character: its <0xXX> byte pieces with byte fallback, else unk (a run of
+// unknowns is one unk, as SentencePiece and tokenizers' fuse_unk make it).
+Status Tokenizer::emit_unknown(const char* text, size_t bytes, int32_t* ids, size_t* count, size_t capacity) const {
+  if (t_->byte_fallback()) {
+    for (size_t i = 0; i < bytes; ++i) {
+      if (*count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+      ids[(*count)++] = byte_token_[static_cast<uint8_t>(text[i])];
+    }
+    return Status();
+  }
+  if (t_->unk_id() < 0) return Status::error(StatusCode::kInvalidArgument, "unknown characters and no unk piece");
+  if (*count > 0 && ids[*count - 1] == t_->unk_id()) return Status();
+  if (*count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+  ids[(*count)++] = t_->unk_id();
+  return Status();
+}
+
+// GPT-2: each pre-token starts as its bytes' tokens, then merges.
 Result<size_t> Tokenizer::encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
                                      size_t work_bytes) const {
-  constexpr size_t kBytesPerByte = 3 * sizeof(uint64_t) + 5 * sizeof(int32_t);
-  constexpr uint32_t kNone = UINT32_MAX;
   size_t count = 0;
   for (size_t i = 0; i < bytes;) {
     const size_t length = tokenizer::next_pretoken(text, bytes, i);
-    if (length > work_bytes / kBytesPerByte || length >= kNone) {
+    if (length > work_bytes / BpeWork::kBytesPerSymbol || length >= kNone) {
       return Status::error(StatusCode::kResourceExhausted, "tokenizer scratch too small");
     }
-    const uint32_t n = static_cast<uint32_t>(length);
-    uint64_t* heap = static_cast<uint64_t*>(work);
-    int32_t* token = reinterpret_cast<int32_t*>(heap + 3 * length);
-    uint32_t* prev = reinterpret_cast<uint32_t*>(token + length);
-    uint32_t* next = prev + length;
-    int32_t* merged = reinterpret_cast<int32_t*>(next + length);  // -1: no merge (or a dead node)
-    int32_t* rank = merged + length;
-    size_t heap_size = 0;
-    for (uint32_t k = 0; k < n; ++k) {
-      token[k] = byte_token_[static_cast<uint8_t>(text[i + k])];
-      prev[k] = k == 0 ? kNone : k - 1;
-      next[k] = k + 1 == n ? kNone : k + 1;
+    BpeWork w(work, length);
+    for (size_t k = 0; k < length; ++k) {
+      w.token[k] = byte_token_[static_cast<uint8_t>(text[i + k])];
+      w.offset[k] = static_cast<uint32_t>(k);
     }
-    // Looks up the pair starting at node k (alive) and, when it merges, queues it.
-    // The key orders by rank (made unsigned order-preserving), then position.
-    const auto queue = [&](uint32_t k) {
-      merged[k] = -1;
-      if (next[k] == kNone) return;
-      int32_t r = 0;
-      const int32_t m = merge(token[k], token[next[k]], &r);
-      if (m < 0 || r == INT32_MAX) return;  // INT32_MAX: never merged (as it never was)
-      merged[k] = m;
-      rank[k] = r;
-      const uint64_t order = static_cast<uint32_t>(r) ^ 0x80000000u;
-      heap_push(heap, &heap_size, (order << 32) | k);
-    };
-    for (uint32_t k = 0; k < n; ++k) queue(k);
-    while (heap_size > 0) {
-      const uint64_t key = heap_pop(heap, &heap_size);
-      const uint32_t k = static_cast<uint32_t>(key);
-      const int32_t r = static_cast<int32_t>(static_cast<uint32_t>(key >> 32) ^ 0x80000000u);
-      if (merged[k] < 0 || rank[k] != r) continue;  // stale: the pair changed or k was merged away
-      const uint32_t right = next[k];
-      token[k] = merged[k];
-      next[k] = next[right];
-      if (next[k] != kNone) prev[next[k]] = k;
-      merged[right] = -1;
-      queue(k);
-      if (prev[k] != kNone) queue(prev[k]);
-    }
-    for (uint32_t k = 0; k != kNone; k = next[k]) {
-      if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
-      ids[count++] = token[k];
-    }
+    FOCAL_RETURN_IF_ERROR(merge_symbols(static_cast<uint32_t>(length), work, ids, &count, capacity, text + i, length));
     i += length;
   }
   return count;
+}
+
+// SentencePiece's BPE (Llama-2, Phi-3, Gemma): the normalized text's characters, each its
+// piece or unknown, merge by rank (the converter ranked the merges by the merged pieces'
+// scores, or took tokenizer.json's order). Scratch: the normalized text (3 bytes + 3 per
+// text byte, rounded to 8), then BpeWork for at most one symbol per text byte plus the
+// prefix: 51 bytes + 59 per byte, within encode_scratch_bytes().
+Result<size_t> Tokenizer::encode_sentencepiece_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity,
+                                                   uint8_t* work) const {
+  char* normal = reinterpret_cast<char*>(work);
+  const size_t n = tokenizer::normalize_sentencepiece(text, bytes, t_->add_dummy_prefix(),
+                                                      t_->remove_extra_whitespaces(), normal);
+  void* symbols = work + (tokenizer::normalized_bytes(bytes) + 8) / 8 * 8;
+  uint32_t count = 0;
+  for (size_t i = 0; i < n; ++count) {
+    uint32_t cp = 0;
+    i += tokenizer::utf8_decode(normal, n, i, &cp);
+  }
+  BpeWork w(symbols, count);
+  for (size_t i = 0, k = 0; i < n; ++k) {
+    uint32_t cp = 0;
+    const size_t length = tokenizer::utf8_decode(normal, n, i, &cp);
+    w.token[k] = find(normal + i, length);
+    if (w.token[k] == t_->unk_id()) w.token[k] = -1;  // "<unk>" typed in the text is unknown too
+    w.offset[k] = static_cast<uint32_t>(i);
+    i += length;
+  }
+  size_t written = 0;
+  FOCAL_RETURN_IF_ERROR(merge_symbols(count, symbols, ids, &written, capacity, normal, n));
+  return written;
 }
 
 Result<size_t> Tokenizer::encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const {
@@ -321,27 +410,17 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
   return count;
 }
 
-// SentencePiece's unigram model: the text with a leading space and every space as U+2581,
-// then the segmentation into vocabulary pieces with the highest total score (Viterbi over
+// SentencePiece's unigram model: the normalized text (sentencepiece_text.h), then the segmentation into vocabulary pieces with the highest total score (Viterbi over
 // byte positions; a character no piece starts with is an unknown scoring 10 below the
-// lowest piece), consecutive unknowns merged into one, as SentencePiece does. The pieces
+// lowest piece), consecutive unknowns merged into one, as SentencePiece does (with byte
+// fallback, each unknown character is its bytes' pieces instead). The pieces
 // starting at a position come from one walk forward through the sorted vocabulary, which
 // ends where no entry continues: linear in the text, times the longest piece at most.
 Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                          uint8_t* work) const {
-  static const char kSpace[3] = {'\xE2', '\x96', '\x81'};  // U+2581, SentencePiece's word boundary
   char* normal = reinterpret_cast<char*>(work);
-  size_t n = 0;
-  std::memcpy(normal, kSpace, 3);
-  n = 3;
-  for (size_t i = 0; i < bytes; ++i) {
-    if (text[i] == ' ') {
-      std::memcpy(normal + n, kSpace, 3);
-      n += 3;
-    } else {
-      normal[n++] = text[i];
-    }
-  }
+  const size_t n = tokenizer::normalize_sentencepiece(text, bytes, t_->add_dummy_prefix(),
+                                                      t_->remove_extra_whitespaces(), normal);
   // Lattice over byte positions 0..n: the best score ending there, and its last piece.
   uint8_t* lattice = work + ((n + 8) / 8 * 8);
   double* best = reinterpret_cast<double*>(lattice);
@@ -384,6 +463,13 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
   // Walk back from the end, writing pieces in reverse, then reverse them in place.
   size_t count = 0;
   for (size_t at = n; at > 0; at = static_cast<size_t>(from[at])) {
+    if (piece[at] == -2 && t_->byte_fallback()) {  // written in reverse, like the pieces
+      for (size_t b = at; b > static_cast<size_t>(from[at]); --b) {
+        if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+        ids[count++] = byte_token_[static_cast<uint8_t>(normal[b - 1])];
+      }
+      continue;
+    }
     const int32_t id = piece[at] == -2 ? t_->unk_id() : piece[at];
     if (id < 0) return Status::error(StatusCode::kInvalidArgument, "unknown characters and no unk piece");
     const bool unknown = piece[at] == -2;
@@ -399,24 +485,19 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
   return count;
 }
 
-Result<size_t> Tokenizer::encode(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch,
-                                 size_t scratch_bytes) const {
-  if ((text == nullptr && bytes > 0) || (ids == nullptr && capacity > 0)) {
-    return Status::error(StatusCode::kInvalidArgument, "encode: null text or ids");
+// One text (no added tokens in it) through the model; encode() checked the arguments.
+Result<size_t> Tokenizer::encode_model(const char* text, size_t bytes, int32_t* ids, size_t capacity,
+                                       void* scratch) const {
+  switch (t_->kind()) {
+    case fb::TokenizerKind_Characters: return encode_characters(text, bytes, ids, capacity);
+    case fb::TokenizerKind_WordPiece: return encode_wordpiece(text, bytes, ids, capacity, static_cast<char*>(scratch));
+    case fb::TokenizerKind_Unigram: return encode_unigram(text, bytes, ids, capacity, static_cast<uint8_t*>(scratch));
+    case fb::TokenizerKind_SentencePieceBpe:
+      return encode_sentencepiece_bpe(text, bytes, ids, capacity, static_cast<uint8_t*>(scratch));
+    case fb::TokenizerKind_ByteLevelBpe:
+    case fb::TokenizerKind_None: break;
   }
-  if (t_->kind() == fb::TokenizerKind_Characters) return encode_characters(text, bytes, ids, capacity);
-  if (scratch == nullptr || reinterpret_cast<uintptr_t>(scratch) % 8 != 0 ||
-      scratch_bytes < encode_scratch_bytes(bytes)) {
-    return Status::error(StatusCode::kInvalidArgument, "encode: scratch must be 8-byte aligned and hold %zu bytes",
-                         encode_scratch_bytes(bytes));
-  }
-  if (t_->kind() == fb::TokenizerKind_WordPiece) {
-    return encode_wordpiece(text, bytes, ids, capacity, static_cast<char*>(scratch));
-  }
-  if (t_->kind() == fb::TokenizerKind_Unigram) {
-    return encode_unigram(text, bytes, ids, capacity, static_cast<uint8_t*>(scratch));
-  }
-  return encode_bpe(text, bytes, ids, capacity, scratch, scratch_bytes);
+  return encode_bpe(text, bytes, ids, capacity, scratch, encode_scratch_bytes(bytes));
 }
 
 Result<size_t> Tokenizer::decode_token(int32_t id, char* out, size_t capacity) const {
@@ -425,9 +506,16 @@ Result<size_t> Tokenizer::decode_token(int32_t id, char* out, size_t capacity) c
                          vocab_size());
   }
   const flatbuffers::String& s = *t_->vocab()->Get(static_cast<uint32_t>(id));
-  if (t_->kind() == fb::TokenizerKind_WordPiece || t_->kind() == fb::TokenizerKind_Unigram) {
+  const bool sentencepiece = t_->kind() == fb::TokenizerKind_Unigram || t_->kind() == fb::TokenizerKind_SentencePieceBpe;
+  const int byte = t_->byte_fallback() ? tokenizer::byte_piece_value(s.c_str(), s.size()) : -1;
+  if (sentencepiece && byte >= 0) {
+    if (capacity == 0) return Status::error(StatusCode::kResourceExhausted, "decode buffer too small");
+    out[0] = static_cast<char>(byte);
+    return size_t{1};
+  }
+  if (t_->kind() == fb::TokenizerKind_WordPiece || sentencepiece) {
     // WordPiece: "##x" continues a word, any other piece starts one after a space;
-    // unigram: U+2581 stands for a space.
+    // SentencePiece: U+2581 stands for a space, <0xXX> for a byte (byte fallback).
     const bool continuation = t_->kind() == fb::TokenizerKind_WordPiece && s.size() >= 2 && s.c_str()[0] == '#' &&
                               s.c_str()[1] == '#';
     size_t written = 0;

@@ -30,6 +30,14 @@ bool is_punctuation(uint32_t cp) {
          (cp >= 0x3008 && cp <= 0x3011);
 }
 
+// BERT's _is_chinese_char: the CJK Unified Ideographs blocks, each such character a word
+// of its own (tokenize_chinese_chars, BertNormalizer's handle_chinese_chars).
+bool is_chinese(uint32_t cp) {
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+         (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B820 && cp <= 0x2CEAF) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
 // Lowercase, then the base letter of a Latin-1 letter with a diacritic (NFD without its
 // combining mark); letters without a decomposition (æ, ø, ð, þ, ß) stay.
 uint32_t uncased(uint32_t cp) {
@@ -77,7 +85,7 @@ size_t bert_words(const char* text, size_t bytes, bool lowercase, char* out) {
       continue;
     }
     if (lowercase) cp = uncased(cp);
-    if (is_punctuation(cp)) {
+    if (is_punctuation(cp) || is_chinese(cp)) {
       if (in_word) out[written++] = '\0';
       written += put(cp, out + written);
       out[written++] = '\0';

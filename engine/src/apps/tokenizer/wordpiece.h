@@ -2,7 +2,8 @@
 // dropped, whitespace separates words, lowercasing with accents stripped (uncased
 // models), punctuation characters become words of their own. Exact for ASCII; beyond it
 // accents are stripped from the Latin-1 letters and punctuation is recognised in the
-// Latin-1, General Punctuation and CJK Symbols blocks (wordpiece.cpp lists them).
+// Latin-1, General Punctuation and CJK Symbols blocks (wordpiece.cpp lists them); CJK
+// ideographs are words of their own, as BERT's tokenize_chinese_chars makes them.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,234 @@
+#include "tokenizers/hf_tokenizer_json.h"
+
+#include <fstream>
+#include <utility>
+#include <nlohmann/json.hpp>
+
+#include "readers/checkpoint.h"
+#include "tokenizers/hf_tokenizer_parts.h"
+#include "tokenizers/tokenizer_files.h"
+
+namespace focal {
+namespace convert {
+namespace {
+
+using nlohmann::json;
+
+const char kMetaspace[] = "\xE2\x96\x81";  // U+2581
+
+std::string type_of(const json& component) {
+  return component.is_object() ? component.value("type", "") : (component.is_null() ? "none" : "?");
+}
+
+// The pieces of a Sequence (normalizers or pretokenizers), or the component alone.
+std::vector<json> steps_of(const json& component, const char* list) {
+  if (component.is_null()) return {};
+  if (type_of(component) == "Sequence" && component.value(list, json()).is_array()) {
+    return component[list].get<std::vector<json>>();
+  }
+  return {component};
+}
+
+// {token: id} into spec->vocab by id.
+Status read_vocab_object(const json& vocab, TokenizerSpec* spec) {
+  if (!vocab.is_object()) return hf_refuse("model", "vocab is not {token: id}");
+  spec->vocab.assign(vocab.size(), std::string());
+  std::vector<bool> seen(vocab.size(), false);
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    const int64_t id = it.value().is_number_integer() ? it.value().get<int64_t>() : -1;
+    if (id < 0 || id >= static_cast<int64_t>(vocab.size()) || seen[size_t(id)]) {
+      return hf_refuse("model vocab", "token '" + it.key() + "' has a bad or repeated id");
+    }
+    seen[size_t(id)] = true;
+    spec->vocab[size_t(id)] = it.key();
+  }
+  return Status();
+}
+
+int32_t id_of(const TokenizerSpec& spec, const json& token) {
+  if (!token.is_string()) return -1;
+  for (size_t i = 0; i < spec.vocab.size(); ++i) {
+    if (spec.vocab[i] == token.get<std::string>()) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+// Metaspace (replacement U+2581): whether it prepends one, and whether only to the text's
+// first part (prepend_scheme "first", which this engine does not distinguish: refused).
+Status read_metaspace(const json& m, TokenizerSpec* spec) {
+  if (m.value("replacement", "") != kMetaspace) return hf_refuse("pre_tokenizer Metaspace", "replacement is not U+2581");
+  const std::string scheme = m.value("prepend_scheme", m.value("add_prefix_space", true) ? "always" : "never");
+  if (scheme != "always" && scheme != "never" && !(scheme == "first" && spec->added_tokens.empty())) {
+    return hf_refuse("pre_tokenizer Metaspace", "prepend_scheme '" + scheme + "' with added tokens is not supported");
+  }
+  spec->add_dummy_prefix = scheme != "never";
+  return Status();
+}
+
+// SentencePiece-style text handling (unigram and non-byte-level BPE): a Metaspace
+// pre-tokenizer, or Prepend(U+2581) and Replace(" ", U+2581) normalizers; and
+// SentencePiece's remove_extra_whitespaces as Strip + Replace(" {2,}", " ").
+Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
+  spec->add_dummy_prefix = false;
+  bool escaped = false, stripped = false, collapsed = false;
+  for (const json& n : steps_of(file.value("normalizer", json()), "normalizers")) {
+    const std::string type = type_of(n);
+    const json pattern = n.value("pattern", json::object());
+    if (type == "Prepend" && n.value("prepend", "") == kMetaspace) {
+      spec->add_dummy_prefix = true;
+    } else if (type == "Replace" && pattern.value("String", "") == " " && n.value("content", "") == kMetaspace) {
+      escaped = true;
+    } else if (type == "Replace" && pattern.value("Regex", "") == " {2,}" && n.value("content", "") == " ") {
+      collapsed = true;
+    } else if (type == "Strip" && n.value("left", false) && n.value("right", false)) {
+      stripped = true;
+    } else if (type == "Precompiled") {
+      return hf_refuse("normalizer Precompiled", "a SentencePiece character map (NFKC and the like) is not supported");
+    } else {
+      return hf_refuse("normalizer " + type, "not supported for a SentencePiece-style model");
+    }
+  }
+  for (const json& p : steps_of(file.value("pre_tokenizer", json()), "pretokenizers")) {
+    if (type_of(p) != "Metaspace") return hf_refuse("pre_tokenizer " + type_of(p), "not supported for this model");
+    FOCAL_RETURN_IF_ERROR(read_metaspace(p, spec));
+    escaped = true;
+  }
+  if (!escaped) return hf_refuse("normalizer/pre_tokenizer", "spaces are not replaced by U+2581");
+  if (stripped != collapsed) return hf_refuse("normalizer", "Strip without Replace(\" {2,}\") or the reverse");
+  spec->remove_extra_whitespaces = stripped;
+  return Status();
+}
+
+// BertNormalizer + BertPreTokenizer, as the engine's WordPiece implements them.
+Status read_bert_text(const json& file, TokenizerSpec* spec) {
+  const json& n = file.value("normalizer", json());
+  if (type_of(n) != "BertNormalizer") return hf_refuse("normalizer " + type_of(n), "WordPiece needs BertNormalizer");
+  if (!n.value("clean_text", true) || !n.value("handle_chinese_chars", true)) {
+    return hf_refuse("normalizer BertNormalizer", "clean_text and handle_chinese_chars must be true");
+  }
+  spec->lowercase = n.value("lowercase", true);
+  const json accents = n.value("strip_accents", json());
+  if (!accents.is_null() && accents.get<bool>() != spec->lowercase) {
+    return hf_refuse("normalizer BertNormalizer", "strip_accents different from lowercase is not supported");
+  }
+  const std::string pre = type_of(file.value("pre_tokenizer", json()));
+  if (pre != "BertPreTokenizer") return hf_refuse("pre_tokenizer " + pre, "WordPiece needs BertPreTokenizer");
+  return Status();
+}
+
+Status read_wordpiece(const json& file, const json& model, TokenizerSpec* spec) {
+  spec->kind = fb::TokenizerKind_WordPiece;
+  if (model.value("continuing_subword_prefix", "##") != "##" || model.value("max_input_chars_per_word", 100) != 100) {
+    return hf_refuse("model WordPiece", "continuing_subword_prefix must be \"##\", max_input_chars_per_word 100");
+  }
+  FOCAL_RETURN_IF_ERROR(read_vocab_object(model.value("vocab", json()), spec));
+  spec->unk_id = id_of(*spec, model.value("unk_token", json()));
+  return read_bert_text(file, spec);
+}
+
+Status read_unigram(const json& file, const json& model, TokenizerSpec* spec) {
+  spec->kind = fb::TokenizerKind_Unigram;
+  const json& vocab = model.value("vocab", json());
+  if (!vocab.is_array()) return hf_refuse("model Unigram", "vocab is not [[piece, score], ...]");
+  for (const json& entry : vocab) {
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+      return hf_refuse("model Unigram", "a vocab entry is not [piece, score]");
+    }
+    spec->vocab.push_back(entry[0].get<std::string>());
+    spec->scores.push_back(entry[1].get<float>());
+  }
+  const json& unk = model.value("unk_id", json());
+  spec->unk_id = unk.is_number_integer() && unk.get<int64_t>() >= 0 && unk.get<int64_t>() < int64_t(vocab.size())
+                     ? unk.get<int32_t>() : -1;
+  spec->byte_fallback = model.value("byte_fallback", false);
+  return read_sentencepiece_text(file, spec);
+}
+
+// BPE's merges, "a b" strings or [a, b] pairs, in rank order.
+Status read_merges(const json& merges, TokenizerSpec* spec) {
+  if (!merges.is_array()) return hf_refuse("model BPE", "merges is not a list");
+  for (const json& m : merges) {
+    if (m.is_string()) {
+      const std::string text = m.get<std::string>();
+      const size_t space = text.find(' ');
+      if (space == std::string::npos || space == 0 || space + 1 == text.size()) {
+        return hf_refuse("model BPE", "merge '" + text + "' is not 'a b'");
+      }
+      spec->merges.emplace_back(text.substr(0, space), text.substr(space + 1));
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      spec->merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
+    } else {
+      return hf_refuse("model BPE", "a merge is neither 'a b' nor [a, b]");
+    }
+  }
+  return Status();
+}
+
+// GPT-2's byte-level pipeline: a ByteLevel pre-tokenizer with its regex and no prefix
+// space, no normalizer.
+Status read_byte_level_text(const json& file) {
+  const json& n = file.value("normalizer", json());
+  if (!n.is_null()) return hf_refuse("normalizer " + type_of(n), "not supported for byte-level BPE");
+  const json& p = file.value("pre_tokenizer", json());
+  if (p.value("add_prefix_space", false)) return hf_refuse("pre_tokenizer ByteLevel", "add_prefix_space is not supported");
+  if (!p.value("use_regex", true)) {
+    return hf_refuse("pre_tokenizer ByteLevel", "use_regex = false (a Split pattern of its own) is not supported");
+  }
+  return Status();
+}
+
+Status read_bpe(const json& file, const json& model, TokenizerSpec* spec) {
+  for (const char* option : {"dropout", "continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (!model.value(option, json()).is_null()) return hf_refuse("model BPE", std::string(option) + " is not supported");
+  }
+  if (model.value("ignore_merges", false)) return hf_refuse("model BPE", "ignore_merges is not supported");
+  FOCAL_RETURN_IF_ERROR(read_vocab_object(model.value("vocab", json()), spec));
+  FOCAL_RETURN_IF_ERROR(read_merges(model.value("merges", json()), spec));
+  spec->unk_id = id_of(*spec, model.value("unk_token", json()));
+  if (type_of(file.value("pre_tokenizer", json())) == "ByteLevel") {
+    spec->kind = fb::TokenizerKind_ByteLevelBpe;
+    return read_byte_level_text(file);
+  }
+  spec->kind = fb::TokenizerKind_SentencePieceBpe;
+  spec->byte_fallback = model.value("byte_fallback", false);
+  return read_sentencepiece_text(file, spec);
+}
+
+}  // namespace
+
+Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
+  std::ifstream in(path);
+  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
+  const json file = json::parse(in, nullptr, false);
+  if (file.is_discarded() || !file.is_object()) {
+    return Status::error(StatusCode::kInvalidArgument, "'%s' is not valid JSON", path.c_str());
+  }
+  const json& model = file.value("model", json());
+  const std::string type = type_of(model);
+  TokenizerSpec spec;
+  // The model first (added tokens may extend its vocabulary), then the added tokens, and
+  // Metaspace's prepend scheme again: "first" is refused only when added tokens split the text.
+  using ModelReader = Status (*)(const json&, const json&, TokenizerSpec*);
+  const std::pair<const char*, ModelReader> readers[] = {
+      {"BPE", read_bpe}, {"WordPiece", read_wordpiece}, {"Unigram", read_unigram}};
+  ModelReader reader = nullptr;
+  for (const auto& r : readers) {
+    if (type == r.first) reader = r.second;
+  }
+  if (reader == nullptr) return hf_refuse("model " + type, "not supported (BPE, WordPiece and Unigram are)");
+  FOCAL_RETURN_IF_ERROR(reader(file, model, &spec));
+  const bool normalizable = file.value("normalizer", json()).is_null();
+  FOCAL_RETURN_IF_ERROR(read_added_tokens(file.value("added_tokens", json()), normalizable, &spec));
+  if (!spec.added_tokens.empty() && !file.value("pre_tokenizer", json()).is_null()) {
+    for (const json& p : steps_of(file["pre_tokenizer"], "pretokenizers")) {
+      if (type_of(p) == "Metaspace") FOCAL_RETURN_IF_ERROR(read_metaspace(p, &spec));
+    }
+  }
+  find_special_tokens(&spec);
+  FOCAL_RETURN_IF_ERROR(read_post_processor(file.value("post_processor", json()), &spec));
+  return spec;
+}
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,25 @@
+// A SentencePiece model file (.model: the protobuf ModelProto of sentencepiece_model.proto)
+// as a tokenizer: unigram and BPE models, their pieces, scores and types, the special ids
+// of the trainer spec, and the normalizer spec flags. Refused by name: other model types,
+// a normalizer with a precompiled character map (NFKC and the like), whitespace left
+// unescaped or treated as a suffix.
+#pragma once
+
+#include <string>
+
+#include "focal/status.h"
+#include "writer/tokenizer_table.h"
+
+namespace focal {
+namespace convert {
+
+Result<TokenizerSpec> read_sentencepiece_model(const std::string& path);
+
+// BPE merges from pieces and scores, as tokenizers' SentencePiece converter derives them:
+// every split of a piece into two pieces, ranked by the merged piece's score (highest
+// first; SentencePiece's BPE merges the pair whose piece scores best). `mergeable[i]`:
+// piece i takes part (normal and user-defined pieces, not control, unknown or byte ones).
+void merges_from_scores(TokenizerSpec* spec, const std::vector<bool>& mergeable);
+
+}  // namespace convert
+}  // namespace focal

@@ -1,0 +1,200 @@
+// Tokenizers read from SentencePiece .model files and Hugging Face tokenizer.json files
+// against tests/tokenizers/hf_expected.json (tests/tokenizers/make_hf_references.py: ids
+// from python3-sentencepiece for the models, from @huggingface/tokenizers run offline for
+// the tokenizer.json files, which also agree with the first references): every kind on the
+// corpus, pairs, special tokens in the text and the post-processors' special tokens; decode
+// restores the text. Hostile and unsupported files are refused naming the component.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "focal/model.h"
+#include "focal/tokenizer.h"
+#include "model_writer.h"
+#include "support/aligned_buffer.h"
+#include "support/scratch_dir.h"
+#include "support/tokenizer_calls.h"
+#include "apps/tokenizer/wordpiece.h"
+#include "tokenizers/tokenizer_files.h"
+
+using namespace focal;
+
+namespace {
+
+const std::string kDir = std::string(FOCAL_SOURCE_DIR) + "/tests/tokenizers/";
+
+using Loaded = testing::LoadedTokenizer;
+
+std::unique_ptr<Loaded> load(const std::string& spec_text) {
+  auto spec = convert::read_tokenizer(spec_text);
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
+  ModelWriter w;
+  w.set_tokenizer(std::move(spec).value());
+  auto bytes = w.finish();
+  REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
+  auto l = std::make_unique<Loaded>();
+  testing::open_tokenizer(bytes.value(), l.get());
+  return l;
+}
+
+std::vector<int32_t> encode(const Tokenizer& t, const std::string& text, const std::string* pair) {
+  const size_t longest = pair != nullptr && pair->size() > text.size() ? pair->size() : text.size();
+  std::vector<int32_t> ids(2 * (text.size() + (pair ? pair->size() : 0)) + 16);
+  std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(longest) / 8 + 1);
+  auto n = t.encode_for_model(text.data(), text.size(), pair ? pair->data() : nullptr, pair ? pair->size() : 0,
+                              ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
+  REQUIRE_MESSAGE(n.ok(), n.status().message());
+  ids.resize(n.value());
+  return ids;
+}
+
+std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) { return testing::decode_ids(t, ids); }
+
+// SentencePiece's normalization as decode gives it back: the dummy prefix's space, and
+// with remove_extra_whitespaces spaces at the ends dropped and runs made one.
+std::string sentencepiece_text(const std::string& text, bool collapse) {
+  std::string out = " ";
+  for (char c : text) {
+    if (collapse && c == ' ' && out.back() == ' ') continue;
+    out += c;
+  }
+  if (collapse) {
+    while (out.size() > 1 && out.back() == ' ') out.pop_back();
+  }
+  return out;
+}
+
+// Every case of `file` in hf_expected.json; decode of the text alone (no special tokens)
+// gives `restored(text)` back.
+template <typename Restored>
+void check_file(const std::string& file, const std::string& spec_text, Restored restored) {
+  CAPTURE(file);
+  std::ifstream in(kDir + "hf_expected.json");
+  const nlohmann::json expected = nlohmann::json::parse(in).at(file);
+  auto loaded = load(spec_text);
+  size_t tokens = 0, pairs = 0, decoded = 0;
+  for (const auto& c : expected.at("cases")) {
+    const std::string text = c.at("text").get<std::string>();
+    const std::string pair = c.value("pair", "");
+    CAPTURE(text);
+    CAPTURE(pair);
+    const std::vector<int32_t> ids = encode(*loaded->tokenizer, text, c.contains("pair") ? &pair : nullptr);
+    CHECK(ids == c.at("ids").get<std::vector<int32_t>>());
+    tokens += ids.size();
+    pairs += c.contains("pair") ? 1 : 0;
+    if (!c.contains("pair") && text.find('<') == std::string::npos && text.find('[') == std::string::npos) {
+      const std::vector<int32_t> alone = testing::encode_text(*loaded->tokenizer, text);
+      // Unknown characters (no byte fallback) decode as the unk piece: the format's loss.
+      if (std::find(alone.begin(), alone.end(), loaded->tokenizer->unk_id()) != alone.end()) continue;
+      ++decoded;
+      CHECK(decode(*loaded->tokenizer, alone) == restored(text));
+    }
+  }
+  CHECK(tokens > 100);
+  CHECK(decoded >= 5);
+  CHECK(pairs == 0 + (file.find(".model") == std::string::npos ? 5 : 0));
+}
+
+}  // namespace
+
+TEST_CASE("SentencePiece .model files (unigram, BPE with byte fallback) match python3-sentencepiece") {
+  check_file("kjv_unigram_spm.model", kDir + "kjv_unigram_spm.model",
+             [](const std::string& t) { return sentencepiece_text(t, true); });
+  check_file("kjv_bpe_spm.model", "sentencepiece:" + kDir + "kjv_bpe_spm.model",
+             [](const std::string& t) { return sentencepiece_text(t, false); });
+}
+
+TEST_CASE("tokenizer.json files match @huggingface/tokenizers with pairs and special tokens") {
+  // Byte-level BPE is lossless; WordPiece's decode is its lowercased pieces (checked in
+  // test_tokenizers.cpp), so only its ids are compared here.
+  check_file("story_bpe.tokenizer.json", kDir + "story_bpe.tokenizer.json", [](const std::string& t) { return t; });
+  check_file("kjv_unigram_spm.tokenizer.json", "hf:" + kDir + "kjv_unigram_spm.tokenizer.json",
+             [](const std::string& t) { return sentencepiece_text(t, true); });
+  check_file("kjv_bpe_spm.tokenizer.json", kDir + "kjv_bpe_spm.tokenizer.json",
+             [](const std::string& t) { return sentencepiece_text(t, false); });
+  auto wordpiece = load(kDir + "kjv_wordpiece.tokenizer.json");
+  std::ifstream in(kDir + "hf_expected.json");
+  const nlohmann::json expected = nlohmann::json::parse(in).at("kjv_wordpiece.tokenizer.json");
+  for (const auto& c : expected.at("cases")) {
+    const std::string text = c.at("text").get<std::string>(), pair = c.value("pair", "");
+    CAPTURE(text);
+    CHECK(encode(*wordpiece->tokenizer, text, c.contains("pair") ? &pair : nullptr) ==
+          c.at("ids").get<std::vector<int32_t>>());
+  }
+}
+
+namespace {
+
+// The error a tokenizer.json edited by `edit` gives.
+template <typename Edit>
+std::string refusal(const std::string& base, Edit edit) {
+  std::ifstream in(kDir + base);
+  nlohmann::json file = nlohmann::json::parse(in);
+  edit(file);
+  testing::ScratchDir dir("hf-tokenizer");
+  const std::string path = dir.file("tokenizer.json");
+  std::ofstream(path) << file.dump();
+  auto spec = convert::read_tokenizer(path);
+  REQUIRE(!spec.ok());
+  return spec.status().message();
+}
+
+bool has(const std::string& message, const char* part) { return message.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("unsupported or hostile tokenizer.json parts are refused naming the component") {
+  using nlohmann::json;
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["model"]["type"] = "WordLevel"; }),
+            "model WordLevel"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["normalizer"] = {{"type", "NFC"}}; }),
+            "normalizer NFC"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["pre_tokenizer"]["use_regex"] = false; }),
+            "pre_tokenizer ByteLevel"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["model"]["merges"][0] = 7; }), "model BPE"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["added_tokens"][0]["single_word"] = true; }),
+            "added token '<|endoftext|>'"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["added_tokens"][0]["id"] = 3; }),
+            "added token '<|endoftext|>'"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["post_processor"]["type"] = "Fancy"; }),
+            "post_processor"));
+  CHECK(has(refusal("kjv_unigram_spm.tokenizer.json",
+                    [](json& f) { f["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}; }),
+            "normalizer Precompiled"));
+  CHECK(has(refusal("kjv_unigram_spm.tokenizer.json", [](json& f) { f["model"]["vocab"][3] = "x"; }),
+            "model Unigram"));
+  CHECK(has(refusal("kjv_wordpiece.tokenizer.json", [](json& f) { f["normalizer"]["strip_accents"] = false; }),
+            "BertNormalizer"));
+  CHECK(has(refusal("kjv_bpe_spm.tokenizer.json",
+                    [](json& f) { f["post_processor"]["single"][0]["SpecialToken"]["id"] = "<nope>"; }),
+            "TemplateProcessing"));
+}
+
+TEST_CASE("truncated or foreign SentencePiece .model files are refused") {
+  std::ifstream in(kDir + "kjv_bpe_spm.model", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  testing::ScratchDir dir("spm-model");
+  // (A cut between two pieces leaves a valid model of fewer pieces, so the cuts are inside one.)
+  for (size_t keep : {size_t{0}, size_t{3}, bytes.size() - 1}) {
+    CAPTURE(keep);
+    const std::string path = dir.file("cut.model");
+    std::ofstream(path, std::ios::binary) << bytes.substr(0, keep);
+    CHECK(!convert::read_tokenizer(path).ok());
+  }
+  const std::string json_path = dir.file("json.model");
+  std::ofstream(json_path) << "{\"not\": \"protobuf\"}";
+  CHECK(!convert::read_tokenizer(json_path).ok());
+}
+
+TEST_CASE("BERT's text splitting makes each CJK ideograph a word (handle_chinese_chars)") {
+  const std::string text = "ab\xE4\xB8\xAD\xE6\x96\x87" "cd";  // "ab中文cd"
+  std::vector<char> out(text.size() * 2 + 8);
+  const size_t n = tokenizer::bert_words(text.data(), text.size(), false, out.data());
+  CHECK(std::string(out.data(), n) == std::string("ab\0\xE4\xB8\xAD\0\xE6\x96\x87\0cd\0", 14));
+}
