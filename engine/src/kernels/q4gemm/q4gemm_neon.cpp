@@ -1,7 +1,7 @@
 // The int4 variant of armv7 NEON (the armhf build; VFPv4 for vfmaq_f32): the widening
-// panel kernel of q4gemm_neon_widening.hpp.
+// panel kernel of q4gemm_neon_rows.hpp.
 #include "q4gemm/q4gemm_driver.hpp"
-#include "q4gemm/q4gemm_neon_widening.hpp"
+#include "q4gemm/q4gemm_neon_rows.hpp"
 
 namespace focal {
 namespace kernels {

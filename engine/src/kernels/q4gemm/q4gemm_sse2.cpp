@@ -50,7 +50,7 @@ void row_pass(const Q4GemmProblem& p, const uint8_t* panel, size_t row, float* f
       const __m128i xq = _mm_setr_epi16(q[0], q[1], q[2], q[3], q[0], q[1], q[2], q[3]);
       const uint8_t* quad = group + c * kQ4QuadBytes;
       __builtin_prefetch(quad + kQ4PrefetchBytes);
-      for (int v = 0; v < 4; ++v) {
+      for (size_t v = 0; v < 4; ++v) {
         const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quad + 16 * v));
         acc[v] = _mm_add_epi32(acc[v], dot4(_mm_and_si128(w, mask), xq));
         acc[4 + v] = _mm_add_epi32(acc[4 + v], dot4(_mm_and_si128(_mm_srli_epi16(w, 4), mask), xq));
@@ -59,7 +59,7 @@ void row_pass(const Q4GemmProblem& p, const uint8_t* panel, size_t row, float* f
     const int32_t offset = int32_t(kQ4Offset) * group_sums[g];
     const uint8_t* scales = group + quads * kQ4QuadBytes;
     alignas(16) int32_t sums[kGemmPanel];
-    for (int v = 0; v < 8; ++v) _mm_store_si128(reinterpret_cast<__m128i*>(sums + 4 * v), acc[v]);
+    for (size_t v = 0; v < 8; ++v) _mm_store_si128(reinterpret_cast<__m128i*>(sums + 4 * v), acc[v]);
     for (size_t j = 0; j < kGemmPanel; ++j) {
       uint16_t h = 0;
       std::memcpy(&h, scales + 2 * j, 2);
@@ -69,14 +69,7 @@ void row_pass(const Q4GemmProblem& p, const uint8_t* panel, size_t row, float* f
   }
 }
 
-struct Sse2Micro {
-  template <size_t kRows>
-  static void panel_rows(const Q4GemmProblem& p, const uint8_t* panel, size_t row0, float* f) {
-    for (size_t r = 0; r < kRows; ++r) row_pass(p, panel, row0 + r, f + r * kGemmPanel);
-  }
-};
-
-constexpr Q4GemmKernelTable kSse2Q4Gemm = Q4GemmDriver<Sse2Micro>::table("sse2");
+constexpr Q4GemmKernelTable kSse2Q4Gemm = Q4GemmDriver<RowByRowMicro<row_pass>>::table("sse2");
 
 }  // namespace
 
