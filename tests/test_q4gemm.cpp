@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -255,4 +256,17 @@ TEST_CASE("int4 GEMM: the best variant is usable and named") {
   CHECK(std::strlen(isa) > 0);
   for (const Q4GemmKernelTable* v : usable_variants()) MESSAGE("int4 variant usable here: " << std::string(v->isa));
   CHECK(kernels::q4gemm_variant_usable(kernels::best_q4gemm_kernels()));
+}
+
+// Under qemu at each feature level (tests/CMakeLists.txt): where the int8 variant the CPU
+// calls for has an int4 twin (all but i8mm), that twin is the best int4 variant, so the
+// NEON kernels without dotprod are the ones chosen on Cortex-A53 and armv7.
+TEST_CASE("int4 GEMM: the best variant is the int8 GEMM's where it has an int4 twin") {
+  const char* expected = std::getenv("FOCAL_EXPECT_INT8_ISA");
+  if (expected == nullptr) return;  // set where the build's emulator fixes the CPU
+  bool twin = false;
+  for (const Q4GemmKernelTable* const* t = kernels::q4gemm_variants(); *t != nullptr; ++t) {
+    twin = twin || std::strcmp((*t)->isa, expected) == 0;
+  }
+  if (twin) CHECK(std::string(kernels::best_q4gemm_kernels().isa) == expected);
 }

@@ -18,6 +18,16 @@ namespace focal {
 namespace kernels {
 namespace {
 
+// A Micro for kernels that take one row at a time over the whole panel (RowPass writes
+// f[0..31] of that row).
+template <void (*RowPass)(const Q4GemmProblem&, const uint8_t* panel, size_t row, float* f)>
+struct RowByRowMicro {
+  template <size_t kRows>
+  static void panel_rows(const Q4GemmProblem& p, const uint8_t* panel, size_t row0, float* f) {
+    for (size_t r = 0; r < kRows; ++r) RowPass(p, panel, row0 + r, f + r * kGemmPanel);
+  }
+};
+
 template <class Micro>
 struct Q4GemmDriver {
   // Phase 1: the int8 GEMM's row quantization (offset 0), then each group's sum of q.

@@ -80,7 +80,7 @@ using Q4QuantizeFn = void (*)(const Q4GemmProblem& p, size_t row_begin, size_t r
 using Q4TaskFn = void (*)(const Q4GemmProblem& p, const GemmTask& t, const GemmKernelTable& epilogue);
 
 struct Q4GemmKernelTable {
-  const char* isa;  // "avx512vnni", "avx2", "neon64_dotprod", "scalar"
+  const char* isa;  // "avx512vnni", "avx2", "sse2", "neon64_dotprod", "neon64", "neon", "scalar"
   Q4PanelFn panel;
   Q4QuantizeFn quantize;
   Q4TaskFn run_task;
