@@ -253,3 +253,16 @@ TEST_CASE("spec layers l2_normalize and scale refuse what they cannot write, nam
     CHECK(message.find(expected) != std::string::npos);
   }
 }
+
+TEST_CASE("a spec that repeats past the engine's op limit is refused before the arena is planned") {
+  // 20,000 softmax layers: more ops than the engine loads (kMaxOps). The planner's work grows
+  // with the square of the tensors, so this must be an error at once, not a long plan
+  // (the fuzzer found it as a timeout: tests/fuzz/corpus/fuzz_spec/repeat_past_op_limit.json).
+  const json x_input = json::array({{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", "seq", 8}}}});
+  const json layers = json::array(
+      {{{"repeat", 20000}, {"layers", json::array({{{"op", "softmax"}, {"name", "s{i}"}, {"input", "x"}}})}}});
+  const json spec = {{"inputs", x_input}, {"layers", layers}, {"outputs", {"s5"}}};
+  const auto converted = convert_spec(spec, {});
+  REQUIRE(!converted.ok());
+  CHECK(std::string(converted.status().message()).find("the engine loads at most 16384") != std::string::npos);
+}

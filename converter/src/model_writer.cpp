@@ -7,6 +7,7 @@
 
 #include "focal/internal/checksum.h"
 #include "focal/internal/graph.h"
+#include "focal/limits.h"
 #include "plan/planner.h"
 
 namespace focal {
@@ -292,6 +293,14 @@ uint64_t ModelWriter::plan_offsets(const Layout& layout, uint32_t version, std::
 
 Result<ModelWriter::Header> ModelWriter::serialize_header(const WriteOptions& options) const {
   if (!error_.ok()) return error_;
+  // The engine's load limits, checked before planning: the planner's work grows with the
+  // square of the tensor count, so a spec that expands to more would only stall here.
+  if (ops_.size() > kMaxOps || tensors_.size() > kMaxTensors) {
+    return Status::error(StatusCode::kResourceExhausted,
+                         "the model has %llu ops and %llu tensors; the engine loads at most %u and %u",
+                         static_cast<unsigned long long>(ops_.size()), static_cast<unsigned long long>(tensors_.size()),
+                         static_cast<unsigned>(kMaxOps), static_cast<unsigned>(kMaxTensors));
+  }
   FOCAL_RETURN_IF_ERROR(check_tokenizers());
   Header header;
   header.layout = lay_out_data(options);
