@@ -13,7 +13,7 @@
 #include "convert_self_test.h"
 #include "file_buffer.h"
 #include "hf/hf_folder.h"
-#include "hf/json_file.h"
+#include "json/json_file.h"
 #include "model_writer.h"
 #include "presets/preset.h"
 #include "presets/preset_detection.h"

@@ -1,7 +1,7 @@
 #include "hf/folder_tokenizer.h"
 
 #include "assign_or_return.h"
-#include "hf/json_file.h"
+#include "json/json_file.h"
 #include "tokenizers/hf_tokenizer_json.h"
 #include "tokenizers/sentencepiece_model.h"
 

@@ -3,7 +3,7 @@
 #include "assign_or_return.h"
 
 #include "hf/folder_tokenizer.h"
-#include "hf/json_file.h"
+#include "json/json_file.h"
 
 namespace focal {
 namespace convert {

@@ -1,7 +1,7 @@
 #include "hf/sentence_modules.h"
 
 #include "assign_or_return.h"
-#include "hf/json_file.h"
+#include "json/json_file.h"
 #include "json/json_integer.h"
 
 namespace focal {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "assign_or_return.h"
-#include "hf/json_file.h"
+#include "json/json_file.h"
 
 namespace focal {
 namespace convert {

@@ -1,10 +1,10 @@
 #include "tokenizers/hf_tokenizer_json.h"
 
-#include <fstream>
 #include <utility>
 #include <nlohmann/json.hpp>
 
-#include "readers/checkpoint.h"
+#include "assign_or_return.h"
+#include "json/json_file.h"
 #include "tokenizers/hf_tokenizer_parts.h"
 #include "tokenizers/tokenizer_files.h"
 
@@ -197,13 +197,7 @@ Status read_bpe(const json& file, const json& model, TokenizerSpec* spec) {
 }  // namespace
 
 Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
-  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
-  std::ifstream in(path);
-  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
-  const json file = json::parse(in, nullptr, false);
-  if (file.is_discarded() || !file.is_object()) {
-    return Status::error(StatusCode::kInvalidArgument, "'%s' is not valid JSON", path.c_str());
-  }
+  FOCAL_ASSIGN_OR_RETURN(const json file, read_json_object(path, "tokenizer.json"));
   const json& model = file.value("model", json());
   const std::string type = type_of(model);
   TokenizerSpec spec;

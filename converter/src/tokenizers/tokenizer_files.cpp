@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "assign_or_return.h"
+#include "json/json_file.h"
 #include "readers/checkpoint.h"
 #include "tokenizers/hf_tokenizer_json.h"
 #include "tokenizers/sentencepiece_model.h"
@@ -22,15 +23,6 @@ std::vector<std::string> split(const std::string& text, char separator) {
   std::istringstream in(text);
   while (std::getline(in, part, separator)) parts.push_back(part);
   return parts;
-}
-
-Result<nlohmann::json> read_json(const std::string& path) {
-  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
-  std::ifstream in(path);
-  if (!in) return Status::error(StatusCode::kIoError, "cannot open '%s'", path.c_str());
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return Status::error(StatusCode::kInvalidArgument, "'%s' is not valid JSON", path.c_str());
-  return j;
 }
 
 }  // namespace
@@ -54,7 +46,7 @@ void find_special_tokens(TokenizerSpec* spec) {
 namespace {
 
 Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string& merges_path) {
-  Result<nlohmann::json> vocab = read_json(vocab_path);
+  Result<nlohmann::json> vocab = read_json_file(vocab_path, "tokenizer vocabulary");
   if (!vocab.ok()) return vocab.status();
   if (!vocab->is_object()) return Status::error(StatusCode::kInvalidArgument, "'%s' is not {token: id}", vocab_path.c_str());
   TokenizerSpec spec;
@@ -87,7 +79,7 @@ Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string&
 }
 
 Result<TokenizerSpec> read_characters(const std::string& path, const std::string& key) {
-  Result<nlohmann::json> file = read_json(path);
+  Result<nlohmann::json> file = read_json_file(path, "tokenizer file");
   if (!file.ok()) return file.status();
   const nlohmann::json& list = key.empty() ? file.value() : file.value().value(key, nlohmann::json());
   if (!list.is_array()) {
@@ -147,7 +139,7 @@ Result<TokenizerSpec> read_unigram(const std::string& path) {
 // SentencePiece's pieces renumbered by a joint vocab.json (Marian's).
 Result<TokenizerSpec> read_mapped_unigram(const std::string& spm_path, const std::string& vocab_path, bool target) {
   FOCAL_ASSIGN_OR_RETURN(const TokenizerSpec pieces, read_unigram(spm_path));
-  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json vocab, read_json(vocab_path));
+  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json vocab, read_json_file(vocab_path, "tokenizer vocabulary"));
   return map_pieces_to_vocab(pieces, vocab, vocab_path, target ? OtherPieces::kDecodable : OtherPieces::kUnreachable);
 }
 

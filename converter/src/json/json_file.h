@@ -1,4 +1,4 @@
-// A JSON object read from a file (config.json, an index, a module's config), with
+// A JSON file read whole (config.json, a shard index, a tokenizer.json, vocab.json), with
 // errors naming the file; nothing throws.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "hf/json_file.h"
+#include "json/json_file.h"
 
 #include <sys/stat.h>
 
