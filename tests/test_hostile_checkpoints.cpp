@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "readers/checkpoint.h"
 
@@ -87,4 +88,77 @@ TEST_CASE("hostile: a safetensors file is mapped, its tensors are views that rea
     CHECK(t.to_f32() == before);
     CHECK(copy.to_f32() == before);
   }
+}
+
+// Issue 32 (1): libhdf5 follows external storage, virtual datasets and filter plugins to
+// other local files and libraries; the reader refuses each by name before reading data.
+TEST_CASE("hostile hdf5: external storage naming a local file by absolute path is refused before reading") {
+  check_refused("hdf5_external_absolute.h5",
+                "dataset 'model_weights/dense/dense/kernel:0' keeps its data in 1 external file (HDF5 external "
+                "storage)");
+}
+
+TEST_CASE("hostile hdf5: external storage naming '../secret' is refused before reading") {
+  check_refused("hdf5_external_relative.h5", "keeps its data in 1 external file");
+}
+
+TEST_CASE("hostile hdf5: external storage naming a FIFO is refused, not waited on") {
+  check_refused("hdf5_external_fifo.h5", "keeps its data in 1 external file");
+}
+
+TEST_CASE("hostile hdf5: a .keras archive whose weights use external storage is refused") {
+  check_refused("hdf5_external.keras", "model.weights.h5: dataset 'model_weights/dense/dense/kernel:0' keeps");
+}
+
+TEST_CASE("hostile hdf5: a virtual dataset mapping another HDF5 file is refused") {
+  check_refused("hdf5_virtual.h5", "dataset 'model_weights/dense/dense/kernel:0' is a virtual dataset");
+}
+
+TEST_CASE("hostile hdf5: a filter that is not built into libhdf5 is refused, so no plugin is loaded") {
+  check_refused("hdf5_filter_plugin.h5", "uses HDF5 filter 32000 (lzf)");
+}
+
+// Issue 32 (3): one deflated chunk far larger than its dataset inflated past the budget.
+TEST_CASE("hostile hdf5: a chunk far larger than its dataset is refused before it is inflated") {
+  check_refused("hdf5_chunk_bomb.h5",
+                "dataset 'model_weights/dense/dense/kernel:0' of 8 elements is stored in chunks of 67108864");
+}
+
+TEST_CASE("hostile hdf5: chunked data through the built-in deflate, shuffle and fletcher32 filters reads") {
+  auto checkpoint = read_checkpoint(hostile_dir() + "/hdf5_builtin_filters.h5");
+  REQUIRE(checkpoint.ok());
+  REQUIRE(checkpoint->tensors.size() == 1);
+  const CheckpointTensor& kernel = checkpoint->tensors[0];
+  CHECK(kernel.name == "model_weights/dense/dense/kernel:0");
+  CHECK(kernel.shape == std::vector<int64_t>{8, 8});
+  const std::vector<float> values = kernel.to_f32();
+  REQUIRE(values.size() == 64);
+  for (size_t i = 0; i < values.size(); ++i) CHECK(values[i] == static_cast<float>(i));
+}
+
+namespace {
+
+std::vector<uint8_t> keras_seed() {
+  auto bytes = read_whole_file(hostile_dir() + "/keras_seed.h5");
+  REQUIRE(bytes.ok());
+  return bytes.value();
+}
+
+}  // namespace
+
+TEST_CASE("hostile hdf5: the Keras seed reads, names and values, without the optimizer's state") {
+  auto checkpoint = read_hdf5_image("keras_seed.h5", keras_seed(), {"optimizer_weights/"});
+  REQUIRE(checkpoint.ok());
+  REQUIRE(checkpoint->tensors.size() == 3);
+  const CheckpointTensor* embeddings = checkpoint->find("model_weights/embedding/embedding/embeddings:0");
+  REQUIRE(embeddings != nullptr);
+  CHECK(embeddings->shape == std::vector<int64_t>{16, 4});
+  CHECK(embeddings->to_f32()[63] == 63.0f);
+  const CheckpointTensor* kernel = checkpoint->find("model_weights/dense/dense/kernel:0");
+  const CheckpointTensor* bias = checkpoint->find("model_weights/dense/dense/bias:0");
+  REQUIRE(kernel != nullptr);
+  REQUIRE(bias != nullptr);
+  CHECK(kernel->shape == std::vector<int64_t>{4, 3});
+  CHECK(kernel->to_f32()[11] == 11.0f / 8);
+  CHECK(bias->to_f32() == std::vector<float>{0.5f, -0.5f, 0.25f});
 }

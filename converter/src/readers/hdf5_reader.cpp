@@ -8,6 +8,16 @@
 // than 2^31 elements nor more than 64 times the file's bytes, and all of them together
 // at most kInflateFactor times the file (read_budget.h; compression cannot gain more
 // than that here).
+//
+// libhdf5 reaches past the file when the file asks it to (issue 32): external storage
+// reads a dataset's bytes from any local file (a FIFO blocks), a virtual dataset maps
+// another HDF5 file, an external link opens one, and a filter it does not build in is
+// loaded as a plugin from HDF5_PLUGIN_PATH. Each dataset's creation properties are
+// checked before its data is read, and each of these is refused by name; only hard
+// links are walked; plugin loading is switched off. A chunked dataset inflates whole
+// chunks whatever it reads of them, so its chunks are bounded too: no more elements
+// than the dataset (or 64 Ki) and no more bytes than the budget has left, with a small
+// chunk cache.
 #include <hdf5.h>
 #include <sys/stat.h>
 
@@ -60,6 +70,90 @@ Status read_shape(const Visit& v, hid_t space, const std::string& name, Checkpoi
   return Status();
 }
 
+Status dataset_error(const Visit& v, const std::string& name, const std::string& what) {
+  return reader_error(v.path, "dataset '" + name + "' " + what);
+}
+
+// Filters libhdf5 builds in; any other would be loaded as a plugin (a shared library
+// the file names by number).
+bool builtin_filter(H5Z_filter_t filter) {
+  return filter == H5Z_FILTER_DEFLATE || filter == H5Z_FILTER_SHUFFLE || filter == H5Z_FILTER_FLETCHER32;
+}
+
+Status check_filters(const Visit& v, hid_t create, const std::string& name) {
+  const int filters = H5Pget_nfilters(create);
+  if (filters < 0) return dataset_error(v, name, "has an unreadable filter pipeline");
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    unsigned values[16] = {};
+    size_t value_count = 16;
+    char filter_name[64] = {};
+    const H5Z_filter_t filter = H5Pget_filter2(create, static_cast<unsigned>(i), &flags, &value_count, values,
+                                               sizeof(filter_name), filter_name, &config);
+    if (filter < 0) return dataset_error(v, name, "has an unreadable filter pipeline");
+    if (!builtin_filter(filter)) {
+      filter_name[sizeof(filter_name) - 1] = 0;
+      return dataset_error(v, name, "uses HDF5 filter " + std::to_string(filter) + " (" + filter_name +
+                                        "), not one of libhdf5's built-in deflate, shuffle and fletcher32 (the "
+                                        "converter loads no filter plugins)");
+    }
+  }
+  return Status();
+}
+
+// A chunk is inflated whole: it may hold no more elements than the dataset (or 64 Ki,
+// for small resizable ones) and no more bytes than the budget has left.
+Status check_chunks(const Visit& v, hid_t create, const std::string& name, uint64_t count, size_t element_bytes) {
+  hsize_t dims[32] = {};
+  const int rank = H5Pget_chunk(create, 32, dims);
+  if (rank <= 0 || rank > 32) return dataset_error(v, name, "has an unreadable chunk shape");
+  uint64_t elements = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] == 0 || elements > (uint64_t(1) << 40) / dims[i]) {
+      return dataset_error(v, name, "has a chunk shape over 2^40 elements");
+    }
+    elements *= dims[i];
+  }
+  const uint64_t bound = count > (uint64_t(1) << 16) ? count : uint64_t(1) << 16;
+  if (elements > bound) {
+    return dataset_error(v, name, "of " + std::to_string(count) + " elements is stored in chunks of " +
+                                      std::to_string(elements) + " elements (at most " + std::to_string(bound) +
+                                      ": a chunk is inflated whole)");
+  }
+  const uint64_t left = v.budget->limit() - v.budget->used();
+  if (elements * element_bytes > left) {
+    return dataset_error(v, name, "is stored in chunks of " + std::to_string(elements * element_bytes) +
+                                      " bytes, over the " + std::to_string(left) + " bytes left of the budget");
+  }
+  return Status();
+}
+
+// Refuses, by name and before any data is read, what would make libhdf5 read another
+// file or load a library, and chunks larger than the budget.
+Status check_storage(const Visit& v, hid_t dataset, hid_t file_type, const std::string& name, uint64_t count) {
+  const Id create{H5Dget_create_plist(dataset), H5Pclose};
+  if (create.id < 0) return dataset_error(v, name, "has unreadable storage properties");
+  const int external = H5Pget_external_count(create.id);
+  if (external != 0) {
+    return dataset_error(v, name, "keeps its data in " + std::to_string(external) + " external file" +
+                                      (external == 1 ? "" : "s") +
+                                      " (HDF5 external storage), which the converter does not read");
+  }
+  const H5D_layout_t layout = H5Pget_layout(create.id);
+  if (layout == H5D_VIRTUAL) {
+    return dataset_error(v, name, "is a virtual dataset (its elements come from other HDF5 files), which the "
+                                  "converter does not read");
+  }
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED) {
+    return dataset_error(v, name, "has an unknown storage layout");
+  }
+  FOCAL_RETURN_IF_ERROR(check_filters(v, create.id, name));
+  const size_t element_bytes = H5Tget_size(file_type);
+  if (element_bytes == 0 || element_bytes > 16) return dataset_error(v, name, "has an unsupported element size");
+  if (layout == H5D_CHUNKED) FOCAL_RETURN_IF_ERROR(check_chunks(v, create.id, name, count, element_bytes));
+  return Status();
+}
+
 Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
   const Id space{H5Dget_space(dataset), H5Sclose};
   const Id type{H5Dget_type(dataset), H5Tclose};
@@ -79,6 +173,7 @@ Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
   } else {
     return reader_error(v.path, "dataset '" + name + "' is neither float nor integer");
   }
+  FOCAL_RETURN_IF_ERROR(check_storage(v, dataset, type.id, name, count));
   const uint64_t bytes = count * element_size(tensor.type);
   FOCAL_RETURN_IF_ERROR(v.budget->charge(v.path, "dataset '" + name + "'", bytes));
   tensor.bytes.resize(static_cast<size_t>(bytes));
@@ -92,13 +187,26 @@ Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
 herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
   auto& v = *static_cast<Visit*>(data);
   if (info->type != H5L_TYPE_HARD) return 0;  // soft and external links are not followed
-  const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
-  if (object.id < 0) return 0;
-  if (H5Iget_type(object.id) != H5I_DATASET) return 0;
   for (const std::string& prefix : v.skipped) {
     if (std::string(name).rfind(prefix, 0) == 0) return 0;
   }
-  v.status = read_dataset(v, object.id, name);
+  {
+    const Id object{H5Oopen(group, name, H5P_DEFAULT), H5Oclose};
+    if (object.id < 0 || H5Iget_type(object.id) != H5I_DATASET) return 0;
+  }
+  // Opened again as a dataset, with a small chunk cache (libhdf5's default is 1 MiB per
+  // dataset; chunks larger than the cache are read around it).
+  const Id access{H5Pcreate(H5P_DATASET_ACCESS), H5Pclose};
+  if (access.id < 0 || H5Pset_chunk_cache(access.id, 101, size_t(1) << 18, 0.75) < 0) {
+    v.status = reader_error(v.path, "libhdf5 cannot make a dataset access list");
+    return -1;
+  }
+  const Id dataset{H5Dopen2(group, name, access.id), H5Dclose};
+  if (dataset.id < 0) {
+    v.status = dataset_error(v, name, "could not be opened (corrupt or unsupported)");
+    return -1;
+  }
+  v.status = read_dataset(v, dataset.id, name);
   return v.status.ok() ? 0 : -1;
 }
 
@@ -121,10 +229,17 @@ Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t f
   return checkpoint;
 }
 
+// Errors become Status values, not prints, and no filter (or other) plugin is ever
+// loaded, whatever HDF5_PLUGIN_PATH says.
+void quiet_library() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  H5PLset_loading_state(0);
+}
+
 }  // namespace
 
 Result<Checkpoint> read_hdf5(const std::string& path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become Status values, not prints
+  quiet_library();
   struct stat info {};  // only the size is needed, to bound the datasets
   if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
   const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
@@ -139,7 +254,7 @@ Result<Checkpoint> read_hdf5(const std::string& path) {
 // buffer once, so `image` need not outlive the call.
 Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
                                    const std::vector<std::string>& skipped) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_library();
   if (image.empty()) return reader_error(path, "an empty HDF5 image");
   const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
   if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 16, /*backing_store=*/0) < 0 ||
