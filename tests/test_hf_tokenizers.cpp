@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "support/scratch_dir.h"
 #include "support/tokenizer_calls.h"
 #include "apps/tokenizer/wordpiece.h"
+#include "tokenizers/sentencepiece_model.h"
 #include "tokenizers/tokenizer_files.h"
 
 using namespace focal;
@@ -197,4 +199,103 @@ TEST_CASE("BERT's text splitting makes each CJK ideograph a word (handle_chinese
   std::vector<char> out(text.size() * 2 + 8);
   const size_t n = tokenizer::bert_words(text.data(), text.size(), false, out.data());
   CHECK(std::string(out.data(), n) == std::string("ab\0\xE4\xB8\xAD\0\xE6\x96\x87\0cd\0", 14));
+}
+
+namespace {
+
+// The merges as derived before issue 32: every cut of every piece tried with substrings,
+// O(sum of piece length^2). The reference the linear derivation must equal.
+std::vector<std::pair<std::string, std::string>> naive_merges(const TokenizerSpec& spec,
+                                                              const std::vector<bool>& mergeable) {
+  std::set<std::string> pieces;
+  for (size_t i = 0; i < spec.vocab.size(); ++i) {
+    if (mergeable[i]) pieces.insert(spec.vocab[i]);
+  }
+  std::vector<size_t> order(spec.vocab.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spec.scores[a] > spec.scores[b]; });
+  std::vector<std::pair<std::string, std::string>> merges;
+  for (size_t id : order) {
+    const std::string& piece = spec.vocab[id];
+    for (size_t cut = 1; mergeable[id] && cut < piece.size(); ++cut) {
+      if ((static_cast<uint8_t>(piece[cut]) & 0xC0) == 0x80) continue;
+      if (pieces.count(piece.substr(0, cut)) && pieces.count(piece.substr(cut))) {
+        merges.emplace_back(piece.substr(0, cut), piece.substr(cut));
+      }
+    }
+  }
+  return merges;
+}
+
+// A SentencePiece BPE ModelProto: the pieces (all normal, scores descending) and a trainer
+// spec saying BPE, in protobuf's wire format.
+std::string bpe_model_proto(const std::vector<std::string>& pieces) {
+  const auto varint = [](std::string* out, uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out->push_back(static_cast<char>(v | 0x80));
+    out->push_back(static_cast<char>(v));
+  };
+  std::string model;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    std::string piece;
+    piece.push_back(0x0A);  // field 1 (piece), length-delimited
+    varint(&piece, pieces[i].size());
+    piece += pieces[i];
+    const float score = -static_cast<float>(i);
+    piece.push_back(0x15);  // field 2 (score), fixed32
+    piece.append(reinterpret_cast<const char*>(&score), 4);
+    model.push_back(0x0A);  // ModelProto field 1 (pieces)
+    varint(&model, piece.size());
+    model += piece;
+  }
+  model += std::string("\x12\x02\x18\x02", 4);  // field 2 (trainer_spec) { model_type (3) = BPE (2) }
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("SentencePiece BPE merges derived in linear time equal every-cut derivation on a real model") {
+  auto spec = convert::read_tokenizer("sentencepiece:" + kDir + "kjv_bpe_spm.model");
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
+  TokenizerSpec s = std::move(spec).value();
+  const std::vector<std::pair<std::string, std::string>> derived = s.merges;
+  // Normal pieces are those the reader made mergeable: not unk, bos, eos or <0xXX>.
+  std::vector<bool> mergeable(s.vocab.size());
+  for (size_t i = 0; i < s.vocab.size(); ++i) {
+    const int32_t id = static_cast<int32_t>(i);
+    const bool byte = s.vocab[i].size() == 6 && s.vocab[i].compare(0, 3, "<0x") == 0;
+    mergeable[i] = !byte && id != s.unk_id && id != s.bos_id && id != s.eos_id;
+  }
+  CHECK(derived.size() > 500);
+  CHECK(derived == naive_merges(s, mergeable));
+  s.merges.clear();
+  REQUIRE(convert::merges_from_scores(&s, mergeable, "kjv").ok());
+  CHECK(s.merges == derived);
+}
+
+// Issue 32 defect 5: trying every cut of a piece with substrings took O(length^2): one
+// 1 MB piece took 51 s, these 4 MiB ones would take over ten minutes; the walks take
+// milliseconds. And a^n with every a^k a piece implies n^3 bytes of merges from n^2 of
+// pieces: refused, naming the file.
+TEST_CASE("SentencePiece BPE merges of hostile pieces: linear in their bytes, bounded in output") {
+  TokenizerSpec spec;
+  const std::string as(size_t{4} << 20, 'a'), bs(size_t{4} << 20, 'b');
+  spec.vocab = {"a", "b", "ab", "ba", as, bs, "ba" + bs};
+  spec.scores = {-1, -2, -3, -4, -5, -6, -7};
+  REQUIRE(convert::merges_from_scores(&spec, std::vector<bool>(7, true), "long.model").ok());
+  CHECK(spec.merges == std::vector<std::pair<std::string, std::string>>{{"a", "b"}, {"b", "a"}, {"ba", bs}});
+
+  std::vector<std::string> runs;
+  for (size_t n = 1; n <= 300; ++n) runs.push_back(std::string(n, 'a'));
+  testing::ScratchDir dir("spm-hostile");
+  const std::string path = dir.file("runs.model");
+  std::ofstream(path, std::ios::binary) << bpe_model_proto(runs);
+  auto refused = convert::read_tokenizer("sentencepiece:" + path);
+  REQUIRE(!refused.ok());
+  CHECK(has(refused.status().message(), "runs.model"));
+  CHECK(has(refused.status().message(), "bytes of BPE merges"));
+  runs.resize(40);  // 40^3 / 3 bytes of merges from 40^2 / 2 of pieces: within the bound
+  std::ofstream(path, std::ios::binary) << bpe_model_proto(runs);
+  auto accepted = convert::read_tokenizer("sentencepiece:" + path);
+  REQUIRE_MESSAGE(accepted.ok(), accepted.status().message());
+  CHECK(accepted.value().merges.size() == 39 * 40 / 2);
 }

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <numeric>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "readers/checkpoint.h"
@@ -158,23 +158,97 @@ Status check_supported(const std::string& path, const Specs& specs) {
 
 }  // namespace
 
-void merges_from_scores(TokenizerSpec* spec, const std::vector<bool>& mergeable) {
-  std::unordered_map<std::string, size_t> ids;
-  for (size_t i = 0; i < spec->vocab.size(); ++i) {
-    if (mergeable[i]) ids.emplace(spec->vocab[i], i);
+namespace {
+
+// Strings in bytewise order, walked along a text one byte at a time: the entries that begin
+// with the bytes walked so far are a range [lo, hi), narrowed by two binary searches on the
+// byte at the walk's depth (an entry that has ended sorts first, as if its byte were -1).
+// Which prefixes of an m-byte text are entries thus costs O(m log n), and the walk stops as
+// soon as no entry continues, never comparing whole strings.
+class SortedTable {
+ public:
+  explicit SortedTable(std::vector<std::string_view> entries) : entries_(std::move(entries)) {
+    std::sort(entries_.begin(), entries_.end());
   }
+
+  // hits[d] = 1 when the first d bytes walked (byte(0), byte(1), ...) are an entry, for
+  // d in 1..m; hits is resized to m + 1 and cleared first.
+  template <typename Byte>
+  void walk(size_t m, Byte byte, std::vector<char>* hits) const {
+    hits->assign(m + 1, 0);
+    size_t lo = 0, hi = entries_.size();
+    for (size_t depth = 0; depth < m && lo < hi; ++depth) {
+      const int c = static_cast<uint8_t>(byte(depth));
+      lo = first_above(lo, hi, depth, c - 1);
+      hi = first_above(lo, hi, depth, c);
+      if (lo < hi && entries_[lo].size() == depth + 1) (*hits)[depth + 1] = 1;
+    }
+  }
+
+ private:
+  int byte_at(size_t k, size_t depth) const {
+    return depth < entries_[k].size() ? static_cast<uint8_t>(entries_[k][depth]) : -1;
+  }
+  // The first entry in [lo, hi) whose byte at depth is > c (they are sorted by it).
+  size_t first_above(size_t lo, size_t hi, size_t depth, int c) const {
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (byte_at(mid, depth) <= c) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  std::vector<std::string_view> entries_;
+};
+
+// The merges' text may exceed the pieces' by this factor at most. A real vocabulary's
+// merges hold each piece a few times (a piece splits at a few of its cuts); a piece a^n
+// with every a^k in the vocabulary would make n^3 bytes of merges from n^2 of pieces.
+constexpr size_t kMergeBytesPerPieceByte = 64;
+
+}  // namespace
+
+// Which cuts of a piece give two pieces: a forward walk of the pieces' table along it finds
+// the prefixes that are pieces, a backward walk of the reversed pieces' table the suffixes;
+// a cut is a merge when both hold. O(total piece bytes x log pieces), where trying every
+// cut with substrings was O(sum of piece length^2).
+Status merges_from_scores(TokenizerSpec* spec, const std::vector<bool>& mergeable, const std::string& path) {
+  std::vector<std::string_view> forward;
+  std::vector<std::string> reversed;
+  size_t piece_bytes = 0;
+  for (size_t i = 0; i < spec->vocab.size(); ++i) {
+    if (!mergeable[i]) continue;
+    forward.emplace_back(spec->vocab[i]);
+    reversed.emplace_back(spec->vocab[i].rbegin(), spec->vocab[i].rend());
+    piece_bytes += spec->vocab[i].size();
+  }
+  const SortedTable prefixes(forward), suffixes(std::vector<std::string_view>(reversed.begin(), reversed.end()));
+  const size_t budget = kMergeBytesPerPieceByte * piece_bytes;
   std::vector<size_t> order(spec->vocab.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spec->scores[a] > spec->scores[b]; });
+  std::vector<char> is_prefix, is_suffix;  // of the piece, by the cut's byte offset
+  size_t merge_bytes = 0;
   for (size_t id : order) {
-    const std::string& piece = spec->vocab[id];
     if (!mergeable[id]) continue;
-    for (size_t cut = 1; cut < piece.size(); ++cut) {
+    const std::string& piece = spec->vocab[id];
+    const size_t m = piece.size();
+    prefixes.walk(m, [&](size_t d) { return piece[d]; }, &is_prefix);
+    suffixes.walk(m, [&](size_t d) { return piece[m - 1 - d]; }, &is_suffix);  // is_suffix[d]: the last d bytes
+    for (size_t cut = 1; cut < m; ++cut) {
       if ((static_cast<uint8_t>(piece[cut]) & 0xC0) == 0x80) continue;  // inside a character
-      const std::string left = piece.substr(0, cut), right = piece.substr(cut);
-      if (ids.count(left) != 0 && ids.count(right) != 0) spec->merges.emplace_back(left, right);
+      if (!is_prefix[cut] || !is_suffix[m - cut]) continue;
+      merge_bytes += m;
+      if (merge_bytes > budget) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "'%s': its pieces imply over %zu bytes of BPE merges (%zu per byte of the pieces); "
+                             "not a real vocabulary",
+                             path.c_str(), budget, kMergeBytesPerPieceByte);
+      }
+      spec->merges.emplace_back(piece.substr(0, cut), piece.substr(cut));
     }
   }
+  return Status();
 }
 
 Result<TokenizerSpec> read_sentencepiece_model(const std::string& path) {
@@ -227,7 +301,7 @@ Result<TokenizerSpec> read_sentencepiece_model(const std::string& path) {
   spec.bos_id = in_range(specs.bos_id);
   spec.eos_id = in_range(specs.eos_id);
   spec.pad_id = in_range(specs.pad_id);
-  if (spec.kind == fb::TokenizerKind_SentencePieceBpe) merges_from_scores(&spec, mergeable);
+  if (spec.kind == fb::TokenizerKind_SentencePieceBpe) FOCAL_RETURN_IF_ERROR(merges_from_scores(&spec, mergeable, path));
   return spec;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "focal/status.h"
 #include "writer/tokenizer_table.h"
@@ -19,7 +20,9 @@ Result<TokenizerSpec> read_sentencepiece_model(const std::string& path);
 // every split of a piece into two pieces, ranked by the merged piece's score (highest
 // first; SentencePiece's BPE merges the pair whose piece scores best). `mergeable[i]`:
 // piece i takes part (normal and user-defined pieces, not control, unknown or byte ones).
-void merges_from_scores(TokenizerSpec* spec, const std::vector<bool>& mergeable);
+// O(total piece bytes x log pieces); an error naming `path` when the merges would hold
+// over 64 times the pieces' bytes (a hostile vocabulary: a^n with every a^k in it).
+Status merges_from_scores(TokenizerSpec* spec, const std::vector<bool>& mergeable, const std::string& path);
 
 }  // namespace convert
 }  // namespace focal
