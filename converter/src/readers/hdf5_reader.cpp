@@ -18,14 +18,28 @@
 // chunks whatever it reads of them, so its chunks are bounded too: no more elements
 // than the dataset (or 64 Ki) and no more bytes than the budget has left, with a small
 // chunk cache.
+//
+// Checks cannot make libhdf5 1.10 safe on a hostile file: a few changed bytes of a small
+// Keras file crash it (SIGSEGV in H5VM_memcpyvv and H5F__accum_read, SIGFPE in
+// H5D__chunk_set_info). So libhdf5 runs only in a child process (isolated_reader.h)
+// under address-space, CPU-time and open-file limits; it sends the tensors back as they
+// are read (tensor_stream.h), and a crash becomes an error naming the file. This was
+// chosen over a restricted HDF5 reader of our own (as the restricted unpickler is for
+// torch.save): Keras files use the B-trees, heaps, object headers, chunk indexes and
+// filters of several HDF5 format versions, a large surface to reimplement and keep
+// right, while the child keeps libhdf5's complete reading of real files and costs one
+// fork per file (about a millisecond). This process never calls libhdf5 at all.
 #include <hdf5.h>
 #include <sys/stat.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "readers/checkpoint.h"
+#include "readers/isolated_reader.h"
 #include "readers/read_budget.h"
+#include "readers/tensor_stream.h"
 
 namespace focal {
 namespace convert {
@@ -34,7 +48,8 @@ namespace {
 struct Visit {
   std::string path;
   uint64_t file_bytes = 0;
-  Checkpoint* checkpoint = nullptr;
+  int out_fd = -1;  // the tensors go to the parent process as they are read
+  size_t sent = 0;
   ReadBudget* budget = nullptr;
   std::vector<std::string> skipped;  // datasets under these prefixes are not read
   Status status;
@@ -180,7 +195,8 @@ Status read_dataset(Visit& v, hid_t dataset, const std::string& name) {
   if (count > 0 && H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.bytes.data()) < 0) {
     return reader_error(v.path, "dataset '" + name + "' could not be read (corrupt or unsupported)");
   }
-  v.checkpoint->tensors.push_back(std::move(tensor));
+  if (!send_tensor(v.out_fd, tensor)) return reader_error(v.path, "the converter stopped reading");
+  ++v.sent;
   return Status();
 }
 
@@ -210,23 +226,22 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* d
   return v.status.ok() ? 0 : -1;
 }
 
-// Every dataset of an open file but those under `skipped`; `path` names the file in errors.
-Result<Checkpoint> read_datasets(hid_t file, const std::string& path, uint64_t file_bytes,
-                                 const std::vector<std::string>& skipped) {
-  Checkpoint checkpoint;
-  checkpoint.path = path;
+// In the reader process: every dataset of an open file but those under `skipped`, sent
+// to `fd`; `path` names the file in errors.
+Status send_datasets(hid_t file, const std::string& path, uint64_t file_bytes, const std::vector<std::string>& skipped,
+                     int fd) {
   ReadBudget budget("HDF5 dataset bytes", file_bytes, kInflateFactor);
   Visit v;
   v.path = path;
   v.file_bytes = file_bytes;
-  v.checkpoint = &checkpoint;
+  v.out_fd = fd;
   v.budget = &budget;
   v.skipped = skipped;
   const herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v);
   if (!v.status.ok()) return v.status;
   if (walked < 0) return reader_error(path, "the HDF5 file's groups could not be walked (corrupt)");
-  if (checkpoint.tensors.empty()) return reader_error(path, "no datasets");
-  return checkpoint;
+  if (v.sent == 0) return reader_error(path, "no datasets");
+  return Status();
 }
 
 // Errors become Status values, not prints, and no filter (or other) plugin is ever
@@ -236,34 +251,72 @@ void quiet_library() {
   H5PLset_loading_state(0);
 }
 
-}  // namespace
-
-Result<Checkpoint> read_hdf5(const std::string& path) {
-  quiet_library();
-  struct stat info {};  // only the size is needed, to bound the datasets
-  if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
-  const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
-  if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  // Keras 2's model.save("m.h5") keeps the optimizer's slots (shaped like the weights
-  // they train) under optimizer_weights/, Keras 3's save_weights("m.weights.h5") under
-  // optimizer/: training state, not the model.
-  return read_datasets(file.id, path, static_cast<uint64_t>(info.st_size), {"optimizer_weights/", "optimizer/"});
+// Limits of the reader process: the tensors it may send (the budget) plus the file (the
+// core driver copies an image) plus 256 MiB for libhdf5 itself; 10 CPU seconds plus one
+// per 128 MiB it may send (inflating runs at several times that).
+IsolationLimits reader_limits(uint64_t file_bytes, uint64_t budget_bytes) {
+  IsolationLimits limits;
+  limits.memory_bytes = budget_bytes + file_bytes + (uint64_t(256) << 20);
+  const uint64_t seconds = 10 + budget_bytes / (uint64_t(128) << 20);
+  limits.cpu_seconds = static_cast<unsigned>(seconds < 3600 ? seconds : 3600);
+  limits.wall_seconds = 3 * limits.cpu_seconds;
+  return limits;
 }
 
-// The core (in-memory) driver opens the image without a file: libhdf5 copies the
-// buffer once, so `image` need not outlive the call.
+// Runs open_and_send (which opens the file with libhdf5 and calls send_datasets) in a
+// reader process and receives its tensors, bounded by a budget of this process's own.
+Result<Checkpoint> read_isolated(const std::string& path, uint64_t file_bytes,
+                                 const std::function<Status(int fd)>& open_and_send) {
+  ReadBudget budget("HDF5 dataset bytes", file_bytes, kInflateFactor);
+  Checkpoint checkpoint;
+  const auto child = [&](int fd) {
+    quiet_library();
+    const Status read = open_and_send(fd);
+    return read.ok() ? send_end(fd) : send_error(fd, read);
+  };
+  const auto parent = [&](ChildStream& stream) {
+    auto received = receive_checkpoint(stream, path, budget);
+    if (!received.ok()) return received.status();
+    checkpoint = std::move(received.value());
+    return Status();
+  };
+  FOCAL_RETURN_IF_ERROR(run_isolated(path, reader_limits(file_bytes, budget.limit()), child, parent));
+  return checkpoint;
+}
+
+}  // namespace
+
+// The file is opened in the reader process; only its size is looked at here.
+Result<Checkpoint> read_hdf5(const std::string& path) {
+  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
+  struct stat info {};  // only the size is needed, to bound the datasets
+  if (stat(path.c_str(), &info) != 0) return Status::error(StatusCode::kIoError, "cannot open %s", path.c_str());
+  const auto file_bytes = static_cast<uint64_t>(info.st_size);
+  return read_isolated(path, file_bytes, [&](int fd) {
+    const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+    if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
+    // Keras 2's model.save("m.h5") keeps the optimizer's slots (shaped like the weights
+    // they train) under optimizer_weights/, Keras 3's save_weights("m.weights.h5") under
+    // optimizer/: training state, not the model.
+    return send_datasets(file.id, path, file_bytes, {"optimizer_weights/", "optimizer/"}, fd);
+  });
+}
+
+// The core (in-memory) driver opens the image without a file; the reader process has
+// the image as a copy-on-write copy of this one's memory.
 Result<Checkpoint> read_hdf5_image(const std::string& path, const std::vector<uint8_t>& image,
                                    const std::vector<std::string>& skipped) {
-  quiet_library();
   if (image.empty()) return reader_error(path, "an empty HDF5 image");
-  const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
-  if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 16, /*backing_store=*/0) < 0 ||
-      H5Pset_file_image(access.id, const_cast<uint8_t*>(image.data()), image.size()) < 0) {
-    return reader_error(path, "libhdf5 cannot open an in-memory file image");
-  }
-  const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.id), H5Fclose};
-  if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
-  return read_datasets(file.id, path, image.size(), skipped);
+  return read_isolated(path, image.size(), [&](int fd) {
+    const Id access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
+    if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 16, /*backing_store=*/0) < 0 ||
+        H5Pset_file_image(access.id, const_cast<uint8_t*>(image.data()), image.size()) < 0) {
+      return reader_error(path, "libhdf5 cannot open an in-memory file image");
+    }
+    const Id file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.id), H5Fclose};
+    if (file.id < 0) return reader_error(path, "not a readable HDF5 file");
+    return send_datasets(file.id, path, image.size(), skipped, fd);
+  });
 }
 
 }  // namespace convert
