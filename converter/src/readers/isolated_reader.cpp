@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "readers/checkpoint.h"
@@ -27,11 +28,13 @@ constexpr int kChildFd = 3;  // the pipe's write end, in the child
 uint64_t mapped_bytes() {
   FILE* statm = std::fopen("/proc/self/statm", "r");
   if (statm == nullptr) return 0;
-  unsigned long long pages = 0;
-  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
-  std::fclose(statm);
+  char line[128] = {};
+  const bool read = std::fgets(line, sizeof(line), statm) != nullptr;
+  (void)std::fclose(statm);  // read-only: nothing to lose
+  char* end = nullptr;
+  const unsigned long long pages = read ? std::strtoull(line, &end, 10) : 0;
   const long page = sysconf(_SC_PAGESIZE);
-  return read && page > 0 ? pages * static_cast<uint64_t>(page) : 0;
+  return end != line && page > 0 ? pages * static_cast<uint64_t>(page) : 0;
 }
 
 void set_limit(int resource, rlim_t value) {
@@ -44,7 +47,7 @@ void set_limit(int resource, rlim_t value) {
 // the limits rely on: default dispositions, empty mask.
 void default_signals() {
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ, SIGPIPE}) {
-    std::signal(signal, SIG_DFL);
+    (void)std::signal(signal, SIG_DFL);  // best effort, as for the limits
   }
   sigset_t none;
   sigemptyset(&none);
