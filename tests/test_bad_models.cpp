@@ -303,3 +303,21 @@ TEST_CASE("L2Normalize and Scale: bad options and shapes are refused, naming the
   status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 2.0f, 0.0f); }, 3);
   CHECK(contains(status, "'x' and 'out' must have the same shape"));
 }
+
+TEST_CASE("hostile: an int4 dense weight given to an Embedding as its token table is refused") {
+  // The gather has no int4 path: it would read the 4-bit panels as f32 rows, past the end
+  // of their bytes (ASan heap-buffer-overflow through the C API and Python before).
+  ModelWriter writer;
+  writer.set_dense_weight_type(DType::kI4);
+  const int x = writer.add_input("x", DType::kF32, {1, 32});
+  const int ids = writer.add_input("ids", DType::kI32, {1, 2});
+  const int w = writer.add_constant_f32("w", {32, 32}, std::vector<float>(32 * 32, 0.5f));
+  const int y = writer.add_output("y", DType::kF32, {1, 32});
+  const int e = writer.add_output("e", DType::kF32, {1, 2, 32});
+  writer.add_dense("dense", x, w, -1, y);
+  writer.add_embedding("embed", ids, w, -1, -1, -1, e);
+  auto bytes = writer.finish();
+  REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
+  const Status status = load_status(bytes.value());
+  CHECK_MESSAGE(contains(status, "packed table 'w' is int4, which the embedding cannot gather"), status.message());
+}

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,6 +150,24 @@ TEST_CASE("convert: --self-test DIR with and without expected files, --no-self-t
     const auto stored = reference::stored_self_tests(*model);
     REQUIRE(stored[0].expected.size() == 1);
     CHECK(stored[0].atol == doctest::Approx(1e-4));
+  }
+  SUBCASE("a NaN in a given expected output is refused, naming the file and element") {
+    // It failed the self-test while the report said "worst error 0 of its tolerance".
+    std::filesystem::create_directories(dir / "expected");
+    const std::filesystem::path npy = dir / "expected/pooler_output.npy";
+    std::filesystem::copy_file(c.dir + "/expected/pooler_output.npy", npy);
+    std::fstream file(npy, std::ios::in | std::ios::out | std::ios::binary);
+    unsigned char prefix[10] = {};
+    file.read(reinterpret_cast<char*>(prefix), 10);  // .npy v1: magic, version, header length
+    const float nan = std::nanf("");
+    file.seekp(10 + (prefix[8] | prefix[9] << 8) + 3 * 4);  // element 3
+    file.write(reinterpret_cast<const char*>(&nan), 4);
+    file.close();
+    const auto converted = convert::convert_checkpoint(options);
+    REQUIRE(!converted.ok());
+    const std::string message = converted.status().message();
+    CAPTURE(message);
+    CHECK(message.find("pooler_output.npy': element 3 is nan; self-test values must be finite") != std::string::npos);
   }
   SUBCASE("--no-self-test stores none, and conflicts with a dir") {
     options.self_test = false;

@@ -239,10 +239,11 @@ TEST_CASE("hostile: a stored RoPE frequency table of the wrong length or with ba
   AlignedBuffer good(with_table({1.0f, 0.125f}, fb::RopeLayout_HalfSplit));  // head_dim 4: 2 pairs
   CHECK(load(good).ok());
   const std::pair<std::vector<float>, const char*> bad[] = {
-      {{1.0f, 0.5f, 0.25f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0, with rope"},
-      {{1.0f, NAN}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
-      {{1.0f, 0.0f}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"},
-      {{-1.0f, INFINITY}, "rope_inv_freq must be rotary_dim / 2 = 2 finite entries > 0"}};
+      {{1.0f, 0.5f, 0.25f}, "rope_inv_freq must be rotary_dim / 2 = 2 entries in (0, 1], with rope"},
+      {{1.0f, NAN}, "rope_inv_freq must be rotary_dim / 2 = 2 entries in (0, 1]"},
+      {{1.0f, 0.0f}, "rope_inv_freq must be rotary_dim / 2 = 2 entries in (0, 1]"},
+      {{-1.0f, INFINITY}, "rope_inv_freq must be rotary_dim / 2 = 2 entries in (0, 1]"},
+      {{1.0f, 3.0e38f}, "rope_inv_freq must be rotary_dim / 2 = 2 entries in (0, 1]"}};
   for (const auto& [table, message] : bad) {
     CAPTURE(message);
     AlignedBuffer file(with_table(table, fb::RopeLayout_HalfSplit));
@@ -253,7 +254,27 @@ TEST_CASE("hostile: a stored RoPE frequency table of the wrong length or with ba
   AlignedBuffer no_rope(with_table({1.0f, 0.5f}, fb::RopeLayout_None));
   const auto model = load(no_rope);
   REQUIRE(!model.ok());
-  CHECK(contains(model.status(), "rope_inv_freq must be rotary_dim / 2 = 0 finite entries > 0, with rope"));
+  CHECK(contains(model.status(), "rope_inv_freq must be rotary_dim / 2 = 0 entries in (0, 1], with rope"));
+}
+
+TEST_CASE("hostile: a RoPE base below 1 is refused: its frequencies would overflow the angles") {
+  // rope_theta = 1e-45 passed "finite and > 0"; 1 / theta^(2k/r) then overflowed and
+  // xsimd's sin and cos shifted a negative value (UBSan).
+  for (const float theta : {1e-45f, 0.5f, 0.0f, -2.0f}) {
+    CAPTURE(theta);
+    AlignedBuffer file(attention_model([&](ModelWriter&, int, ModelWriter::MultiHeadAttentionSpec& s) {
+      s.rope = fb::RopeLayout_HalfSplit;
+      s.rope_theta = theta;
+    }));
+    const auto model = load(file);
+    REQUIRE(!model.ok());
+    CHECK(contains(model.status(), "rope_theta finite and >= 1"));
+  }
+  AlignedBuffer base_one(attention_model([&](ModelWriter&, int, ModelWriter::MultiHeadAttentionSpec& s) {
+    s.rope = fb::RopeLayout_HalfSplit;
+    s.rope_theta = 1.0f;
+  }));
+  CHECK(load(base_one).ok());
 }
 
 TEST_CASE("careless use: null pointers into the session are refused with a message") {

@@ -42,7 +42,8 @@ void write_safetensors(const std::string& path, const std::vector<NamedShape>& t
 }
 
 // Converts `spec` with weights of `shapes`.
-Result<convert::Converted> convert_spec(const json& spec, const std::vector<NamedShape>& shapes) {
+Result<convert::Converted> convert_spec(const json& spec, const std::vector<NamedShape>& shapes,
+                                        DType dtype = DType::kF32) {
   char dir_template[] = "/tmp/focal_spec_layers_XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
@@ -53,6 +54,7 @@ Result<convert::Converted> convert_spec(const json& spec, const std::vector<Name
   options.weights = {dir + "/weights.safetensors"};
   options.max_batch = 2;
   options.strict = true;
+  options.dtype = dtype;
   auto converted = convert::convert_checkpoint(options);
   std::remove((dir + "/weights.safetensors").c_str());
   std::remove((dir + "/spec.json").c_str());
@@ -265,4 +267,36 @@ TEST_CASE("a spec that repeats past the engine's op limit is refused before the 
   const auto converted = convert_spec(spec, {});
   REQUIRE(!converted.ok());
   CHECK(std::string(converted.status().message()).find("the engine loads at most 16384") != std::string::npos);
+}
+
+TEST_CASE("a 16,001-op chain converts and loads: the placement checks are not quadratic") {
+  // Every op's output is read by the next, so the plan reuses two arena slots all along the
+  // chain: the pairwise check this replaced compared each tensor with every other (tens of
+  // seconds under the sanitizers); the sweep in engine/src/load/verify_overlaps.cpp sorts
+  // once. The converter loads the model it wrote for its self-test, so the verifier runs.
+  const json x_input = json::array({{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", 4}}}});
+  const json layers = json::array(
+      {{{"op", "softmax"}, {"name", "s-1"}, {"input", "x"}},
+       {{"repeat", 16000}, {"layers", json::array({{{"op", "softmax"}, {"name", "s{i}"}, {"input", "s{i-1}"}}})}}});
+  const json spec = {{"inputs", x_input}, {"layers", layers}, {"outputs", {"s15999"}}};
+  const auto converted = convert_spec(spec, {});
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  CHECK(converted->self_tests == 1);
+  CHECK(converted->self_test_worst_ratio <= 1.0f);
+}
+
+TEST_CASE("--dtype int4 converts dense layers whose outputs are not a multiple of 32") {
+  // A 10-class head and a 50-wide layer: the self-test's planning load of the zero-filled
+  // skeleton read the padding past the last output as q = -8 and refused the model
+  // ("int4 weight 'h' is malformed ... re-convert the model").
+  const json spec = {
+      {"inputs", {f32_input("x", {"batch", 64})}},
+      {"layers",
+       {{{"op", "dense"}, {"name", "h"}, {"input", "x"}, {"weight", "w1"}},
+        {{"op", "dense"}, {"name", "y"}, {"input", "h"}, {"weight", "w2"}}}},
+      {"outputs", {"y"}}};
+  const auto converted = convert_spec(spec, {{"w1", {50, 64}}, {"w2", {10, 50}}}, DType::kI4);
+  REQUIRE_MESSAGE(converted.ok(), converted.status().message());
+  CHECK(converted->self_tests == 1);
+  CHECK(converted->self_test_worst_ratio <= 1.0f);
 }

@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "convert_accuracy.h"
+#include "focal/gemm.h"
 #include "focal/internal/checksum.h"
+#include "focal/internal/graph.h"
 #include "focal/model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"
@@ -46,7 +49,16 @@ Result<reference::Value> read_value(int tensor, DType dtype, const std::string& 
     value.values.assign(ids->begin(), ids->end());
     return value;
   }
-  for (float x : array.to_f32()) value.values.push_back(x);
+  const std::vector<float> reals = array.to_f32();
+  for (size_t i = 0; i < reals.size(); ++i) {
+    // A NaN compares false against any tolerance: it would fail the self-test while the
+    // report said "worst error 0". Refused here, naming where it is.
+    if (!std::isfinite(reals[i])) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s': element %zu is %g; self-test values must be finite",
+                           path.c_str(), i, static_cast<double>(reals[i]));
+    }
+    value.values.push_back(reals[i]);
+  }
   return value;
 }
 
@@ -259,6 +271,31 @@ void stamp_checksum(FileBuffer& file) {
   std::memcpy(file.data() + at, &crc, sizeof(crc));  // little-endian, as FlatBuffers
 }
 
+// An int4 weight's bytes as an all-zero matrix packs them: nibbles q = 0 (stored 8) and
+// scales 0, which the loader's check of the padding past the last output accepts (zero
+// bytes read as q = -8 there, and every layer whose outputs were not a multiple of 32,
+// a classifier head or a 50257 vocabulary, was refused). Packed one 32-output panel at a
+// time from one panel of zeros: panel p sits at p times the bytes of one panel.
+Status fill_zero_int4(const fb::Tensor& t, uint8_t* data, size_t data_bytes) {
+  constexpr size_t kPanel = 32;  // outputs per panel (focal/gemm.h's int4 layout)
+  if (t.shape() == nullptr || t.shape()->size() != 2 || t.shape()->Get(0) < 1 || t.shape()->Get(1) < 1) return Status();
+  const size_t out = static_cast<size_t>(t.shape()->Get(0)), in = static_cast<size_t>(t.shape()->Get(1));
+  const size_t group = static_cast<size_t>(t.group_size());
+  const size_t panel_bytes = packed_dense_weights_int4_bytes(kPanel, in, group);
+  // Sizes the loader will refuse (it names them) are left as they are.
+  if (panel_bytes == 0 || t.data()->size() != packed_dense_weights_int4_bytes(out, in, group) ||
+      t.data()->offset() > data_bytes || t.data()->size() > data_bytes - t.data()->offset()) {
+    return Status();
+  }
+  const std::vector<float> zeros(kPanel * in, 0.0f);
+  uint8_t* packed = data + t.data()->offset();
+  for (size_t first = 0; first < out; first += kPanel, packed += panel_bytes) {
+    const size_t rows = out - first < kPanel ? out - first : kPanel;
+    FOCAL_RETURN_IF_ERROR(pack_dense_weights_int4(zeros.data(), rows, in, group, packed, panel_bytes).status());
+  }
+  return Status();
+}
+
 }  // namespace
 
 void report(const ConvertOptions& options, const std::string& line) {
@@ -266,7 +303,8 @@ void report(const ConvertOptions& options, const std::string& line) {
 }
 
 // The graph's facts come from the writer's header over zero-filled data: anonymous pages
-// that are never written, so the weights' places cost no memory.
+// that are never written, so the weights' places cost no memory (but for int4 weights,
+// an eighth of their f32 size, written as above).
 Result<SelfTestPlan> plan_self_test(const ConvertOptions& options, ModelWriter& writer) {
   if (!options.self_test) return SelfTestPlan();
   size_t file_size = 0;
@@ -275,6 +313,12 @@ Result<SelfTestPlan> plan_self_test(const ConvertOptions& options, ModelWriter& 
   Result<FileBuffer> skeleton = FileBuffer::allocate(file_size);
   if (!skeleton.ok()) return skeleton.status();
   std::memcpy(skeleton->data(), header->data(), header->size());
+  const size_t data_offset = static_cast<size_t>(data_segment_offset(header->size()));
+  for (const fb::Tensor* t : *fb::GetSizePrefixedModel(skeleton->data())->tensors()) {
+    if (t->layout() == fb::TensorLayout_DenseInt4 && t->data() != nullptr) {
+      FOCAL_RETURN_IF_ERROR(fill_zero_int4(*t, skeleton->data() + data_offset, file_size - data_offset));
+    }
+  }
   LoadOptions load;
   load.verify_checksum = false;  // stamped by the write; the finished file is checked in full
   Result<Model> graph = Model::from_bytes(skeleton->data(), skeleton->size(), load);

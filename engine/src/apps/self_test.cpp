@@ -39,7 +39,11 @@ bool output_matches(const Session& session, const fb::TensorValue& expected,
     std::memcpy(&want, want_bytes + i * sizeof(float), sizeof(float));
     const float error = std::fabs(actual[i] - want);
     const float allowed = test_case.atol() + test_case.rtol() * std::fabs(want);
-    const float ratio = allowed > 0.0f ? error / allowed : (error > 0.0f ? INFINITY : 0.0f);
+    // NaN (a NaN output, or one expected) stays NaN in the ratio, so the report says so
+    // rather than "worst error 0" next to a failure.
+    const float ratio = std::isnan(error) || std::isnan(allowed) ? NAN
+                        : allowed > 0.0f                         ? error / allowed
+                                                                 : (error > 0.0f ? INFINITY : 0.0f);
     // NaN compares false everywhere: count it as a failure explicitly.
     if (!(error <= allowed)) ok = false;
     if (error > report.max_abs_error || std::isnan(error)) report.max_abs_error = error;

@@ -1,6 +1,7 @@
-// The verifier's checks, one file per part of a model: tensors and their placement
-// (verify_tensors.cpp), the graph and its plan (verify_graph.cpp), and the contents the
-// engine searches or replays (verify_contents.cpp); model_verifier.cpp runs them in order.
+// The verifier's checks, one file per part of a model: tensors (verify_tensors.cpp),
+// the graph (verify_graph.cpp), placement in the file and the arena (verify_overlaps.cpp),
+// and the contents the engine searches or replays (verify_contents.cpp);
+// model_verifier.cpp runs them in order.
 // Each returns kInvalidModel naming what is wrong.
 #pragma once
 
@@ -55,13 +56,15 @@ Status check_symbols(const fb::Model& model);
 Status check_plan_header(const fb::Model& model);
 Status check_tensors(const fb::Model& model, const FileLayout& file);
 Status check_arena_limit(const fb::Model& model);
-Status check_constants_disjoint(const fb::Model& model);
 Status check_io_list(const fb::Model& model, const flatbuffers::Vector<int32_t>& list,
                      fb::TensorRole role, uint32_t max_count);
 
 // verify_graph.cpp
 Status check_ops(const fb::Model& model, GraphScratch& scratch);
 Status check_stages(const fb::Model& model, uint8_t* producer_stage);
+
+// verify_overlaps.cpp
+Status check_constants_disjoint(const fb::Model& model);
 Status check_plan_overlaps(const fb::Model& model, GraphScratch& scratch);
 
 // verify_contents.cpp

@@ -1,5 +1,5 @@
-// The graph: every op known to this build with operands it accepts, stages in order, and
-// a memory plan in which no two tensors alive together share bytes.
+// The graph: every op known to this build with operands it accepts, and stages in order
+// (the memory plan's placement is verify_overlaps.cpp).
 #include "load/verify_checks.h"
 #include "ops/op.h"
 
@@ -133,33 +133,6 @@ Status check_stages(const fb::Model& model, uint8_t* producer_stage) {
           return invalid("stage '%s' reads '%s' from another stage; only states cross stages",
                          stage.name()->c_str(), name_of(tensor));
         }
-      }
-    }
-  }
-  return Status();
-}
-
-// Tensors alive at the same time must not share arena bytes.
-Status check_plan_overlaps(const fb::Model& model, GraphScratch& scratch) {
-  compute_lifetimes(model, scratch.lifetimes);
-  const auto& tensors = *model.tensors();
-  for (uint32_t a = 0; a < tensors.size(); ++a) {
-    const fb::Tensor& ta = *tensors.Get(a);
-    if (ta.role() == fb::TensorRole_Constant) continue;
-    uint64_t a_bytes = 0;
-    tensor_max_bytes(ta, &a_bytes);
-    for (uint32_t b = a + 1; b < tensors.size(); ++b) {
-      const fb::Tensor& tb = *tensors.Get(b);
-      if (tb.role() == fb::TensorRole_Constant) continue;
-      if (!lifetimes_overlap(scratch.lifetimes[a], scratch.lifetimes[b])) continue;
-      uint64_t b_bytes = 0;
-      tensor_max_bytes(tb, &b_bytes);
-      const uint64_t a0 = ta.arena_offset(), b0 = tb.arena_offset();
-      if (a0 < b0 + b_bytes && b0 < a0 + a_bytes) {
-        return invalid(
-            "memory plan puts '%s' and '%s' in the same arena bytes while both are "
-            "alive",
-            name_of(ta), name_of(tb));
       }
     }
   }

@@ -203,24 +203,6 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
 }
 
 // Constants must not share bytes: each weight is its own, so no two can alias.
-Status check_constants_disjoint(const fb::Model& model) {
-  const auto& tensors = *model.tensors();
-  for (uint32_t a = 0; a < tensors.size(); ++a) {
-    const fb::Tensor& ta = *tensors.Get(a);
-    if (ta.role() != fb::TensorRole_Constant) continue;
-    for (uint32_t b = a + 1; b < tensors.size(); ++b) {
-      const fb::Tensor& tb = *tensors.Get(b);
-      if (tb.role() != fb::TensorRole_Constant) continue;
-      const uint64_t a0 = ta.data()->offset(), a1 = a0 + ta.data()->size();
-      const uint64_t b0 = tb.data()->offset(), b1 = b0 + tb.data()->size();
-      if (a0 < b1 && b0 < a1) {
-        return invalid("constants '%s' and '%s' have overlapping data", name_of(ta), name_of(tb));
-      }
-    }
-  }
-  return Status();
-}
-
 Status check_plan_header(const fb::Model& model) {
   const uint32_t alignment = model.plan()->alignment();
   if (alignment < 16 || alignment > kBufferAlignment || (alignment & (alignment - 1)) != 0) {

@@ -14,10 +14,16 @@ namespace {
 
 enum Slot { kIds = 0, kTable, kPositions, kTypeIds, kSegments };
 
-// A token table shared with a Dense op: any packed weight [V, width] (the loader checked
-// its bytes against its layout, dtype and shape; a Dense op reading it checks [N, K]
-// against its own operands, so both ops agree on the one tensor's shape and type).
+// A token table shared with a Dense op: a packed weight [V, width] in a layout the
+// gather reads (the loader checked its bytes against its layout, dtype and shape; a Dense
+// op reading it checks [N, K] against its own operands, so both ops agree on the one
+// tensor's shape and type). An int4 table has no gather: its rows would be read as f32,
+// past the end of its bytes.
 Status check_packed_table(const OpCheck& c, const fb::Tensor& t, int64_t width) {
+  if (t.layout() == fb::TensorLayout_DenseInt4 || t.dtype() == fb::DType_I4 || t.dtype() == fb::DType_I32) {
+    return c.fail("packed table '%s' is %s, which the embedding cannot gather (f32, f16, bf16 or int8)",
+                  t.name()->c_str(), t.layout() == fb::TensorLayout_DenseInt4 ? "int4" : fb::EnumNameDType(t.dtype()));
+  }
   if (dim(t, 1) != width) {
     return c.fail("packed table '%s' (a tied LM head) must have %lld columns, found %lld", t.name()->c_str(),
                   static_cast<long long>(width), static_cast<long long>(dim(t, 1)));

@@ -65,8 +65,8 @@ KvType cache_type(const fb::Model& model, const fb::Op& op) {
 Status check_rope_table(const OpCheck& c, const flatbuffers::Vector<float>* table, int pairs) {
   if (table == nullptr) return Status();
   bool valid = pairs > 0 && static_cast<int>(table->size()) == pairs;
-  for (const float f : *table) valid = valid && f > 0.0f && std::isfinite(f);
-  if (!valid) return c.fail("rope_inv_freq must be rotary_dim / 2 = %d finite entries > 0, with rope", pairs);
+  for (const float f : *table) valid = valid && f > 0.0f && f <= 1.0f;
+  if (!valid) return c.fail("rope_inv_freq must be rotary_dim / 2 = %d entries in (0, 1], with rope", pairs);
   return Status();
 }
 
@@ -84,10 +84,13 @@ Status check_options(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
   if (o.rope() > fb::RopeLayout_MAX) return c.fail("unknown rope layout");
   if (o.rope() != fb::RopeLayout_None) {
     const int rotary = o.rotary_dim() != 0 ? o.rotary_dim() : o.head_dim();
-    if (rotary < 2 || rotary % 2 != 0 || rotary > o.head_dim() || !(o.rope_theta() > 0.0f) ||
+    // theta >= 1 keeps every inverse frequency 1 / theta^(2k/r) in (0, 1], so an angle
+    // is at most its position: a tiny theta (1e-45) made them overflow, and sin and cos
+    // of such angles are undefined in xsimd's range reduction.
+    if (rotary < 2 || rotary % 2 != 0 || rotary > o.head_dim() || !(o.rope_theta() >= 1.0f) ||
         !std::isfinite(o.rope_theta())) {
-      return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and > 0",
-                    static_cast<int>(o.rotary_dim()));
+      return c.fail("rotary_dim %d must be even and <= head_dim, rope_theta finite and >= 1, found %g",
+                    static_cast<int>(o.rotary_dim()), static_cast<double>(o.rope_theta()));
     }
     return check_rope_table(c, o.rope_inv_freq(), rotary / 2);
   }
