@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "json/json_file.h"
 #include "readers/checkpoint.h"
 
 namespace focal {
@@ -61,12 +62,9 @@ Result<reference::Value> read_input(const Model& model, int input, const nlohman
 }
 
 Result<std::vector<reference::Value>> read_case(const std::string& path, const Model& model) {
-  FOCAL_RETURN_IF_ERROR(check_regular_file(path));
-  std::ifstream in(path);
-  const nlohmann::json object = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (object.is_discarded() || !object.is_object()) {
-    return Status::error(StatusCode::kInvalidArgument, "calibration case '%s' is not a JSON object", path.c_str());
-  }
+  Result<nlohmann::json> read = read_json_object(path, "calibration case");
+  if (!read.ok()) return read.status();
+  const nlohmann::json& object = read.value();
   std::vector<reference::Value> values;
   for (int i = 0; i < model.input_count(); ++i) {
     const char* name = model.tensor(model.input_tensor(i)).name;

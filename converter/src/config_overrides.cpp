@@ -1,12 +1,14 @@
 #include "config_overrides.h"
 
+#include "json/json_file.h"
+
 namespace focal {
 namespace convert {
 namespace {
 
 nlohmann::json parsed_value(const std::string& text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!value.is_discarded() && (value.is_number() || value.is_boolean() || value.is_null())) return value;
+  Result<nlohmann::json> value = parse_json(text.data(), text.size(), "--set value");
+  if (value.ok() && (value->is_number() || value->is_boolean() || value->is_null())) return value.value();
   return text;  // names such as hidden_act=gelu need no JSON quotes
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json/json_file.h"
 #include "readers/checkpoint.h"
 
 namespace focal {
@@ -50,8 +51,11 @@ Result<nlohmann::json> parse_header(const std::string& path, const uint8_t* text
     }
     return true;
   };
-  nlohmann::json header = nlohmann::json::parse(text, text + size, note_keys, /*allow_exceptions=*/false);
-  if (header.is_discarded() || !header.is_object()) return reader_error(path, "header is not a JSON object");
+  Result<nlohmann::json> parsed =
+      parse_json(reinterpret_cast<const char*>(text), size, "the safetensors header of '" + path + "'", note_keys);
+  if (!parsed.ok()) return parsed.status();
+  nlohmann::json header = std::move(parsed).value();
+  if (!header.is_object()) return reader_error(path, "header is not a JSON object");
   if (!duplicate.empty()) return reader_error(path, "header names key '" + duplicate + "' twice");
   return header;
 }

@@ -194,10 +194,10 @@ Status read_bpe(const json& file, const json& model, TokenizerSpec* spec) {
   return read_sentencepiece_text(file, spec);
 }
 
-}  // namespace
-
-Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
-  FOCAL_ASSIGN_OR_RETURN(const json file, read_json_object(path, "tokenizer.json"));
+// The parts of a parsed tokenizer.json in order; `part` tracks which one is being read,
+// for the message when a field has the wrong JSON type (nlohmann throws then).
+Result<TokenizerSpec> read_parts(const json& file, const char** part) {
+  *part = "model";
   const json& model = file.value("model", json());
   const std::string type = type_of(model);
   TokenizerSpec spec;
@@ -211,17 +211,34 @@ Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
     if (type == r.first) reader = r.second;
   }
   if (reader == nullptr) return hf_refuse("model " + type, "not supported (BPE, WordPiece and Unigram are)");
+  *part = "model, normalizer or pre_tokenizer";
   FOCAL_RETURN_IF_ERROR(reader(file, model, &spec));
+  *part = "added_tokens";
   const bool normalizable = file.value("normalizer", json()).is_null();
   FOCAL_RETURN_IF_ERROR(read_added_tokens(file.value("added_tokens", json()), normalizable, &spec));
+  *part = "pre_tokenizer";
   if (!spec.added_tokens.empty() && !file.value("pre_tokenizer", json()).is_null()) {
     for (const json& p : steps_of(file["pre_tokenizer"], "pretokenizers")) {
       if (type_of(p) == "Metaspace") FOCAL_RETURN_IF_ERROR(read_metaspace(p, &spec));
     }
   }
   find_special_tokens(&spec);
+  *part = "post_processor";
   FOCAL_RETURN_IF_ERROR(read_post_processor(file.value("post_processor", json()), &spec));
   return spec;
+}
+
+}  // namespace
+
+Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
+  FOCAL_ASSIGN_OR_RETURN(const json file, read_json_object(path, "tokenizer.json"));
+  const char* part = "";
+  try {
+    return read_parts(file, &part);
+  } catch (const json::exception& e) {  // a field of another JSON type than the format's
+    return Status::error(StatusCode::kInvalidArgument, "tokenizer.json '%s': %s: a field has the wrong type (%s)",
+                         path.c_str(), part, json_error_text(e).c_str());
+  }
 }
 
 }  // namespace convert

@@ -88,7 +88,13 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
   }
   TokenizerSpec spec;
   spec.kind = fb::TokenizerKind_Characters;
-  for (const auto& token : list) spec.vocab.push_back(token.get<std::string>());
+  for (const auto& token : list) {
+    if (!token.is_string()) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s': token %zu is not a string", path.c_str(),
+                           spec.vocab.size());
+    }
+    spec.vocab.push_back(token.get<std::string>());
+  }
   find_special_tokens(&spec);
   return spec;
 }
