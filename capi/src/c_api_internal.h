@@ -4,6 +4,7 @@
 // so nothing here can throw.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -96,6 +97,9 @@ struct focal_model {
   focal::Model model;
   focal::capi::AlignedBlock copy;             // FOCAL_LOAD_COPY: the bytes the model reads
   focal::capi::MappedBytes* file = nullptr;  // focal_model_load_file: the mapping
+  // The sessions and tokenizers that read this model, and (kModelReleased) whether
+  // focal_model_free was called: one word, so one atomic step decides who frees it.
+  mutable std::atomic<uint32_t> holds{0};
   focal_model(const focal::Model& m, focal::capi::AlignedBlock c, focal::capi::MappedBytes* f)
       : model(m), copy(c), file(f) {}
   focal_model(const focal_model&) = delete;
@@ -119,6 +123,9 @@ struct focal_session {
   focal::ParallelFor* pool;         // owned; null for one thread
   focal::capi::AlignedBlock arena;  // owned; empty when the caller gave the arena
   focal::Session session;
+  // Set while an entry point uses the session: a second thread is refused, not let in
+  // to share its arena (two focal_generate calls on one session crashed).
+  mutable std::atomic<bool> busy{false};
   focal_session(const focal_model* m, focal::ParallelFor* p, focal::capi::AlignedBlock a, const focal::Session& s)
       : model(m), pool(p), arena(a), session(s) {}
   focal_session(const focal_session&) = delete;
@@ -160,6 +167,7 @@ struct focal_translator {
 };
 
 struct focal_tokenizer {
+  const focal_model* model = nullptr;  // held (focal::capi::hold_model) while the tokenizer lives
   focal::Tokenizer tokenizer;
   size_t max_text_bytes;
   focal::capi::AlignedBlock scratch;  // encode_scratch_bytes(max_text_bytes), owned
@@ -169,3 +177,44 @@ struct focal_tokenizer {
   focal_tokenizer& operator=(const focal_tokenizer&) = delete;
   ~focal_tokenizer() { scratch.release(); }
 };
+
+namespace focal {
+namespace capi {
+
+// A model freed while sessions or tokenizers still read it is only marked; the last of
+// them frees it (it was a use-after-free). hold_model when a dependent is made,
+// drop_model when it is freed; release_model is focal_model_free: FOCAL_OK when it
+// freed the model, else FOCAL_INVALID_ARGUMENT naming how many still hold it.
+constexpr uint32_t kModelReleased = 1u << 31;
+void hold_model(const focal_model* model);
+void drop_model(const focal_model* model);
+focal_status release_model(focal_model* model);
+
+// An entry point's exclusive use of a session for its duration (RAII): `held()` is false
+// when another thread is inside the session, and nothing was taken.
+class SessionUse {
+ public:
+  explicit SessionUse(const focal_session* session)
+      : session_(session), held_(!session->busy.exchange(true, std::memory_order_acquire)) {}
+  ~SessionUse() {
+    if (held_) session_->busy.store(false, std::memory_order_release);
+  }
+  SessionUse(const SessionUse&) = delete;
+  SessionUse& operator=(const SessionUse&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  const focal_session* session_;
+  bool held_;
+};
+// The error for a session another thread is using.
+focal_status session_in_use(const char* function);
+
+}  // namespace capi
+}  // namespace focal
+
+// Takes the session for the rest of the entry point, or returns FOCAL_INVALID_ARGUMENT
+// when another thread has it (sessions run on one thread at a time).
+#define FOCAL_C_USE_SESSION(session)                                     \
+  const ::focal::capi::SessionUse session_use_(session);                 \
+  if (!session_use_.held()) return ::focal::capi::session_in_use(__func__)

@@ -62,6 +62,13 @@ focal_status null_argument(const char* function, const char* parameter) {
   return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "%s: %s is NULL", function, parameter);
 }
 
+focal_status session_in_use(const char* function) {
+  return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT,
+                      "%s: the session is in use by another thread (a session runs on one thread at a time: "
+                      "give each thread its own)",
+                      function);
+}
+
 bool AlignedBlock::allocate(size_t bytes, size_t alignment) {
   if (bytes > SIZE_MAX - alignment) return false;
   raw = std::malloc(bytes + alignment);

@@ -103,6 +103,7 @@ focal_status focal_generate(focal_generator* generator, const int32_t* prompt, s
                             void* user) noexcept {
   FOCAL_C_REQUIRE(generator);
   FOCAL_C_REQUIRE(prompt);
+  FOCAL_C_USE_SESSION(generator->session);
   FOCAL_C_TRY {
     GenerateOptions options;
     options.max_new_tokens = max_new_tokens;

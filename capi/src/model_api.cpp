@@ -78,6 +78,28 @@ focal_status find_named(const focal_model* model, Side side, const char* name, i
 }
 
 }  // namespace
+
+void hold_model(const focal_model* model) { model->holds.fetch_add(1, std::memory_order_relaxed); }
+
+void drop_model(const focal_model* model) {
+  // The last holder of a released model frees it: no other thread can see it afterwards.
+  if (model->holds.fetch_sub(1, std::memory_order_acq_rel) == (kModelReleased | 1u)) {
+    delete_handle(const_cast<focal_model*>(model));
+  }
+}
+
+focal_status release_model(focal_model* model) {
+  const uint32_t held = model->holds.fetch_or(kModelReleased, std::memory_order_acq_rel) & ~kModelReleased;
+  if (held == 0) {
+    delete_handle(model);
+    return FOCAL_OK;
+  }
+  return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT,
+                      "focal_model_free: %u session(s) or tokenizer(s) still use the model; it is freed with the "
+                      "last of them (free them first)",
+                      static_cast<unsigned>(held));
+}
+
 }  // namespace capi
 }  // namespace focal
 
@@ -119,7 +141,10 @@ focal_status focal_model_load_file(const char* path, uint32_t flags, focal_model
   FOCAL_C_CATCH
 }
 
-void focal_model_free(focal_model* model) noexcept { capi::delete_handle(model); }
+focal_status focal_model_free(focal_model* model) noexcept {
+  if (model == nullptr) return FOCAL_OK;
+  return capi::release_model(model);
+}
 
 int32_t focal_model_input_count(const focal_model* model) noexcept {
   return model == nullptr ? -1 : model->model.input_count();

@@ -70,6 +70,7 @@ focal_status create_session(const focal_model* model, const focal_session_option
     auto session = Session::create(model->model, engine, arena, bytes);
     if (!session.ok()) status = fail(session.status());
     if (status == FOCAL_OK) *out = new_handle<focal_session>(model, pool, owned, session.value());
+    if (status == FOCAL_OK && *out != nullptr) hold_model(model);
     if (status == FOCAL_OK && *out == nullptr) {
       status = FOCAL_C_FAIL(FOCAL_RESOURCE_EXHAUSTED, "out of memory for a session handle");
     }
@@ -178,13 +179,19 @@ focal_status focal_session_create(const focal_model* model, const focal_session_
   FOCAL_C_CATCH
 }
 
-void focal_session_free(focal_session* session) noexcept { capi::delete_handle(session); }
+void focal_session_free(focal_session* session) noexcept {
+  if (session == nullptr) return;
+  const focal_model* model = session->model;
+  capi::delete_handle(session);
+  capi::drop_model(model);
+}
 
 focal_status focal_session_set_input(focal_session* session, int32_t index, const focal_shape* shape, const void* data,
                                      size_t bytes) noexcept {
   FOCAL_C_REQUIRE(session);
   FOCAL_C_REQUIRE(shape);
   FOCAL_C_REQUIRE(data);
+  FOCAL_C_USE_SESSION(session);
   return capi::set_input(session, index, shape, data, bytes);
 }
 
@@ -194,6 +201,7 @@ focal_status focal_session_set_input_by_name(focal_session* session, const char*
   FOCAL_C_REQUIRE(name);
   FOCAL_C_REQUIRE(shape);
   FOCAL_C_REQUIRE(data);
+  FOCAL_C_USE_SESSION(session);
   const int index = session->session.find_input(name);
   if (index < 0) return FOCAL_C_FAIL(FOCAL_NOT_FOUND, "the model has no input named '%s'", name);
   return capi::set_input(session, index, shape, data, bytes);
@@ -201,6 +209,7 @@ focal_status focal_session_set_input_by_name(focal_session* session, const char*
 
 focal_status focal_session_run(focal_session* session) noexcept {
   FOCAL_C_REQUIRE(session);
+  FOCAL_C_USE_SESSION(session);
   FOCAL_C_TRY { return capi::fail(session->session.run()); }
   FOCAL_C_CATCH
 }
@@ -217,6 +226,7 @@ focal_status focal_session_find_stage(const focal_session* session, const char* 
 
 focal_status focal_session_run_stage(focal_session* session, int32_t index) noexcept {
   FOCAL_C_REQUIRE(session);
+  FOCAL_C_USE_SESSION(session);
   FOCAL_C_TRY { return capi::fail(session->session.run_stage(index)); }
   FOCAL_C_CATCH
 }
@@ -224,6 +234,7 @@ focal_status focal_session_run_stage(focal_session* session, int32_t index) noex
 focal_status focal_session_output(const focal_session* session, int32_t index, focal_tensor* tensor) noexcept {
   FOCAL_C_REQUIRE(session);
   FOCAL_C_REQUIRE(tensor);
+  FOCAL_C_USE_SESSION(session);
   return capi::view_of(session->session, index, tensor);
 }
 
@@ -232,6 +243,7 @@ focal_status focal_session_output_by_name(const focal_session* session, const ch
   FOCAL_C_REQUIRE(session);
   FOCAL_C_REQUIRE(name);
   FOCAL_C_REQUIRE(tensor);
+  FOCAL_C_USE_SESSION(session);
   const int index = session->session.find_output(name);
   if (index < 0) return FOCAL_C_FAIL(FOCAL_NOT_FOUND, "the model has no output named '%s'", name);
   return capi::view_of(session->session, index, tensor);
@@ -243,6 +255,7 @@ int64_t focal_session_cached_length(const focal_session* session) noexcept {
 
 focal_status focal_session_reset_state(focal_session* session) noexcept {
   FOCAL_C_REQUIRE(session);
+  FOCAL_C_USE_SESSION(session);
   session->session.reset_state();
   return FOCAL_OK;
 }
@@ -250,6 +263,7 @@ focal_status focal_session_reset_state(focal_session* session) noexcept {
 focal_status focal_session_self_test(focal_session* session, focal_self_test_report* report) noexcept {
   FOCAL_C_REQUIRE(session);
   FOCAL_C_REQUIRE(report);
+  FOCAL_C_USE_SESSION(session);
   FOCAL_C_TRY {
     auto result = run_self_tests(session->session);
     if (!result.ok()) return capi::fail(result.status());

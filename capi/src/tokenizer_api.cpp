@@ -25,12 +25,19 @@ focal_status focal_tokenizer_create(const focal_model* model, int target, size_t
       scratch.release();
       return FOCAL_C_FAIL(FOCAL_RESOURCE_EXHAUSTED, "out of memory for a tokenizer handle");
     }
+    (*tokenizer)->model = model;
+    capi::hold_model(model);
     return FOCAL_OK;
   }
   FOCAL_C_CATCH
 }
 
-void focal_tokenizer_free(focal_tokenizer* tokenizer) noexcept { capi::delete_handle(tokenizer); }
+void focal_tokenizer_free(focal_tokenizer* tokenizer) noexcept {
+  if (tokenizer == nullptr) return;
+  const focal_model* model = tokenizer->model;
+  capi::delete_handle(tokenizer);
+  capi::drop_model(model);
+}
 
 const char* focal_tokenizer_kind(const focal_tokenizer* tokenizer) noexcept {
   return tokenizer == nullptr ? "" : tokenizer->tokenizer.kind();

@@ -138,6 +138,7 @@ focal_status focal_translate(focal_translator* translator, const int32_t* source
   FOCAL_C_REQUIRE(source);
   FOCAL_C_REQUIRE(tokens);
   FOCAL_C_REQUIRE(result);
+  FOCAL_C_USE_SESSION(translator->session);
   FOCAL_C_TRY {
     return capi::translate_ids(translator, source, source_length, tokens, token_capacity, alignment,
                                alignment_capacity, result);
@@ -152,6 +153,7 @@ focal_status focal_translate_text(focal_translator* translator, const char* text
   FOCAL_C_REQUIRE(text);
   FOCAL_C_REQUIRE(tokens);
   FOCAL_C_REQUIRE(result);
+  FOCAL_C_USE_SESSION(translator->session);
   FOCAL_C_TRY {
     if (!translator->tokenizer.has_value()) {
       return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "the model stores no tokenizer: translate ids instead");

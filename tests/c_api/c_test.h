@@ -78,5 +78,6 @@ void test_generation(void);
 void test_translation(const char* dates_model);
 void test_tokenizers(void);
 void test_threads(void);
+void test_misuse(void);
 
 #endif

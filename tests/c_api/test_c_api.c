@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   test_translation(argc > 2 ? argv[2] : NULL);
   test_tokenizers();
   test_threads();
+  test_misuse();
   printf("%d checks, %d failed\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

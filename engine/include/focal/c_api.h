@@ -13,15 +13,18 @@
  *                          with FOCAL_LOAD_COPY, the model owns its bytes.
  *   focal_session_options  plain settings; may be freed as soon as the session exists.
  *   focal_session          one model run in one arena (the caller's, given through the
- *                          options, or one the session allocates and frees); the model
- *                          (and a caller arena) must outlive it. One thread at a time.
+ *                          options, or one the session allocates and frees); a caller
+ *                          arena must outlive it. One thread at a time: a call made
+ *                          while another thread is inside the session (or one of its
+ *                          generators or translators) returns FOCAL_INVALID_ARGUMENT.
  *   focal_generator        sampling state for a decoder-only session; the session must
  *   focal_translator       outlive it. The translator holds the scratch of a
  *   focal_tokenizer        sequence-to-sequence session; a tokenizer reads its model's
  *                          tables, so the model must outlive it.
  *
  * Free in the reverse order of creation: generators, translators and tokenizers, then
- * sessions, then the model. After a session exists, running it (set_input, run,
+ * sessions, then the model. A model freed first is only marked (focal_model_free says
+ * so) and freed with the last session or tokenizer that reads it. After a session exists, running it (set_input, run,
  * run_stage, output, generate, translate, self-test) allocates nothing.
  *
  * Errors: each thread keeps the code and message of its own last failed call (a success
@@ -125,7 +128,9 @@ focal_status focal_model_load_bytes(const void* bytes, size_t size, uint32_t fla
  * ignored). FOCAL_UNSUPPORTED on targets without files (bare-metal firmware). */
 focal_status focal_model_load_file(const char* path, uint32_t flags,
                                    focal_model** model) FOCAL_C_NOEXCEPT;
-void focal_model_free(focal_model* model) FOCAL_C_NOEXCEPT;
+/* Frees the model (FOCAL_OK), or, while sessions or tokenizers made from it are alive,
+ * marks it and returns FOCAL_INVALID_ARGUMENT: the last of them to be freed frees it. */
+focal_status focal_model_free(focal_model* model) FOCAL_C_NOEXCEPT;
 
 /* Counts are -1 and strings "" for a NULL model. */
 int32_t focal_model_input_count(const focal_model* model) FOCAL_C_NOEXCEPT;
