@@ -5,6 +5,8 @@
 // write_file_atomically (targets/linux/atomic_file.h): a failed write leaves the old file
 // and no temporary behind; a mapping of the old file keeps its bytes after a rewrite.
 #include <dirent.h>
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -21,6 +23,18 @@
 #include "mapped_file.h"
 
 using namespace focal;
+
+// Every umask() call in this test program comes here first (the executable's definition
+// interposes libc's), so a test can tell whether the writer changed the process's umask.
+namespace {
+int umask_calls = 0;
+}
+extern "C" mode_t umask(mode_t mask) {
+  ++umask_calls;
+  using Umask = mode_t (*)(mode_t);
+  static const Umask real = reinterpret_cast<Umask>(::dlsym(RTLD_NEXT, "umask"));
+  return real(mask);
+}
 
 namespace {
 
@@ -115,4 +129,21 @@ TEST_CASE("same_file compares device and inode, not spellings") {
   CHECK(!same_file(a, dir.path + "/missing"));
   REQUIRE(write_file_atomically(dir.path + "/b", "2", 1).ok());
   CHECK(!same_file(a, dir.path + "/b"));
+}
+
+TEST_CASE("hostile: writing never changes the process's umask, which other threads share") {
+  // It read the umask by setting it to 0 and back: files another thread created in
+  // between were world-writable. The new file still gets 0666 less the umask.
+  ScratchDir dir;
+  const mode_t old = ::umask(027);
+  const int calls = umask_calls;
+  const std::string path = dir.path + "/model.focal";
+  const Status status = write_file_atomically(path, "abc", 3);
+  const int calls_during_write = umask_calls - calls;
+  ::umask(old);
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  CHECK(calls_during_write == 0);
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0640);
 }

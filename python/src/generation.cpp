@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/generation_defaults.h"
 #include "errors.h"
 #include "focal/generate.h"
 #include "focal/self_test.h"
@@ -82,7 +83,7 @@ std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt,
   options.max_new_tokens = max_new;
   options.end_token = end_token(model, end_id, false, -1);
   TokenSink sink{{}, on_token, nullptr};
-  sink.tokens.reserve(max_new);
+  sink.tokens.reserve(cli::decode_step_limit(session, max_new, ids.size()));
   Status status;
   {
     const py::gil_scoped_release release;
@@ -101,15 +102,15 @@ py::tuple translate_source(PySession& owner, const py::object& source, size_t ma
   Session& session = owner.session();
   const std::vector<int32_t> ids = token_ids(session.model(), source);
   TranslateOptions options;
-  options.max_steps = max_new;
+  options.max_steps = cli::decode_step_limit(session, max_new, 0);
   options.beam_width = beam;
   options.length_penalty = length_penalty;
   auto target = Tokenizer::from_model(session.model(), true);
   if (target.ok() && target->bos_id() >= 0) options.bos_id = target->bos_id();
   options.eos_id = end_token(session.model(), end_id, true, options.eos_id);
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, ids.size()) / 8 + 1);
-  std::vector<int32_t> tokens(max_new);
-  py::array_t<float> alignment({static_cast<py::ssize_t>(max_new), static_cast<py::ssize_t>(ids.size())});
+  std::vector<int32_t> tokens(options.max_steps);
+  py::array_t<float> alignment({static_cast<py::ssize_t>(options.max_steps), static_cast<py::ssize_t>(ids.size())});
   float* alignment_data = alignment.mutable_data();
   std::optional<Result<Translation>> result;
   {

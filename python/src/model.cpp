@@ -25,6 +25,14 @@ std::shared_ptr<ModelFile> ModelFile::open(const std::string& path) {
   return file;
 }
 
+namespace {
+
+bool immutable(const py::buffer& buffer) {
+  return py::isinstance<py::bytes>(buffer) || py::isinstance(buffer, py::module_::import("mmap").attr("mmap"));
+}
+
+}  // namespace
+
 std::shared_ptr<ModelFile> ModelFile::from_buffer(const py::buffer& buffer) {
   std::shared_ptr<ModelFile> file(new ModelFile());
   const py::buffer_info info = buffer.request();
@@ -33,9 +41,12 @@ std::shared_ptr<ModelFile> ModelFile::from_buffer(const py::buffer& buffer) {
   }
   const size_t size = static_cast<size_t>(info.size * info.itemsize);
   const auto* bytes = static_cast<const uint8_t*>(info.ptr);
-  // In place only when nobody can change the bytes after verification (read-only) and
-  // the engine's 64-byte buffer alignment holds; else one aligned copy.
-  if (info.readonly && reinterpret_cast<uintptr_t>(bytes) % kBufferAlignment == 0) {
+  // In place only when nobody can change the bytes after verification and the engine's
+  // 64-byte buffer alignment holds; else one aligned copy. "Read-only" is not enough: a
+  // read-only memoryview of a bytearray still changes with the bytearray (it crashed the
+  // interpreter). Immutable by Python's promise: bytes, and a read-only mmap (the same
+  // guarantee as loading the file by its path, which maps it too).
+  if (info.readonly && reinterpret_cast<uintptr_t>(bytes) % kBufferAlignment == 0 && immutable(buffer)) {
     file->owner_ = buffer;
   } else {
     file->copy_.reset(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, (size + 63) / 64 * 64 + 64)));
@@ -71,6 +82,16 @@ const char* numpy_dtype(DType dtype) {
 
 // One tensor as the file declares it; `shape` is the planned maximum, `dims` names each
 // dim's symbol (None for a fixed dim).
+// A name from the file as valid UTF-8: the file's bytes are data, and pybind11's strict
+// conversion raised UnicodeDecodeError from model.ops for a name that was not UTF-8.
+// Invalid sequences become U+FFFD, as Python's errors="replace" decodes them.
+std::string utf8_name(const char* bytes) {
+  const py::object text = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(bytes, static_cast<Py_ssize_t>(std::strlen(bytes)), "replace"));
+  if (!text) throw py::error_already_set();
+  return text.cast<std::string>();
+}
+
 struct TensorDescription {
   std::string name, dtype, numpy_dtype, role;
   py::tuple shape, dims;
@@ -78,12 +99,13 @@ struct TensorDescription {
 
 TensorDescription describe(const Model& model, int tensor) {
   const TensorInfo info = model.tensor(tensor);
-  TensorDescription d{info.name, dtype_name(info.dtype), numpy_dtype(info.dtype), tensor_role_name(info.role),
+  TensorDescription d{utf8_name(info.name), dtype_name(info.dtype), numpy_dtype(info.dtype), tensor_role_name(info.role),
                       py::tuple(info.shape.rank), py::tuple(info.shape.rank)};
   for (int i = 0; i < info.shape.rank; ++i) {
     d.shape[static_cast<size_t>(i)] = info.shape.dims[i];
     d.dims[static_cast<size_t>(i)] =
-        info.dim_symbols[i] >= 0 ? py::object(py::str(model.symbol(info.dim_symbols[i]).name)) : py::object(py::none());
+        info.dim_symbols[i] >= 0 ? py::object(py::str(utf8_name(model.symbol(info.dim_symbols[i]).name)))
+                                 : py::object(py::none());
   }
   return d;
 }
@@ -97,12 +119,12 @@ struct OpDescription {
 
 OpDescription describe_op(const Model& model, int op) {
   const OpInfo info = model.op(op);
-  OpDescription d{info.name, info.kind, {}, {}, info.attention_heads, info.kv_cache_capacity};
+  OpDescription d{utf8_name(info.name), info.kind, {}, {}, info.attention_heads, info.kv_cache_capacity};
   for (int i = 0; i < info.input_count; ++i) {
     const int t = model.op_input(op, i);
-    d.inputs.emplace_back(t >= 0 ? model.tensor(t).name : "");  // -1: an optional operand left out
+    d.inputs.emplace_back(t >= 0 ? utf8_name(model.tensor(t).name) : "");  // -1: an optional operand left out
   }
-  for (int i = 0; i < info.output_count; ++i) d.outputs.emplace_back(model.tensor(model.op_output(op, i)).name);
+  for (int i = 0; i < info.output_count; ++i) d.outputs.emplace_back(utf8_name(model.tensor(model.op_output(op, i)).name));
   return d;
 }
 
@@ -141,8 +163,11 @@ namespace {
 py::bytes detokenize(const ModelFile& file, const std::vector<int32_t>& ids, bool target) {
   const Tokenizer tokenizer = tokenizer_of(file.model(), target);
   std::string text;
-  char piece[256];
-  for (int32_t id : ids) text.append(piece, value_or_raise(tokenizer.decode_token(id, piece, sizeof(piece))));
+  std::vector<char> piece;
+  for (int32_t id : ids) {
+    piece.resize(std::max(piece.size(), tokenizer.decoded_bytes_bound(id)));
+    text.append(piece.data(), value_or_raise(tokenizer.decode_token(id, piece.data(), piece.size())));
+  }
   return py::bytes(text);
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -42,9 +43,23 @@ int write_all(int fd, const void* data, size_t size, WriteFunction write) {
   return 0;
 }
 
+// 0666 less the process's umask, as open(O_CREAT) would give. Read from /proc (Linux
+// 4.7+), never by umask(0) and back: the umask is shared by every thread, and files that
+// other threads create between the two calls would be world-writable. Without /proc,
+// Debian's default umask 022 is assumed.
 mode_t new_file_mode() {
-  const mode_t mask = ::umask(0);  // read the umask: setting it is the only way
-  ::umask(mask);
+  mode_t mask = 022;
+  if (std::FILE* status = std::fopen("/proc/self/status", "re")) {
+    char line[128];
+    unsigned value = 0;
+    while (std::fgets(line, sizeof(line), status) != nullptr) {
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value & 0777);
+        break;
+      }
+    }
+    std::fclose(status);
+  }
   return 0666 & ~mask;
 }
 

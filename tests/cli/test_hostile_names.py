@@ -75,11 +75,29 @@ def check_run_refuses_unsafe_output_names(focal, tool, work):
     print("run: 7 unsafe output names refused with nothing written, a safe one written")
 
 
+def check_python_describes_names_that_are_not_utf8(focal, tool, work):
+    # model.ops raised UnicodeDecodeError for an op name that was not UTF-8: names are the
+    # file's bytes, shown with U+FFFD where they are not UTF-8.
+    package = os.path.join(os.path.dirname(focal), "..", "python")
+    if not os.path.isdir(os.path.join(package, "focal")):
+        print("python: no module in this build, names not checked there")
+        return
+    model = forge_model(tool, os.path.join(work, "latin1.focal"), op_name=r"soft\xffmax", input_name=r"caf\xe9")
+    script = ("import focal; m = focal.load(%r); "
+              "print(ascii([o.name for o in m.ops]), ascii([t.name for t in m.inputs]), ascii(m.ops[0].inputs))" % model)
+    shown = subprocess.run(["/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=package))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == r"['soft\ufffdmax'] ['caf\ufffd'] ['caf\ufffd']", shown.stdout
+    print("python: names that are not UTF-8 are described with U+FFFD, not raised")
+
+
 def main(focal, tool, work):
     fresh_directory(work)
     check_plan_header_holds_no_code(focal, tool, work)
     check_terminal_gets_no_control_characters(focal, tool, work)
     check_run_refuses_unsafe_output_names(focal, tool, work)
+    check_python_describes_names_that_are_not_utf8(focal, tool, work)
 
 
 if __name__ == "__main__":

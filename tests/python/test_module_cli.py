@@ -77,7 +77,18 @@ def loads_in_place(path):
     assert [t.name for t in m.inputs] == ["input_ids"] and m.inputs[0].dims == ("batch", "seq"), m.inputs
     assert m.architecture == "gpt2" and m.ops[0].kind == "Embedding" and m.arena_bytes > 0
     assert m.detokenize(m.tokenize("In the beginning")) == b"In the beginning"
-    print(f"load: path and read-only mmap in place, bytearray copied; {len(m.ops)} ops described")
+    # A read-only view of a bytearray still changes with it: copied, so changing the
+    # bytearray after load() leaves the model intact (it crashed the interpreter).
+    import ctypes
+    file_bytes = open(path, "rb").read()
+    data = bytearray(len(file_bytes) + 64)
+    start = -ctypes.addressof(ctypes.c_char.from_buffer(data)) % 64  # 64-byte aligned, as in-place needs
+    data[start:start + len(file_bytes)] = file_bytes
+    viewed = focal.load(memoryview(data)[start:start + len(file_bytes)].toreadonly())
+    assert not viewed.zero_copy
+    data[:] = bytes(len(data))
+    assert focal.Session(viewed).run(ids)["logits"].tobytes() == focal.Session(models[0]).run(ids)["logits"].tobytes()
+    print(f"load: path and read-only mmap in place, bytearray and its read-only views copied; {len(m.ops)} ops described")
 
 
 def generates_as_the_tool(story, dates):
@@ -110,6 +121,32 @@ def generates_as_the_tool(story, dates):
     print(f"translate dates: 4 sources, greedy and beam 4, tokens and alignment as focal generate's ({text!r})")
 
 
+def long_tokens_print_whole(dates):
+    """A token longer than 256 bytes is printed whole by focal generate and returned whole
+    by detokenize (the printer's fixed 256-byte buffer dropped it, Python raised "decode
+    buffer too small"): the dates model with its "-" target token spelled 300 times."""
+    import json
+    d = f"{ROOT}/demo/dates"
+    vocab = json.load(open(f"{d}/vocab.json"))
+    dash = vocab["target"].index("-")
+    vocab["target"][dash] = "-" * 300
+    json.dump(vocab, open(f"{WORK}/long_vocab.json", "w"))
+    path = f"{WORK}/dates_long.focal"
+    tool("convert", "--preset", "rnn-seq2seq", "--weights", f"{d}/model.pt", "--config", f"{d}/config.json",
+         "--tokenizer", f"chars:{d}/vocab.json:source:lowercase",
+         "--target-tokenizer", f"chars:{WORK}/long_vocab.json:target", "-o", path)
+    source = open(f"{d}/examples.txt").read().split("\n")[0]
+    ids = [int(x) for x in tool("generate", dates, "--source", source, "--max-new", 12, "--ids").stdout.split()]
+    assert dash in ids, ids
+    eos = vocab["target"].index("<eos>")
+    ids = ids[:ids.index(eos)] if eos in ids else ids  # the printed text ends before eos
+    want = focal.load(dates).detokenize(ids, target=True).decode().replace("-", "-" * 300)
+    printed = tool("generate", path, "--source", source, "--max-new", 12).stdout.strip()
+    assert printed == want, (printed[:80], want[:80])
+    assert focal.load(path).detokenize(ids, target=True).decode() == want
+    print(f"long tokens: a 300-byte token printed and detokenized whole ({len(want)} bytes)")
+
+
 def expect_error(call, *texts):
     try:
         call()
@@ -117,6 +154,24 @@ def expect_error(call, *texts):
         assert all(t in str(error) for t in texts), (str(error), texts)
         return error
     raise AssertionError(f"no focal.Error for {texts}")
+
+
+def huge_max_new_is_bounded(story, dates):
+    """max_new far beyond what a model decodes costs nothing up front: translate sized
+    its token and alignment buffers by max_new (5e7: 10 GB), generate reserved it
+    (2**63 - 1: std::length_error from vector::reserve)."""
+    import resource
+    session = focal.Session(focal.load(dates))
+    source = open(f"{ROOT}/demo/dates/examples.txt").read().split("\n")[0]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    tokens, alignment = session.translate(source, max_new=5 * 10**7)
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert (tokens, alignment.tobytes()) == tuple(x if i == 0 else x.tobytes() for i, x in
+                                                  enumerate(session.translate(source, max_new=12))), tokens
+    assert grown < 64 * 1024, f"translate(max_new=5e7) grew the peak RSS by {grown} KiB"
+    generator = focal.Session(focal.load(story))
+    expect_error(lambda: generator.generate("In the beginning", max_new=2**63 - 1), "exceed the planned context")
+    print(f"huge max_new: translate grew the peak RSS by {grown} KiB; generate refused with the plan's limit")
 
 
 def failures_raise_the_engines_message(story):
@@ -172,6 +227,8 @@ def main():
         runs_as_the_tool(f"{bert}/model.focal", f"{bert}/inputs", threads)
     loads_in_place(story)
     generates_as_the_tool(story, dates)
+    long_tokens_print_whole(dates)
+    huge_max_new_is_bounded(story, dates)
     failures_raise_the_engines_message(story)
     command_line_is_the_tool(story)
 

@@ -51,6 +51,10 @@ class Tokenizer {
   // The bytes of one token (a BPE token may end inside a UTF-8 character; the
   // concatenation of consecutive tokens is the decoded text). kOutOfRange for a bad id.
   Result<size_t> decode_token(int32_t id, char* out, size_t capacity) const;
+  // A capacity decode_token(id, ...) always fits in: the piece's bytes plus a space
+  // (0 for an id outside the vocabulary). Pieces can be long (kilobytes of whitespace or
+  // a hostile file's): size the buffer by this, not by a guess.
+  size_t decoded_bytes_bound(int32_t id) const;
 
  private:
   explicit Tokenizer(const fb::Tokenizer* t) : t_(t) {}

@@ -157,11 +157,12 @@ struct Printer {
   const Tokenizer* tokenizer = nullptr;
   bool ids_only = false;
   bool first = true;
+  std::vector<char> text;  // one token's bytes, grown to the longest piece printed
   void print(int32_t token) {
     if (!ids_only && tokenizer != nullptr) {
-      char text[256];
-      auto n = tokenizer->decode_token(token, text, sizeof(text));
-      std::string_view piece(text, n.ok() ? n.value() : 0);
+      text.resize(std::max(text.size(), tokenizer->decoded_bytes_bound(token)));
+      auto n = tokenizer->decode_token(token, text.data(), text.size());
+      std::string_view piece(text.data(), n.ok() ? n.value() : 0);
       // SentencePiece's decoder drops the word boundary its encoder put before the text.
       if (first && !piece.empty() && piece[0] == ' ' && std::strcmp(tokenizer->kind(), "unigram") == 0) {
         piece.remove_prefix(1);
@@ -255,7 +256,7 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
 Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t>& source, Printer& printer,
                    std::vector<float>* alignment, size_t* alignment_cols) {
   TranslateOptions options;
-  options.max_steps = o.max_new;
+  options.max_steps = decode_step_limit(session, o.max_new, 0);
   options.beam_width = o.beam;
   auto target = output_tokenizer(session.model(), true);
   if (target.ok()) {
@@ -271,8 +272,8 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
   options.eos_id = generation_id_or(session.model(), "eos_token_id", options.eos_id);
   if (o.end_id != -2) options.eos_id = o.end_id;
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
-  std::vector<int32_t> tokens(o.max_new);
-  std::vector<float> align(o.max_new * source.size());
+  std::vector<int32_t> tokens(options.max_steps);
+  std::vector<float> align(options.max_steps * source.size());
   auto result = translate(session, source.data(), source.size(), options, scratch.data(), scratch.size() * 8,
                           tokens.data(), align.data());
   if (!result.ok()) return result.status();
@@ -314,7 +315,7 @@ int generate_command(int argc, char** argv) {
     }
     if (status.ok()) {
       auto target = output_tokenizer(loaded->model, seq2seq);
-      Printer printer{target.ok() ? &target.value() : nullptr, o.ids_only};
+      Printer printer{target.ok() ? &target.value() : nullptr, o.ids_only, true, {}};
       std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
       status = seq2seq ? run_seq2seq(session, o, ids.value(), printer, align, &columns)
                        : run_decoder(session, o, ids.value(), printer, align, &columns);

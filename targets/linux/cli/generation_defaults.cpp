@@ -26,5 +26,17 @@ int32_t generation_id_or(const Model& model, const char* name, int32_t fallback)
   return id >= 0 ? id : fallback;
 }
 
+size_t decode_step_limit(const Session& session, size_t requested, size_t used) {
+  const int64_t capacity = session.cache_capacity();
+  size_t limit = kMaxUncachedDecodeSteps;
+  if (capacity > 0) {
+    limit = static_cast<size_t>(capacity) > used ? static_cast<size_t>(capacity) - used : 1;
+  } else {
+    const int32_t stored = model_id(session.model(), "max_length", -1);
+    if (stored > 0) limit = static_cast<size_t>(stored);
+  }
+  return requested < limit ? requested : limit;
+}
+
 }  // namespace cli
 }  // namespace focal

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "focal/model.h"
+#include "focal/session.h"
 
 namespace focal {
 namespace cli {
@@ -18,6 +19,18 @@ int32_t model_id(const Model& model, const char* key, int32_t fallback);
 int32_t stored_generation_id(const Model& model, const char* name);
 // generation.`name` when stored, else `fallback` (the tokenizer's id, or the default).
 int32_t generation_id_or(const Model& model, const char* name, int32_t fallback);
+
+// Steps a decoder without a KV cache (an RNN seq2seq model) takes at most when the
+// model stores no max_length: its plan sets no bound, and every step costs memory for
+// the token and its attention row (--max-new 10000000 once took 2.5 GB up front).
+constexpr size_t kMaxUncachedDecodeSteps = 4096;
+
+// The tokens a decode can produce when `requested` are asked for, so buffers are sized
+// by what the model allows rather than by the request: a KV cache holds
+// cache_capacity() positions, `used` of them taken by the prompt (0 for a seq2seq
+// decoder, whose cache holds only its own tokens); without a cache, the stored
+// max_length hyperparameter (Marian's) or kMaxUncachedDecodeSteps.
+size_t decode_step_limit(const Session& session, size_t requested, size_t used);
 
 }  // namespace cli
 }  // namespace focal

@@ -548,4 +548,9 @@ Result<size_t> Tokenizer::decode_token(int32_t id, char* out, size_t capacity) c
   return written;
 }
 
+size_t Tokenizer::decoded_bytes_bound(int32_t id) const {
+  if (id < 0 || static_cast<size_t>(id) >= vocab_size()) return 0;
+  return t_->vocab()->Get(static_cast<uint32_t>(id))->size() + 1;  // + WordPiece's space
+}
+
 }  // namespace focal
