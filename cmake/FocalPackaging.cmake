@@ -45,9 +45,18 @@ if(CMAKE_CROSSCOMPILING)
 else()
   # The host tool also converts (libzip, HDF5) and draws PNG heatmaps (libpng); the
   # development package's converter library links the same libraries.
-  set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${focal_cxx_runtime}, libzip4, libhdf5-103-1, libpng16-16")
+  set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${focal_cxx_runtime}, libzip4, libhdf5-103-1, libpng16-16, libprotobuf-lite32")
   string(APPEND CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
          ", libzip-dev, libhdf5-dev, libprotobuf-dev, nlohmann-json3-dev, libflatbuffers-dev")
 endif()
+
+# Apache-2.0 (LICENSE): each package carries /usr/share/doc/<package>/copyright in
+# Debian's machine-readable form, pointing at the system's copy of the licence text.
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+foreach(component cli lib dev)
+  string(TOUPPER ${component} upper)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/copyright
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${CPACK_DEBIAN_${upper}_PACKAGE_NAME} COMPONENT ${component})
+endforeach()
 
 include(CPack)

@@ -24,16 +24,16 @@ next run.
 import os
 
 from . import _focal
-from ._focal import Conversion, Error, Model, Op, Session, Tensor, presets
+from ._focal import Conversion, Error, Model, Op, Session, Tensor, __version__, presets
 
-__all__ = ["Conversion", "Error", "Model", "Op", "Session", "Tensor", "bench", "convert", "load", "main", "presets",
-           "verify"]
+__all__ = ["Conversion", "Error", "Model", "Op", "Session", "Tensor", "__version__", "bench", "convert", "load", "main",
+           "presets", "verify"]
 
 
 def load(source):
     """A verified Model from a path (mapped read-only: zero copy) or from bytes-like data
-    (used in place when read-only and 64-byte aligned, e.g. a read-only mmap; else copied
-    once into an aligned block)."""
+    (used in place when immutable and 64-byte aligned: bytes or a read-only mmap; else,
+    a bytearray or a view of one included, copied once into an aligned block)."""
     if isinstance(source, (str, os.PathLike)):
         return _focal._load_path(os.fspath(source))
     return _focal._load_buffer(source)

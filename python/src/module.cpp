@@ -9,4 +9,5 @@ PYBIND11_MODULE(_focal, m) {
   focal::python::register_session(m);
   focal::python::register_conversion(m);
   focal::python::register_command_line(m);
+  m.attr("__version__") = FOCAL_VERSION;  // the project's version (CMakeLists.txt)
 }

@@ -200,7 +200,8 @@ def failures_raise_the_engines_message(story):
 
 def command_line_is_the_tool(story):
     module = [sys.executable, "-m", "focal"]
-    for args in (["verify", story], ["inspect", story], ["--help"], ["run", "--help"]):
+    for args in (["verify", story], ["inspect", story], ["--help"], ["run", "--help"], ["--version"],
+                 ["generate", story, "--max-new", "3", "-h"], ["verify", story, "--version"]):
         got = subprocess.run(module + args, capture_output=True, text=True)
         want = tool(*args)
         assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, want.stderr), args
@@ -211,7 +212,12 @@ def command_line_is_the_tool(story):
     report = focal.bench(story, prompt=4, gen=4, warmup=0, repeat=2, peak=False)
     assert report["schema"] == "focal-bench/1" and report["mode"] == "decoder", report
     expect_error(lambda: focal.bench(story, prompt=10**6, peak=False), "--prompt")
-    print("python3 -m focal: verify, inspect and help as the tool; focal.verify and focal.bench")
+    # --version names the version the module reports; help anywhere among the arguments.
+    version = tool("--version").stdout
+    assert version.startswith(f"focal {focal.__version__} (Apache-2.0)\nkernels here: f32 "), version
+    assert focal.__version__.count(".") == 2, focal.__version__
+    assert tool("generate", story, "--max-new", "3", "--help").stdout == tool("generate", "--help").stdout
+    print("python3 -m focal: verify, inspect, help and --version as the tool; focal.verify and focal.bench")
 
 
 def main():

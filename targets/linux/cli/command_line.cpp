@@ -1,7 +1,15 @@
 #include "cli/command_line.h"
 
+#include "focal/gemm.h"
+
 namespace focal {
 namespace cli {
+
+void print_version() {
+  // FOCAL_VERSION: the project's version (CMakeLists.txt); the kernels this machine runs.
+  std::printf("focal %s (Apache-2.0)\nkernels here: f32 %s, int8 %s, int4 %s\n", FOCAL_VERSION, gemm_isa(),
+              gemm_int8_isa(), gemm_int4_isa());
+}
 
 int report_failure(const char* command, const Status& status) {
   std::fprintf(stderr, "focal %s: %s\n", command, terminal_text(status.message()).c_str());

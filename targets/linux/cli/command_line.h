@@ -1,5 +1,6 @@
-// The start every focal command shares: `focal COMMAND --help` alone prints the command's
-// usage to stdout and exits 0; arguments its parser refuses print the reason ("unknown
+// The start every focal command shares: `focal COMMAND --help` (or -h, anywhere among its
+// arguments, as llama.cpp's tools take it) prints the command's usage to stdout and exits
+// 0, --version the tool's version; arguments its parser refuses print the reason ("unknown
 // option '--foo'", "--max-new: '1e12' is not an integer in [1, 1048576]") and the usage
 // to stderr and exit 2.
 #pragma once
@@ -21,11 +22,23 @@ constexpr int64_t kMaxThreads = 256;          // --threads
 constexpr int64_t kMaxTokens = int64_t(1) << 24;  // lengths: --max-new, --seq, --prompt, --gen, --max-seq
 constexpr int64_t kMaxRepeats = 1000000;      // --warmup, --repeat
 
-// True (after printing `usage` to stdout) when the arguments are `--help` alone.
+// "focal <version>" and the build's instruction sets, to stdout (focal --version).
+void print_version();
+
+// True (after printing `usage`, or the version, to stdout) when any argument is --help,
+// -h or --version.
 inline bool printed_help(int argc, char** argv, const char* usage) {
-  if (argc != 1 || std::strcmp(argv[0], "--help") != 0) return false;
-  std::fputs(usage, stdout);
-  return true;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(usage, stdout);
+      return true;
+    }
+    if (std::strcmp(argv[i], "--version") == 0) {
+      print_version();
+      return true;
+    }
+  }
+  return false;
 }
 
 // Prints "focal <command>: <message>" to stderr, control characters escaped (messages

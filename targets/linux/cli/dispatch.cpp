@@ -29,9 +29,9 @@ const Command kCommands[] = {
 };
 
 void print_usage(std::FILE* out) {
-  std::fprintf(out, "usage: focal COMMAND [ARGS]\n\ncommands:\n");
+  std::fprintf(out, "usage: focal COMMAND [ARGS]\n       focal --version\n\ncommands:\n");
   for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
-  std::fprintf(out, "\nfocal COMMAND --help describes a command.\n");
+  std::fprintf(out, "\nfocal COMMAND --help (or -h, anywhere) describes a command.\n");
 }
 
 }  // namespace
@@ -43,6 +43,10 @@ int run_cli(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     print_usage(stdout);
+    return 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    print_version();
     return 0;
   }
   for (const Command& c : kCommands) {
