@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/printable.h"
 
