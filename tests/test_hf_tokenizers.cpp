@@ -299,3 +299,12 @@ TEST_CASE("SentencePiece BPE merges of hostile pieces: linear in their bytes, bo
   REQUIRE_MESSAGE(accepted.ok(), accepted.status().message());
   CHECK(accepted.value().merges.size() == 39 * 40 / 2);
 }
+
+TEST_CASE("a SentencePiece piece over the engine's kMaxTokenBytes is refused naming the file") {
+  testing::ScratchDir dir("spm-long");
+  const std::string path = dir.file("long.model");
+  std::ofstream(path, std::ios::binary) << bpe_model_proto({"a", std::string(50000, 'a')});
+  auto refused = convert::read_tokenizer("sentencepiece:" + path);
+  REQUIRE(!refused.ok());
+  CHECK(has(refused.status().message(), "long.model': piece 1 is 50000 bytes"));
+}

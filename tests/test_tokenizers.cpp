@@ -10,14 +10,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "focal/internal/checksum.h"
+#include "focal/limits.h"
 #include "focal/model.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
@@ -343,4 +348,152 @@ TEST_CASE("the unigram model on 100,000-byte texts matches a Viterbi over every 
     CAPTURE(text.substr(0, 40));
     CHECK(encode(*l->tokenizer, text) == reference_unigram(l->spec, text));
   }
+}
+
+namespace {
+
+// `bytes` with `change(copy, model)` applied and the checksum stamped again, as a forger
+// would: what the loader's own checks must refuse.
+template <typename Change>
+std::vector<uint8_t> forged(const std::vector<uint8_t>& bytes, Change change) {
+  testing::AlignedBuffer original(bytes);
+  const auto model = Model::from_bytes(original.data(), original.size());
+  REQUIRE(model.ok());
+  std::vector<uint8_t> copy = bytes;
+  change(copy.data(), *model);
+  const fb::Model& root = *fb::GetSizePrefixedModel(copy.data());
+  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.checksum()) - copy.data());
+  const uint32_t crc = crc32_skipping(copy.data(), copy.size(), at);
+  std::memcpy(copy.data() + at, &crc, sizeof(crc));
+  return copy;
+}
+
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  testing::AlignedBuffer file(bytes);
+  const auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(!model.ok());
+  return model.status().message();
+}
+
+}  // namespace
+
+// Issue 32 defect 12a: the unigram model walks the vocabulary forward from every text
+// position as long as an entry continues, so a 50,000-character piece made 100 KB of text
+// take 13.5 s. Entries are now at most kMaxTokenBytes: the converter and the loader refuse
+// longer ones, and a piece at the bound costs 1024 steps per position (milliseconds here).
+TEST_CASE("a vocabulary entry over kMaxTokenBytes is refused; a unigram piece at the bound stays linear") {
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_Unigram;
+  spec.unk_id = 0;
+  spec.vocab = {"<unk>", "\xE2\x96\x81", "a", std::string(50000, 'a')};
+  spec.scores = {0.0f, -1.0f, -5.0f, -1.0f};
+  ModelWriter w;
+  w.set_tokenizer(spec);
+  const auto refused = w.finish();
+  REQUIRE(!refused.ok());
+  CHECK(std::string(refused.status().message()).find("is 50000 bytes") != std::string::npos);
+
+  // The longest piece the engine takes, forged one byte longer (its NUL becomes an 'a', the
+  // padding after it the NUL).
+  spec.vocab[3] = std::string(kMaxTokenBytes, 'a');
+  const std::vector<uint8_t> bytes = tokenizer_model(spec);
+  const std::vector<uint8_t> longer = forged(bytes, [](uint8_t* copy, const Model& model) {
+    const flatbuffers::String* s = model.schema().tokenizer()->vocab()->Get(3);
+    const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(s) - model.bytes());
+    REQUIRE(copy[at + 4 + kMaxTokenBytes + 1] == 0);
+    const uint32_t length = kMaxTokenBytes + 1;
+    std::memcpy(copy + at, &length, sizeof(length));
+    copy[at + 4 + kMaxTokenBytes] = 'a';
+  });
+  CHECK(load_error(longer).find("over 1024 bytes") != std::string::npos);
+
+  // 20 pieces of the bound's length: the text's dummy prefix, then the long piece 20 times.
+  testing::LoadedTokenizer l;
+  testing::open_tokenizer(bytes, &l);
+  const std::vector<int32_t> ids = encode(*l.tokenizer, std::string(20 * kMaxTokenBytes, 'a'));
+  std::vector<int32_t> expected(21, 3);
+  expected[0] = 1;
+  CHECK(ids == expected);
+}
+
+namespace {
+
+// The added tokens' ids at every match in `text` (leftmost-longest, by set lookups from the
+// longest length down), the rest of the text as its characters' ids.
+std::vector<int32_t> reference_added(const TokenizerSpec& spec, const std::string& text) {
+  std::map<std::string, int32_t> added;
+  size_t longest = 0;
+  for (const TokenizerSpec::Added& a : spec.added_tokens) {
+    added.emplace(spec.vocab[size_t(a.id)], a.id);
+    longest = std::max(longest, spec.vocab[size_t(a.id)].size());
+  }
+  const auto ids = ids_of(spec);
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < text.size();) {
+    size_t length = std::min(longest, text.size() - i);
+    while (length > 0 && added.count(text.substr(i, length)) == 0) --length;
+    if (length > 0) {
+      out.push_back(added.at(text.substr(i, length)));
+      i += length;
+    } else {
+      out.push_back(ids.at(text.substr(i++, 1)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// Issue 32 defect 12b: every added token was compared at every text position, so 50,000 of
+// them made 11 KB of text take 2.9 s (200 KB: 27 s; this 1 MB text: over two minutes).
+// They are now walked in string order by binary searches: O(log n) where none starts, the
+// whole text in a fraction of a second. The loader refuses added tokens out of that order.
+TEST_CASE("50,000 added tokens are matched leftmost-longest in time linear in the text") {
+  TokenizerSpec spec;
+  spec.kind = fb::TokenizerKind_Characters;
+  spec.unk_id = 0;
+  spec.vocab = {"<unk>"};
+  for (char c : std::string("abc<|>t0123456789")) spec.vocab.push_back(std::string(1, c));
+  // "<|tN|>" for N < 50,000, and "<|tN" for N < 100: prefixes of others, so longest wins.
+  std::vector<std::string> tokens;
+  for (int n = 0; n < 50000; ++n) tokens.push_back("<|t" + std::to_string(n) + "|>");
+  for (int n = 0; n < 100; ++n) tokens.push_back("<|t" + std::to_string(n));
+  std::mt19937 rng(32);
+  std::shuffle(tokens.begin(), tokens.end(), rng);  // the writer sorts them
+  for (const std::string& t : tokens) {
+    spec.added_tokens.push_back({static_cast<int32_t>(spec.vocab.size()), false, false});
+    spec.vocab.push_back(t);
+  }
+  // Whole tokens, cut ones and letters.
+  std::string text;
+  while (text.size() < 1000000) {
+    const std::string& t = tokens[rng() % tokens.size()];
+    const unsigned kind = rng() % 3;
+    const std::string letters(1 + rng() % 4, static_cast<char>('a' + rng() % 3));
+    text += kind == 0 ? t : kind == 1 ? t.substr(0, 1 + rng() % t.size()) : letters;
+  }
+  testing::LoadedTokenizer l;
+  const std::vector<uint8_t> bytes = tokenizer_model(spec);
+  testing::open_tokenizer(bytes, &l);
+  const std::vector<int32_t> ids = encode(*l.tokenizer, text);
+  CHECK(ids.size() > 200000);
+  CHECK(ids == reference_added(spec, text));
+
+  // Two added tokens swapped in the file: out of order. (Ids from 1: an id of 0, the
+  // default, is not stored.)
+  spec.vocab = {"<unk>", "x", "y"};
+  spec.added_tokens = {{1, false, false}, {2, false, false}};
+  const std::vector<uint8_t> swapped = forged(tokenizer_model(spec), [](uint8_t* copy, const Model& model) {
+    const auto& added = *model.schema().tokenizer()->added_tokens();
+    const auto id_field = [&](uint32_t k) {  // generated tables inherit flatbuffers::Table privately
+      return reinterpret_cast<const flatbuffers::Table*>(added.Get(k))->GetAddressOf(fb::AddedToken::VT_ID);
+    };
+    const uint8_t* first = id_field(0);
+    const uint8_t* second = id_field(1);
+    REQUIRE((first != nullptr && second != nullptr));
+    const int32_t x = 1, y = 2;
+    std::memcpy(copy + (first - model.bytes()), &y, sizeof(y));
+    std::memcpy(copy + (second - model.bytes()), &x, sizeof(x));
+  });
+  CHECK(load_error(swapped).find("added token 1 is missing, over 1024 bytes or out of order") != std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "focal/limits.h"
 #include "readers/checkpoint.h"
 
 namespace focal {
@@ -287,6 +288,10 @@ Result<TokenizerSpec> read_sentencepiece_model(const std::string& path) {
     if (p.type < kNormal || p.type > kByte) {
       return Status::error(StatusCode::kInvalidArgument, "'%s': piece %zu '%s' has unknown type %u", path.c_str(), i,
                            p.text.c_str(), static_cast<unsigned>(p.type));
+    }
+    if (p.text.size() > kMaxTokenBytes) {
+      return Status::error(StatusCode::kInvalidArgument, "'%s': piece %zu is %zu bytes; the engine takes at most %zu",
+                           path.c_str(), i, p.text.size(), kMaxTokenBytes);
     }
     spec.vocab.push_back(p.text);
     spec.scores.push_back(p.score);

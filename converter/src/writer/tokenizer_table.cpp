@@ -2,11 +2,21 @@
 
 #include <algorithm>
 
+#include "focal/limits.h"
+
 namespace focal {
 namespace {
 
-// Token ids ordered by their strings (bytewise): the engine's sorted_vocab.
+// Token ids ordered by their strings (bytewise): the engine's sorted_vocab. An entry over
+// kMaxTokenBytes is refused: the engine's walks along the vocabulary are bounded by it.
 Result<std::vector<int32_t>> sorted_ids(const TokenizerSpec& spec) {
+  for (size_t i = 0; i < spec.vocab.size(); ++i) {
+    if (spec.vocab[i].size() > kMaxTokenBytes) {
+      return Status::error(StatusCode::kInvalidArgument,
+                           "tokenizer vocabulary entry %zu ('%.32s...') is %zu bytes; the engine takes at most %zu",
+                           i, spec.vocab[i].c_str(), spec.vocab[i].size(), kMaxTokenBytes);
+    }
+  }
   std::vector<int32_t> order(spec.vocab.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
   std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return spec.vocab[size_t(a)] < spec.vocab[size_t(b)]; });
@@ -17,6 +27,24 @@ Result<std::vector<int32_t>> sorted_ids(const TokenizerSpec& spec) {
     }
   }
   return order;
+}
+
+// The added tokens in their strings' order, as the engine walks them by binary searches;
+// a token listed twice keeps its first entry.
+Result<std::vector<TokenizerSpec::Added>> sorted_added(const TokenizerSpec& spec) {
+  std::vector<TokenizerSpec::Added> added;
+  for (const TokenizerSpec::Added& a : spec.added_tokens) {
+    if (a.id < 0 || size_t(a.id) >= spec.vocab.size() || spec.vocab[size_t(a.id)].empty()) {
+      return Status::error(StatusCode::kInvalidArgument, "added token id %d is outside the vocabulary or empty",
+                           static_cast<int>(a.id));
+    }
+    added.push_back(a);
+  }
+  const auto text = [&](const TokenizerSpec::Added& a) -> const std::string& { return spec.vocab[size_t(a.id)]; };
+  std::stable_sort(added.begin(), added.end(), [&](const auto& a, const auto& b) { return text(a) < text(b); });
+  added.erase(std::unique(added.begin(), added.end(), [](const auto& a, const auto& b) { return a.id == b.id; }),
+              added.end());
+  return added;
 }
 
 // The BPE merges as id triples ordered by (left, right), and as "a b" text in rank order.
@@ -62,11 +90,9 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
   for (const std::string& s : spec.vocab) vocab.push_back(fbb.CreateString(s));
   for (const std::string& s : merge_text) merges.push_back(fbb.CreateString(s));
   std::vector<flatbuffers::Offset<fb::AddedToken>> added;
-  for (const TokenizerSpec::Added& a : spec.added_tokens) {
-    if (a.id < 0 || size_t(a.id) >= spec.vocab.size() || spec.vocab[size_t(a.id)].empty()) {
-      return Status::error(StatusCode::kInvalidArgument, "added token id %d is outside the vocabulary or empty",
-                           static_cast<int>(a.id));
-    }
+  Result<std::vector<TokenizerSpec::Added>> added_order = sorted_added(spec);
+  if (!added_order.ok()) return added_order.status();
+  for (const TokenizerSpec::Added& a : added_order.value()) {
     added.push_back(fb::CreateAddedToken(fbb, a.id, a.lstrip, a.rstrip));
   }
   const bool bpe = spec.kind == fb::TokenizerKind_ByteLevelBpe || spec.kind == fb::TokenizerKind_SentencePieceBpe;

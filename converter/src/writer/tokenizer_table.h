@@ -31,8 +31,8 @@ struct TokenizerSpec {
   std::vector<int32_t> template_single, template_pair;
 };
 
-// The tokenizer table with its lookup tables; an error for a vocabulary entry listed
-// twice or a merge outside the vocabulary.
+// The tokenizer table with its lookup tables (added tokens in string order); an error for
+// a vocabulary entry listed twice or over kMaxTokenBytes, or a merge outside the vocabulary.
 Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBufferBuilder& fbb,
                                                            const TokenizerSpec& spec);
 

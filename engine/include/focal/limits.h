@@ -28,5 +28,11 @@ constexpr int kMaxStages = 4;
 constexpr uint64_t kMaxArenaBytes = uint64_t(SIZE_MAX / 8);
 // The attention kernels' largest head dim (query/key/value floats per head).
 constexpr size_t kMaxAttentionHeadDim = 256;
+// The longest tokenizer vocabulary entry, in bytes. The tokenizers walk the vocabulary (and
+// the added tokens) forward from each text position until no entry continues, so encoding
+// takes at most the text's length times this many steps, each a binary search over the
+// entries. Real vocabularies' longest entries are a few hundred bytes (a byte-level BPE
+// token of 128 bytes is 256 in its UTF-8 form).
+constexpr size_t kMaxTokenBytes = 1024;
 
 }  // namespace focal

@@ -67,14 +67,37 @@ Status check_self_tests(const fb::Model& model, const FileLayout& file) {
   return Status();
 }
 
-// Added tokens (in range, non-empty) and the post-processor's templates (ids in range, or
-// -1/-2 for the texts).
+namespace {
+
+// The next entry of a string table the engine binary-searches: present, at most
+// kMaxTokenBytes (what bounds encoding's walks) and strictly after *previous, bytewise
+// (which also rules out repeats); *previous becomes s.
+bool next_in_order(const flatbuffers::String** previous, const flatbuffers::String* s) {
+  const flatbuffers::String* p = *previous;
+  *previous = s;
+  if (s == nullptr || s->size() > kMaxTokenBytes) return false;
+  if (p == nullptr) return true;
+  const int c = std::memcmp(p->data(), s->data(), p->size() < s->size() ? p->size() : s->size());
+  return c < 0 || (c == 0 && p->size() < s->size());
+}
+
+}  // namespace
+
+// Added tokens (in range, non-empty, in strictly increasing string order: encode walks
+// them by binary searches; an empty one is reported as missing) and the post-processor's
+// templates (ids in range, or -1/-2 for the texts).
 Status check_specials(const fb::Tokenizer* t, const char* which) {
   const int64_t size = t->vocab()->size();
   if (t->added_tokens() != nullptr) {
+    const flatbuffers::String* previous = nullptr;
     for (const fb::AddedToken* a : *t->added_tokens()) {
-      if (a == nullptr || a->id() < 0 || a->id() >= size || t->vocab()->Get(static_cast<uint32_t>(a->id()))->size() == 0) {
-        return invalid("%s: an added token is outside the vocabulary or empty", which);
+      if (a == nullptr || a->id() < 0 || a->id() >= size) {
+        return invalid("%s: an added token is outside the vocabulary", which);
+      }
+      const flatbuffers::String* s = t->vocab()->Get(static_cast<uint32_t>(a->id()));
+      if (!next_in_order(&previous, s) || s->size() == 0) {
+        return invalid("%s: %s %d is missing, over %u bytes or out of order", which, "added token",
+                       static_cast<int>(a->id()), static_cast<unsigned>(kMaxTokenBytes));
       }
     }
   }
@@ -88,8 +111,9 @@ Status check_specials(const fb::Tokenizer* t, const char* which) {
 }
 
 // A tokenizer's lookup tables are searched by the engine, so they must be what they
-// claim: sorted_vocab a permutation of the ids in strictly increasing string order, merge
-// rules in range and strictly ordered by (left, right), special ids in range.
+// claim: sorted_vocab a permutation of the ids in strictly increasing string order, no
+// entry over kMaxTokenBytes (what bounds encoding's walks), merge rules in range and
+// strictly ordered by (left, right), special ids in range.
 Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
   if (t == nullptr) return Status();
   if (t->vocab() == nullptr || t->sorted_vocab() == nullptr ||
@@ -106,17 +130,10 @@ Status check_tokenizer(const fb::Tokenizer* t, const char* which) {
     if (id < 0 || id >= size)
       return invalid("%s: sorted_vocab names id %d of %lld", which, static_cast<int>(id),
                      static_cast<long long>(size));
-    const flatbuffers::String* s = t->vocab()->Get(static_cast<uint32_t>(id));
-    if (s == nullptr) return invalid("%s: vocab entry %d is missing", which, static_cast<int>(id));
-    if (previous != nullptr) {
-      const size_t n = previous->size() < s->size() ? previous->size() : s->size();
-      const int c = std::memcmp(previous->data(), s->data(), n);
-      if (c > 0 || (c == 0 && previous->size() >= s->size())) {
-        return invalid("%s: sorted_vocab is not in strictly increasing order at id %d", which,
-                       static_cast<int>(id));
-      }
+    if (!next_in_order(&previous, t->vocab()->Get(static_cast<uint32_t>(id)))) {
+      return invalid("%s: %s %d is missing, over %u bytes or out of order", which, "vocab entry",
+                     static_cast<int>(id), static_cast<unsigned>(kMaxTokenBytes));
     }
-    previous = s;  // strictly increasing strings also rule out repeated ids
   }
   if (t->merge_rules() != nullptr) {
     int64_t last_left = -1, last_right = -1;

@@ -10,18 +10,41 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
+// The string of the k-th added token, and its byte at `depth` (-1 past its end).
+int added_byte(const fb::Tokenizer& t, size_t k, size_t depth) {
+  const int32_t id = t.added_tokens()->Get(static_cast<uint32_t>(k))->id();
+  const flatbuffers::String& s = *t.vocab()->Get(static_cast<uint32_t>(id));
+  return depth < s.size() ? static_cast<uint8_t>(s.c_str()[depth]) : -1;
+}
+
+// The first added token in [lo, hi) whose byte at depth is > c (they share the bytes
+// before depth, so they are sorted by this one).
+size_t first_above(const fb::Tokenizer& t, size_t lo, size_t hi, size_t depth, int c) {
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (added_byte(t, mid, depth) <= c) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
 // The longest added token text[i..] begins with, or null (tokenizers' leftmost-longest
 // match: the scan goes left to right and takes the longest at the first position any
-// matches). The list is short (special tokens), so a linear scan per position.
+// matches). The added tokens are in string order (checked at load), so those beginning
+// with text[i, i + d) are a range, narrowed byte by byte with two binary searches (a token
+// that ends there sorts first): a position no token starts with costs O(log n), any
+// position at most kMaxTokenBytes times that.
 const fb::AddedToken* added_token_at(const fb::Tokenizer& t, const char* text, size_t bytes, size_t i,
                                      size_t* length) {
   const fb::AddedToken* best = nullptr;
   *length = 0;
-  for (const fb::AddedToken* token : *t.added_tokens()) {
-    const flatbuffers::String& s = *t.vocab()->Get(static_cast<uint32_t>(token->id()));
-    if (s.size() > *length && s.size() <= bytes - i && std::memcmp(s.data(), text + i, s.size()) == 0) {
-      best = token;
-      *length = s.size();
+  size_t lo = 0, hi = t.added_tokens()->size();
+  for (size_t depth = 0; i + depth < bytes && lo < hi; ++depth) {
+    const int c = static_cast<uint8_t>(text[i + depth]);
+    lo = first_above(t, lo, hi, depth, c - 1);
+    hi = first_above(t, lo, hi, depth, c);
+    if (lo < hi && added_byte(t, lo, depth + 1) < 0) {
+      best = t.added_tokens()->Get(static_cast<uint32_t>(lo));
+      *length = depth + 1;
     }
   }
   return best;

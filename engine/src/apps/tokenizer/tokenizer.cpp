@@ -415,7 +415,8 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
 // lowest piece), consecutive unknowns merged into one, as SentencePiece does (with byte
 // fallback, each unknown character is its bytes' pieces instead). The pieces
 // starting at a position come from one walk forward through the sorted vocabulary, which
-// ends where no entry continues: linear in the text, times the longest piece at most.
+// ends where no entry continues: linear in the text, times the longest piece at most
+// (kMaxTokenBytes, checked at load).
 Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                          uint8_t* work) const {
   char* normal = reinterpret_cast<char*>(work);
