@@ -26,17 +26,58 @@ namespace python {
 namespace {
 
 // A prompt or source: a str through the model's (source-side) tokenizer, or token ids.
-std::vector<int32_t> token_ids(const Model& model, const py::object& text_or_ids) {
-  if (!py::isinstance<py::str>(text_or_ids)) return text_or_ids.cast<std::vector<int32_t>>();
-  std::vector<int32_t> ids = tokenize(model, text_or_ids.cast<std::string>(), false);
-  if (ids.empty()) raise_error(StatusCode::kInvalidArgument, "the text has no tokens");
+// Arguments are checked here, as Python checks its own: a wrong type is a TypeError and
+// a wrong value a ValueError, naming the argument (pybind11's own casts said only
+// "Unable to cast Python instance").
+std::string type_name(const py::handle& value) { return py::str(py::type::handle_of(value).attr("__name__")); }
+
+// A str as UTF-8; a lone surrogate (which UTF-8 cannot hold) is a ValueError.
+std::string utf8_text(const py::handle& text, const char* argument) {
+  Py_ssize_t size = 0;
+  const char* bytes = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+  if (bytes == nullptr) {
+    PyErr_Clear();
+    throw py::value_error(std::string(argument) + ": the text holds a lone surrogate, which is not valid Unicode");
+  }
+  return std::string(bytes, static_cast<size_t>(size));
+}
+
+// A token id: an integer (int, or NumPy's, anything with __index__ but bool) in
+// [-1, 2^31 - 1] (-1: none, where the argument allows it).
+int32_t token_id(const py::handle& value, const char* argument) {
+  if (py::isinstance<py::bool_>(value) || PyIndex_Check(value.ptr()) == 0) {
+    throw py::type_error(std::string(argument) + " must be an int token id, not " + type_name(value));
+  }
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) throw py::error_already_set();
+  const long long id = PyLong_AsLongLong(index.ptr());
+  if (PyErr_Occurred() != nullptr || id < -1 || id > INT32_MAX) {
+    PyErr_Clear();
+    throw py::value_error(std::string(argument) + " must be a token id from -1 to 2147483647, not " +
+                          std::string(py::str(value)));
+  }
+  return static_cast<int32_t>(id);
+}
+
+std::vector<int32_t> token_ids(const Model& model, const py::object& text_or_ids, const char* argument) {
+  if (py::isinstance<py::str>(text_or_ids)) {
+    std::vector<int32_t> ids = tokenize(model, utf8_text(text_or_ids, argument), false);
+    if (ids.empty()) raise_error(StatusCode::kInvalidArgument, "the text has no tokens");
+    return ids;
+  }
+  if (!py::isinstance<py::sequence>(text_or_ids) || py::isinstance<py::bytes>(text_or_ids)) {
+    throw py::type_error(std::string(argument) + " must be a str or a sequence of int token ids, not " +
+                         type_name(text_or_ids));
+  }
+  std::vector<int32_t> ids;
+  for (const py::handle item : text_or_ids) ids.push_back(token_id(item, argument));
   return ids;
 }
 
 // end_id None: the tokenizer's end token when the model has a tokenizer (the target
 // side's for seq2seq), else `fallback`; -1: none.
 int32_t end_token(const Model& model, const py::object& end_id, bool target, int32_t fallback) {
-  if (!end_id.is_none()) return end_id.cast<int32_t>();
+  if (!end_id.is_none()) return token_id(end_id, "end_id");
   auto tokenizer = Tokenizer::from_model(model, target);
   return tokenizer.ok() ? tokenizer->eos_id() : fallback;
 }
@@ -52,8 +93,12 @@ struct TokenSink {
     if (sink->callback.is_none()) return true;
     const py::gil_scoped_acquire acquire;
     try {
+      // None goes on; anything else by its truth, as Python's own `if` takes it.
       const py::object keep_going = sink->callback(token);
-      return keep_going.is_none() || keep_going.cast<bool>();
+      if (keep_going.is_none()) return true;
+      const int truth = PyObject_IsTrue(keep_going.ptr());
+      if (truth < 0) throw py::error_already_set();  // its __bool__ raised
+      return truth == 1;
     } catch (...) {
       sink->error = std::current_exception();  // raised once the engine has returned
       return false;
@@ -67,7 +112,7 @@ std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt,
   const PySession::Use use(owner);
   Session& session = owner.session();
   const Model& model = session.model();
-  const std::vector<int32_t> ids = token_ids(model, prompt);
+  const std::vector<int32_t> ids = token_ids(model, prompt, "prompt");
   const int logits = session.find_output("logits");
   if (logits < 0) raise_error(StatusCode::kInvalidArgument, "the model has no 'logits' output");
   const Shape logits_shape = model.tensor(model.output_tensor(logits)).shape;
@@ -100,7 +145,7 @@ py::tuple translate_source(PySession& owner, const py::object& source, size_t ma
                            const py::object& end_id, float length_penalty) {
   const PySession::Use use(owner);
   Session& session = owner.session();
-  const std::vector<int32_t> ids = token_ids(session.model(), source);
+  const std::vector<int32_t> ids = token_ids(session.model(), source, "source");
   TranslateOptions options;
   options.max_steps = cli::decode_step_limit(session, max_new, 0);
   options.beam_width = beam;

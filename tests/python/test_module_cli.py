@@ -174,6 +174,15 @@ def huge_max_new_is_bounded(story, dates):
     print(f"huge max_new: translate grew the peak RSS by {grown} KiB; generate refused with the plan's limit")
 
 
+def expect_python_error(call, kind, text):
+    try:
+        call()
+    except kind as error:
+        assert text in str(error), (str(error), text)
+        return
+    raise AssertionError(f"no {kind.__name__} for {text}")
+
+
 def failures_raise_the_engines_message(story):
     truncated = f"{WORK}/truncated.focal"
     open(truncated, "wb").write(open(story, "rb").read()[:5000])
@@ -195,7 +204,18 @@ def failures_raise_the_engines_message(story):
                  "unknown option '--frobnicate'")
     expect_error(lambda: focal.convert(preset="nope", weights=f"{ROOT}/demo/story/model.safetensors"), "nope")
     expect_error(lambda: focal.Session(model, max_seq=10**6), "exceeds the model's planned maximum")
-    print("failures: focal.Error with the engine's message (loader, inputs, outputs, stages, options)")
+    # Arguments of the wrong type or value: TypeError and ValueError naming the argument,
+    # as Python's own functions raise them (pybind11 said "Unable to cast Python instance").
+    expect_python_error(lambda: session.generate("In the", max_new=2, end_id="x"), TypeError, "end_id must be an int")
+    expect_python_error(lambda: session.generate("In the", max_new=2, end_id=2**40), ValueError, "end_id must be a token id")
+    expect_python_error(lambda: session.generate("a \ud800 b", max_new=2), ValueError, "prompt: the text holds a lone surrogate")
+    expect_python_error(lambda: session.generate([1, "2"], max_new=2), TypeError, "prompt must be an int token id, not str")
+    expect_python_error(lambda: session.generate(3.5, max_new=2), TypeError, "prompt must be a str or a sequence")
+    assert len(session.generate("In the", max_new=4, end_id=-1, on_token=lambda token: 0)) == 1  # falsy: stop
+    assert len(session.generate("In the", max_new=4, end_id=-1, on_token=lambda token: "yes")) == 4  # truthy: go on
+    assert session.generate(np.array([40, 77], np.int32), max_new=2) == session.generate([40, 77], max_new=2)
+    print("failures: focal.Error with the engine's message (loader, inputs, outputs, stages, options); "
+          "TypeError and ValueError naming the argument")
 
 
 def command_line_is_the_tool(story):
