@@ -259,6 +259,35 @@ bool ModelWriter::operands_in_range() const {
   return true;
 }
 
+namespace {
+
+// The decoder side's ids inputs, which the target tokenizer writes (seq2seq models).
+bool decoder_ids(const std::string& name) { return name == "prev_ids" || name == "decoder_input_ids"; }
+
+}  // namespace
+
+// Every id a tokenizer writes must index the token table its ids input feeds: a
+// tokenizer larger than the embedding converted, then failed at the first generation.
+// The target tokenizer feeds the decoder's ids input where both are stored (T5's one
+// tokenizer feeds both sides).
+Status ModelWriter::check_tokenizer_fits(const OpSpec& op) const {
+  if (op.options.type != fb::OpOptions_EmbeddingOptions || op.inputs.size() < 2 || op.inputs[0] < 0 ||
+      op.inputs[1] < 0) {
+    return Status();
+  }
+  const TensorSpec& ids = tensors_[static_cast<size_t>(op.inputs[0])];
+  const TensorSpec& table = tensors_[static_cast<size_t>(op.inputs[1])];
+  if (ids.role != TensorRole::kInput || table.shape.empty()) return Status();
+  const bool target = decoder_ids(ids.name) && target_tokenizer_.kind != fb::TokenizerKind_None;
+  const TokenizerSpec& spec = target ? target_tokenizer_ : tokenizer_;
+  if (spec.kind == fb::TokenizerKind_None || int64_t(spec.vocab.size()) <= table.shape[0]) return Status();
+  return Status::error(StatusCode::kInvalidArgument,
+                       "the %stokenizer has %zu tokens but '%s' feeds token table '%s' of %lld rows: its ids "
+                       "past %lld would index no row (a tokenizer of another model?)",
+                       target ? "target " : "", spec.vocab.size(), ids.name.c_str(), table.name.c_str(),
+                       static_cast<long long>(table.shape[0]), static_cast<long long>(table.shape[0] - 1));
+}
+
 Status ModelWriter::check_tokenizers() const {
   for (const TokenizerSpec* spec : {&tokenizer_, &target_tokenizer_}) {
     if (spec->kind == fb::TokenizerKind_None) continue;
@@ -266,6 +295,7 @@ Status ModelWriter::check_tokenizers() const {
     const auto built = build_tokenizer(probe, *spec);
     if (!built.ok()) return built.status();
   }
+  for (const OpSpec& op : ops_) FOCAL_RETURN_IF_ERROR(check_tokenizer_fits(op));
   return Status();
 }
 

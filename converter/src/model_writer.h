@@ -249,6 +249,7 @@ class ModelWriter {
   void store_embedding_table(int table);
   Layout lay_out_data(const WriteOptions& options) const;
   Status check_tokenizers() const;
+  Status check_tokenizer_fits(const OpSpec& op) const;
   uint64_t plan_offsets(const Layout& layout, uint32_t version, std::vector<uint64_t>* offsets) const;
   Result<Header> serialize_header(const WriteOptions& options) const;
   size_t move_constant(size_t tensor, uint8_t* at, FileBuffer* previous);

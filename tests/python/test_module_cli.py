@@ -204,6 +204,16 @@ def failures_raise_the_engines_message(story):
                  "unknown option '--frobnicate'")
     expect_error(lambda: focal.convert(preset="nope", weights=f"{ROOT}/demo/story/model.safetensors"), "nope")
     expect_error(lambda: focal.Session(model, max_seq=10**6), "exceeds the model's planned maximum")
+    # A tokenizer larger than the token table is refused at conversion (it converted and
+    # failed at the first generation).
+    import json
+    s = f"{ROOT}/demo/story"
+    vocab = json.load(open(f"{s}/vocab.json"))
+    vocab.update({f"extra{i}": len(vocab) + i for i in range(10)})
+    json.dump(vocab, open(f"{WORK}/big_vocab.json", "w"))
+    expect_error(lambda: focal.convert(preset="gpt2", weights=f"{s}/model.safetensors", config=f"{s}/config.json",
+                                       tokenizer=f"bpe:{WORK}/big_vocab.json:{s}/merges.txt"),
+                 f"the tokenizer has {len(vocab)} tokens but 'input_ids' feeds token table")
     # Arguments of the wrong type or value: TypeError and ValueError naming the argument,
     # as Python's own functions raise them (pybind11 said "Unable to cast Python instance").
     expect_python_error(lambda: session.generate("In the", max_new=2, end_id="x"), TypeError, "end_id must be an int")

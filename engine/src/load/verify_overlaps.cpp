@@ -67,8 +67,8 @@ struct StepTree {
     nodes = static_cast<Reach*>(std::calloc(size_t(4) * leaves, sizeof(Reach)));
     return nodes != nullptr;
   }
-  Reach& whole(uint32_t i) const { return nodes[2 * i]; }
-  Reach& best(uint32_t i) const { return nodes[2 * i + 1]; }
+  Reach& whole(uint32_t i) const { return nodes[size_t(2) * i]; }
+  Reach& best(uint32_t i) const { return nodes[size_t(2) * i + 1]; }
 
   void raise(uint32_t l, uint32_t r, const Reach& v) const {
     for (uint32_t lo = l + leaves, hi = r + leaves + 1; lo < hi; lo /= 2, hi /= 2) {
