@@ -247,6 +247,18 @@ def command_line_is_the_tool(story):
     assert version.startswith(f"focal {focal.__version__} (Apache-2.0)\nkernels here: f32 "), version
     assert focal.__version__.count(".") == 2, focal.__version__
     assert tool("generate", story, "--max-new", "3", "--help").stdout == tool("generate", "--help").stdout
+    # llama.cpp's short flags, and the prompt from a file or standard input (one trailing
+    # newline dropped), give the long form's tokens.
+    long_form = tool("generate", story, "--prompt", "In the beginning", "--max-new", 6, "--temperature", "0.8",
+                     "--seed", 3, "--threads", 2, "--ids").stdout
+    assert tool("generate", "-m", story, "-p", "In the beginning", "-n", 6, "--temperature", "0.8", "-s", 3, "-t", 2,
+                "--ids").stdout == long_form
+    open(f"{WORK}/prompt.txt", "w").write("In the beginning\n")
+    assert tool("generate", "-m", story, "-f", f"{WORK}/prompt.txt", "-n", 6, "--temperature", "0.8", "-s", 3,
+                "--ids").stdout == long_form
+    piped = subprocess.run([FOCAL, "generate", "-m", story, "-f", "-", "-n", "6", "--temperature", "0.8", "-s", "3",
+                            "--ids"], input="In the beginning\n", capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stdout == long_form, piped.stderr
     print("python3 -m focal: verify, inspect, help and --version as the tool; focal.verify and focal.bench")
 
 

@@ -31,10 +31,12 @@ namespace {
 constexpr int64_t kMaxBeam = 1024;  // --beam: rows of one batch, bounded again by the model's plan
 
 const char* kUsage =
-    "usage: focal generate MODEL.focal (--prompt TEXT | --prompt-ids 1,2,3 | --source TEXT |\n"
-    "                      --source-ids 1,2,3) --max-new N [--temperature T] [--top-k K]\n"
-    "                      [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
+    "usage: focal generate MODEL.focal (--prompt TEXT | --prompt-file FILE | --prompt-ids 1,2,3 |\n"
+    "                      --source TEXT | --source-ids 1,2,3) --max-new N [--temperature T]\n"
+    "                      [--top-k K] [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
     "                      [--attention-out FILE.npy] [--threads N]\n"
+    "As llama.cpp spells them: -m MODEL.focal, -p TEXT, -f FILE (- reads standard input; one\n"
+    "trailing newline is dropped), -n N (--max-new), -t N (--threads), -s S (--seed).\n"
     "A model converted from a Hugging Face folder starts (seq2seq: decoder_start_token_id) and\n"
     "stops (eos_token_id) at its generation_config.json's ids, else at the tokenizer's.\n"
     "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
@@ -81,6 +83,30 @@ void set_text_input(const char* text, bool seq2seq, Options* o, int* inputs) {
   ++*inputs;
 }
 
+// --prompt-file FILE (-f): the prompt is the file's text ("-": standard input), less one
+// trailing newline, as llama.cpp reads its -f; at most kMaxPromptFileBytes.
+constexpr size_t kMaxPromptFileBytes = size_t(16) << 20;
+Status read_prompt_file(const char* path, Options* o, int* inputs) {
+  std::FILE* file = std::strcmp(path, "-") == 0 ? stdin : std::fopen(path, "rb");
+  if (file == nullptr) {
+    return Status::error(StatusCode::kIoError, "--prompt-file: cannot open '%s'", printable(path, 200).c_str());
+  }
+  std::string text;
+  char chunk[4096];
+  size_t n = 0;
+  while (text.size() <= kMaxPromptFileBytes && (n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) text.append(chunk, n);
+  const bool failed = std::ferror(file) != 0;
+  if (file != stdin) std::fclose(file);
+  if (failed) return Status::error(StatusCode::kIoError, "--prompt-file: cannot read '%s'", printable(path, 200).c_str());
+  if (text.size() > kMaxPromptFileBytes) {
+    return Status::error(StatusCode::kInvalidArgument, "--prompt-file: '%s' holds more than %zu bytes",
+                         printable(path, 200).c_str(), kMaxPromptFileBytes);
+  }
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  set_text_input(text.c_str(), false, o, inputs);
+  return Status();
+}
+
 Status set_ids_input(const char* option, const char* list, bool seq2seq, Options* o, int* inputs) {
   o->seq2seq_input = seq2seq;
   ++*inputs;
@@ -92,25 +118,30 @@ Status parse(int argc, char** argv, Options* o) {
   Arguments args(argc, argv);
   while (args.more()) {
     const char* value = nullptr;
-    if (args.text("--prompt", &value)) {
+    if (args.text("--prompt", &value) || args.text("-p", &value)) {
       set_text_input(value, false, o, &inputs);
+    } else if (args.text("--prompt-file", &value) || args.text("-f", &value)) {
+      if (value != nullptr) args.fail(read_prompt_file(value, o, &inputs));
+    } else if (args.text("-m", &value)) {
+      if (value != nullptr && o->model != nullptr) args.fail(Status::error(StatusCode::kInvalidArgument, "two models given"));
+      if (value != nullptr) o->model = value;
     } else if (args.text("--source", &value)) {
       set_text_input(value, true, o, &inputs);
     } else if (args.text("--prompt-ids", &value)) {
       if (value != nullptr) args.fail(set_ids_input("--prompt-ids", value, false, o, &inputs));
     } else if (args.text("--source-ids", &value)) {
       if (value != nullptr) args.fail(set_ids_input("--source-ids", value, true, o, &inputs));
-    } else if (args.integer("--max-new", 1, kMaxTokens, &o->max_new)) {
+    } else if (args.integer("--max-new", 1, kMaxTokens, &o->max_new) || args.integer("-n", 1, kMaxTokens, &o->max_new)) {
     } else if (args.real("--temperature", 0.0, 100.0, &o->sampling.temperature)) {
     } else if (args.integer("--top-k", 0, INT32_MAX, &o->sampling.top_k)) {
     } else if (args.real("--top-p", 0.0, 1.0, &o->sampling.top_p, LowerBound::kExclusive)) {
-    } else if (args.integer("--seed", 0, INT64_MAX, &o->sampling.seed)) {
+    } else if (args.integer("--seed", 0, INT64_MAX, &o->sampling.seed) || args.integer("-s", 0, INT64_MAX, &o->sampling.seed)) {
     } else if (args.integer("--beam", 1, kMaxBeam, &o->beam)) {
     } else if (args.integer("--end-id", -1, INT32_MAX, &o->end_id)) {
     } else if (args.text("--attention-out", &o->attention_out)) {
     } else if (args.flag("--ids")) {
       o->ids_only = true;
-    } else if (args.integer("--threads", 1, kMaxThreads, &o->threads)) {
+    } else if (args.integer("--threads", 1, kMaxThreads, &o->threads) || args.integer("-t", 1, kMaxThreads, &o->threads)) {
     } else if (!args.positional(&o->model)) {
       args.refuse_current();
     }
@@ -119,7 +150,8 @@ Status parse(int argc, char** argv, Options* o) {
   if (o->model == nullptr) return missing_argument("MODEL.focal");
   if (inputs != 1) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "give exactly one of --prompt, --prompt-ids, --source and --source-ids");
+                         "give exactly one of --prompt (-p), --prompt-file (-f), --prompt-ids, --source and "
+                         "--source-ids");
   }
   return Status();
 }
