@@ -54,6 +54,18 @@ void check_message(const Status& status, const std::string& names, const char* s
 
 const char kTooDeep[] = "nests arrays and objects more than 128 levels deep";
 
+// `--hf` on `dir`, whose tokenizer.json cannot be read: the folder's vocab.txt is taken
+// instead, and the warning gives `reason`.
+void check_passed_over_to_vocab_txt(const ScratchDir& dir, const char* reason) {
+  dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n");
+  std::vector<std::string> warnings;
+  const auto found = find_folder_tokenizer(dir.path, &warnings);
+  REQUIRE_MESSAGE(found.ok(), found.status().message());
+  CHECK(found.value().rfind("wordpiece:", 0) == 0);
+  REQUIRE(!warnings.empty());
+  CHECK(warnings[0].find(reason) != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("json_nesting counts brackets outside strings, escapes included, and stops past the limit") {
@@ -91,13 +103,7 @@ TEST_CASE("hostile: deep JSON is refused, naming the file, at every entry point 
 
   // --hf: a deep tokenizer.json is passed over, with the reason, for the folder's vocab.txt.
   hf.write("tokenizer.json", "{\"model\": " + deep_json() + "}");
-  hf.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n");
-  std::vector<std::string> warnings;
-  const auto found = find_folder_tokenizer(hf.path, &warnings);
-  REQUIRE_MESSAGE(found.ok(), found.status().message());
-  CHECK(found.value().rfind("wordpiece:", 0) == 0);
-  REQUIRE(!warnings.empty());
-  CHECK(warnings[0].find(kTooDeep) != std::string::npos);
+  check_passed_over_to_vocab_txt(hf, kTooDeep);
 
   // A safetensors header whose dtype is deep JSON (its error message dumps the value).
   const std::string header = "{\"w\": {\"dtype\": " + deep_json() + ", \"shape\": [1], \"data_offsets\": [0, 4]}}";
@@ -123,13 +129,7 @@ TEST_CASE("hostile: tokenizer.json fields of the wrong JSON type are errors nami
   check_message(status, "tokenizer.json '" + json + "'", "a field has the wrong type (type must be boolean");
   CHECK(std::string(status.message()).find("[json.exception") == std::string::npos);
 
-  dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n");
-  std::vector<std::string> warnings;
-  const auto found = find_folder_tokenizer(dir.path, &warnings);
-  REQUIRE_MESSAGE(found.ok(), found.status().message());
-  CHECK(found.value().rfind("wordpiece:", 0) == 0);
-  REQUIRE(!warnings.empty());
-  CHECK(warnings[0].find("wrong type") != std::string::npos);
+  check_passed_over_to_vocab_txt(dir, "wrong type");
 
   const std::string chars = dir.write("chars.json", "[\"a\", 7, \"b\"]");
   check_message(read_tokenizer("chars:" + chars).status(), chars, "token 1 is not a string");
