@@ -155,10 +155,22 @@ TEST_CASE("unsupported or hostile tokenizer.json parts are refused naming the co
   using nlohmann::json;
   CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["model"]["type"] = "WordLevel"; }),
             "model WordLevel"));
-  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["normalizer"] = {{"type", "NFC"}}; }),
-            "normalizer NFC"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["normalizer"] = {{"type", "NFKC"}}; }),
+            "normalizer NFKC"));
   CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["pre_tokenizer"]["use_regex"] = false; }),
+            "pre_tokenizer"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["pre_tokenizer"]["add_prefix_space"] = true; }),
             "pre_tokenizer ByteLevel"));
+  CHECK(has(refusal("story_bpe.tokenizer.json",
+                    [](json& f) {
+                      f["pre_tokenizer"] = {{"type", "Sequence"},
+                                            {"pretokenizers",
+                                             {{{"type", "Split"}, {"pattern", {{"Regex", "\\w+"}}}, {"behavior", "Isolated"}},
+                                              {{"type", "ByteLevel"}, {"use_regex", false}}}}};
+                    }),
+            "pre_tokenizer Split"));
+  CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["model"]["continuing_subword_prefix"] = "##"; }),
+            "continuing_subword_prefix"));
   CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["model"]["merges"][0] = 7; }), "model BPE"));
   CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["added_tokens"][0]["single_word"] = true; }),
             "added token '<|endoftext|>'"));

@@ -202,7 +202,7 @@ std::vector<int32_t> reference_bpe(const TokenizerSpec& spec, const std::string&
   }
   std::vector<int32_t> out;
   for (size_t i = 0; i < text.size();) {
-    const size_t length = tokenizer::next_pretoken(text.data(), text.size(), i);
+    const size_t length = tokenizer::next_pretoken(tokenizer::SplitPattern::kGpt2, text.data(), text.size(), i);
     std::vector<int32_t> word;
     for (size_t k = 0; k < length; ++k) {
       char utf8[2];

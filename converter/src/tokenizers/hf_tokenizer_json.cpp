@@ -89,6 +89,8 @@ Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
     }
   }
   for (const json& p : steps_of(file.value("pre_tokenizer", json()), "pretokenizers")) {
+    // Gemma splits at " " after its normalizer made every space U+2581: nothing to split.
+    if (type_of(p) == "Split" && escaped && p.value("pattern", json::object()).value("String", "") == " ") continue;
     if (type_of(p) != "Metaspace") return hf_refuse("pre_tokenizer " + type_of(p), "not supported for this model");
     FOCAL_RETURN_IF_ERROR(read_metaspace(p, spec));
     escaped = true;
@@ -164,31 +166,79 @@ Status read_merges(const json& merges, TokenizerSpec* spec) {
   return Status();
 }
 
-// GPT-2's byte-level pipeline: a ByteLevel pre-tokenizer with its regex and no prefix
-// space, no normalizer.
-Status read_byte_level_text(const json& file) {
-  const json& n = file.value("normalizer", json());
-  if (!n.is_null()) return hf_refuse("normalizer " + type_of(n), "not supported for byte-level BPE");
-  const json& p = file.value("pre_tokenizer", json());
-  if (p.value("add_prefix_space", false)) return hf_refuse("pre_tokenizer ByteLevel", "add_prefix_space is not supported");
-  if (!p.value("use_regex", true)) {
-    return hf_refuse("pre_tokenizer ByteLevel", "use_regex = false (a Split pattern of its own) is not supported");
+// The Split regexes of the byte-level families, exactly as their tokenizer.json files
+// spell them (the engine scans each one by hand: pretokenize.h). Any other regex is refused.
+const char kLlama3Regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char kQwen2Regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char kGpt2Regex[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+Status read_split_regex(const json& split, TokenizerSpec* spec) {
+  const std::string regex = split.value("pattern", json::object()).value("Regex", "");
+  if (split.value("behavior", "") != "Isolated" || split.value("invert", false)) {
+    return hf_refuse("pre_tokenizer Split", "behavior other than Isolated, or invert, is not supported");
+  }
+  if (regex == kLlama3Regex) {
+    spec->split_pattern = fb::SplitPattern_Llama3;
+  } else if (regex == kQwen2Regex) {
+    spec->split_pattern = fb::SplitPattern_Qwen2;
+  } else if (regex == kGpt2Regex) {
+    spec->split_pattern = fb::SplitPattern_Gpt2;
+  } else {
+    return hf_refuse("pre_tokenizer Split", "regex '" + regex + "' is not one of GPT-2's, Llama 3's or Qwen2's");
   }
   return Status();
 }
 
-Status read_bpe(const json& file, const json& model, TokenizerSpec* spec) {
-  for (const char* option : {"dropout", "continuing_subword_prefix", "end_of_word_suffix"}) {
-    if (!model.value(option, json()).is_null()) return hf_refuse("model BPE", std::string(option) + " is not supported");
+// The byte-level pipeline: no normalizer or NFC; then either ByteLevel with its own
+// (GPT-2's) regex, or Split with a known regex followed by ByteLevel without one; never a
+// prefix space (no supported family adds one).
+Status read_byte_level_text(const json& file, TokenizerSpec* spec) {
+  const json& n = file.value("normalizer", json());
+  if (type_of(n) == "NFC") {
+    spec->normalization = fb::TextNormalization_Nfc;
+  } else if (!n.is_null()) {
+    return hf_refuse("normalizer " + type_of(n), "not supported for byte-level BPE (NFC is)");
   }
-  if (model.value("ignore_merges", false)) return hf_refuse("model BPE", "ignore_merges is not supported");
+  const std::vector<json> steps = steps_of(file.value("pre_tokenizer", json()), "pretokenizers");
+  const json& byte_level = steps.back();
+  if (byte_level.value("add_prefix_space", false)) {
+    return hf_refuse("pre_tokenizer ByteLevel", "add_prefix_space is not supported");
+  }
+  if (steps.size() == 1 && byte_level.value("use_regex", true)) return Status();  // GPT-2's own regex
+  if (steps.size() == 2 && type_of(steps[0]) == "Split" && !byte_level.value("use_regex", true)) {
+    return read_split_regex(steps[0], spec);
+  }
+  return hf_refuse("pre_tokenizer", "byte-level BPE needs ByteLevel with its regex, or Split then ByteLevel without");
+}
+
+// The byte-level pre-tokenizer: ByteLevel alone, or a Sequence ending in it.
+bool is_byte_level(const json& file) {
+  const std::vector<json> steps = steps_of(file.value("pre_tokenizer", json()), "pretokenizers");
+  return !steps.empty() && type_of(steps.back()) == "ByteLevel";
+}
+
+Status read_bpe(const json& file, const json& model, TokenizerSpec* spec) {
+  if (!model.value("dropout", json()).is_null()) return hf_refuse("model BPE", "dropout is not supported");
+  // An empty prefix or suffix is none (GPT-2's and Qwen's files say "").
+  for (const char* option : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    const json& value = model.value(option, json());
+    if (!value.is_null() && !(value.is_string() && value.get<std::string>().empty())) {
+      return hf_refuse("model BPE", std::string(option) + " is not supported");
+    }
+  }
+  spec->ignore_merges = model.value("ignore_merges", false);
   FOCAL_RETURN_IF_ERROR(read_vocab_object(model.value("vocab", json()), spec));
   FOCAL_RETURN_IF_ERROR(read_merges(model.value("merges", json()), spec));
   spec->unk_id = id_of(*spec, model.value("unk_token", json()));
-  if (type_of(file.value("pre_tokenizer", json())) == "ByteLevel") {
+  if (is_byte_level(file)) {
     spec->kind = fb::TokenizerKind_ByteLevelBpe;
-    return read_byte_level_text(file);
+    return read_byte_level_text(file, spec);
   }
+  if (spec->ignore_merges) return hf_refuse("model BPE", "ignore_merges is supported for byte-level BPE only");
   spec->kind = fb::TokenizerKind_SentencePieceBpe;
   spec->byte_fallback = model.value("byte_fallback", false);
   return read_sentencepiece_text(file, spec);

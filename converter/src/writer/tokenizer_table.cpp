@@ -104,7 +104,8 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
                              bpe ? fbb.CreateVectorOfStructs(rules) : 0, spec.lowercase, spec.add_dummy_prefix,
                              spec.remove_extra_whitespaces, spec.byte_fallback,
                              added.empty() ? 0 : fbb.CreateVector(added), ints(spec.template_single),
-                             ints(spec.template_pair));
+                             ints(spec.template_pair), spec.split_pattern, spec.ignore_merges,
+                             spec.normalization);
 }
 
 }  // namespace focal

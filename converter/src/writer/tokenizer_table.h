@@ -29,6 +29,10 @@ struct TokenizerSpec {
   std::vector<Added> added_tokens;  // matched in the text before the model
   // The post-processor: ids, -1 for the first text, -2 for the second; empty: none.
   std::vector<int32_t> template_single, template_pair;
+  // Byte-level BPE's pre-tokenizer regex and tokenizers' BPE option ignore_merges.
+  fb::SplitPattern split_pattern = fb::SplitPattern_Gpt2;
+  bool ignore_merges = false;
+  fb::TextNormalization normalization = fb::TextNormalization_None;
 };
 
 // The tokenizer table with its lookup tables (added tokens in string order); an error for

@@ -30,8 +30,10 @@ class Tokenizer {
   // "byte-level-bpe", "wordpiece", "unigram", "sentencepiece-bpe", "characters"
   const char* kind() const;
 
-  // Scratch bytes encode() needs for `text_bytes` of text.
-  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 64 + 256; }
+  // Scratch bytes encode() needs for `text_bytes` of text, for every kind: the most is
+  // byte-level BPE after NFC, which can grow the text threefold (3 bytes per byte) and
+  // then works on it at 48 bytes per byte (tokenizer.cpp, encode_bpe).
+  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 160 + 256; }
 
   // UTF-8 text to ids (no bos/eos added); scratch: 8-byte aligned, encode_scratch_bytes()
   // long (not needed for character vocabularies). Added tokens in the text become their
@@ -66,6 +68,8 @@ class Tokenizer {
   Result<size_t> encode_sentencepiece_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                           uint8_t* work) const;
   Status emit_unknown(const char* text, size_t bytes, int32_t* ids, size_t* count, size_t capacity) const;
+  Result<size_t> encode_pretokens(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
+                                  size_t work_bytes) const;
   Result<size_t> encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
                             size_t work_bytes) const;
   Result<size_t> encode_characters(const char* text, size_t bytes, int32_t* ids, size_t capacity) const;

@@ -6,6 +6,7 @@
 #include "apps/tokenizer/byte_unicode.h"
 #include "apps/tokenizer/pretokenize.h"
 #include "apps/tokenizer/sentencepiece_text.h"
+#include "apps/tokenizer/unicode.h"
 #include "apps/tokenizer/wordpiece.h"
 
 namespace focal {
@@ -73,6 +74,14 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
   if (t->kind() == fb::TokenizerKind_None || t->kind() > fb::TokenizerKind_MAX) {
     return Status::error(StatusCode::kUnsupported, "tokenizer kind %s is not supported by this engine",
                          fb::EnumNameTokenizerKind(t->kind()));
+  }
+  if (t->split_pattern() > fb::SplitPattern_MAX || t->normalization() > fb::TextNormalization_MAX) {
+    return Status::error(StatusCode::kUnsupported, "tokenizer pre-tokenizer %u or normalization %u is not known to this engine",
+                         static_cast<unsigned>(t->split_pattern()), static_cast<unsigned>(t->normalization()));
+  }
+  if (t->kind() != fb::TokenizerKind_ByteLevelBpe &&
+      (t->split_pattern() != fb::SplitPattern_Gpt2 || t->ignore_merges() || t->normalization() != fb::TextNormalization_None)) {
+    return Status::error(StatusCode::kInvalidModel, "a split pattern, ignore_merges or a normalization is for byte-level BPE only");
   }
   Tokenizer tokenizer(t);
   if (t->kind() == fb::TokenizerKind_Unigram &&
@@ -280,14 +289,49 @@ Status Tokenizer::emit_unknown(const char* text, size_t bytes, int32_t* ids, siz
   return Status();
 }
 
-// GPT-2: each pre-token starts as its bytes' tokens, then merges.
+// Byte-level BPE (GPT-2, Llama 3, Qwen): the text, NFC-normalized when the tokenizer
+// says so, split by its pre-tokenizer regex; each pre-token is one vocabulary entry when
+// ignore_merges finds it whole, else starts as its bytes' tokens and merges. Scratch
+// (encode_scratch_bytes): the normalized text (at most 3 bytes per text byte), then the
+// normalization's work or BpeWork for the longest pre-token, 48 bytes per byte of it.
 Result<size_t> Tokenizer::encode_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
                                      size_t work_bytes) const {
+  if (t_->normalization() == fb::TextNormalization_Nfc) {
+    char* normal = static_cast<char*>(work);
+    const size_t offset = (tokenizer::kNormalizedBytesPerByte * bytes + 8) / 8 * 8;
+    uint32_t* words = reinterpret_cast<uint32_t*>(static_cast<char*>(work) + offset);
+    if (offset + 4 * tokenizer::normalization_work_words(bytes) > work_bytes) {
+      return Status::error(StatusCode::kResourceExhausted, "tokenizer scratch too small");
+    }
+    const size_t n = tokenizer::to_nfc(text, bytes, normal, words);
+    return encode_pretokens(normal, n, ids, capacity, words, work_bytes - offset);
+  }
+  return encode_pretokens(text, bytes, ids, capacity, work, work_bytes);
+}
+
+Result<size_t> Tokenizer::encode_pretokens(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
+                                           size_t work_bytes) const {
+  const auto pattern = static_cast<tokenizer::SplitPattern>(t_->split_pattern());
   size_t count = 0;
   for (size_t i = 0; i < bytes;) {
-    const size_t length = tokenizer::next_pretoken(text, bytes, i);
+    const size_t length = tokenizer::next_pretoken(pattern, text, bytes, i);
     if (length > work_bytes / BpeWork::kBytesPerSymbol || length >= kNone) {
       return Status::error(StatusCode::kResourceExhausted, "tokenizer scratch too small");
+    }
+    if (t_->ignore_merges()) {  // the pre-token's byte characters (2 bytes each at most) looked up whole
+      char* mapped = static_cast<char*>(work);
+      size_t mapped_bytes = 0;
+      for (size_t k = 0; k < length; ++k) {
+        mapped_bytes += tokenizer::utf8_encode(tokenizer::byte_to_code_point(static_cast<uint8_t>(text[i + k])),
+                                               mapped + mapped_bytes);
+      }
+      const int32_t whole = find(mapped, mapped_bytes);
+      if (whole >= 0) {
+        if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
+        ids[count++] = whole;
+        i += length;
+        continue;
+      }
     }
     BpeWork w(work, length);
     for (size_t k = 0; k < length; ++k) {
