@@ -72,7 +72,9 @@ TEST_CASE("RNN seq2seq converts from every checkpoint format") {
 // The tutorial's Encoder/AttentionDecoder (Linear([s; h]) -> 1 scoring without tanh, zero
 // cell each step; and with tanh, score_activation tanh in config.json), PyTorch's translation tutorial (BahdanauAttention Wa/Ua/Va), 2-layer GRU Luong models in the chatbot tutorial's naming (general, dot,
 // concat) and a 2-layer LSTM Luong with input feeding, from each weights file with
-// config.json holding only bos_id, eos_id (and the score activation, combine order, input feeding).
+// config.json holding only the tokens by transformers' names (bos_token_id, eos_token_id; Luong dot:
+// decoder_start_token_id beside a different bos_token_id, eos_token_id as a list; the feeding
+// case by our older bos_id, eos_id) and the score activation, combine order, input feeding.
 TEST_CASE("RNN seq2seq written as tutorials write them match PyTorch from their weights: greedy tokens exactly") {
   for (const ModelCase& c : rnn_cases("rnn-seq2seq-modules", 7)) {
     for (const auto& file : c.spec.at("weights_files")) {
@@ -97,7 +99,10 @@ TEST_CASE("RNN seq2seq conversion errors name what to pass or what is missing") 
       continue;
     }
     check_refused(c, "weights.pt", "config_no_order.json", {"combine_order=state_first", "--set", "--config"});
-    check_refused(c, "weights.pt", "config_no_bos.json", {"'bos_id'", "--set bos_id=", "--config"});
+    check_refused(c, "weights.pt", "config_no_bos.json",
+                  {"starts from", "bos_token_id", "decoder_start_token_id", "--set bos_token_id=", "--config"});
+    check_refused(c, "weights.pt", "config_bos_disagrees.json", {"'bos_token_id' is 1 but 'bos_id' is 2"});
+    check_refused(c, "weights.pt", "config_two_eos.json", {"'eos_token_id' lists 2 ids", "give one id"});
     check_refused(c, "mismatch_layers.safetensors", "config.json", {"decoder has 2 layers and the encoder 3"});
   }
 }

@@ -15,16 +15,17 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       encoder.fc, decoder.embedding, decoder.attention = Linear(3H, 1) over [s_{t-1}; h_j]
       without tanh, decoder.lstm fed [embedded; context] from (s_{t-1}, zero cell),
       decoder.fc_out(s_t). The tutorial has no source mask: every source is full length.
-      config.json: bos_id, eos_id. missing_fc_out.safetensors lacks decoder.fc_out (an error case).
+      config.json: bos_token_id, eos_token_id. missing_fc_out.safetensors lacks decoder.fc_out (an error case).
   seq2seq_tutorial_tanh_lstm_v37_41_e12_h20
       The same with the score under tanh: decoder.attention = tanh(Linear(3H, 1)) (a Linear
-      subclass, so the names stay). config.json: bos_id, eos_id, score_activation tanh.
+      subclass, so the names stay). config.json: bos_token_id, eos_token_id, score_activation
+      tanh.
   seq2seq_translation_tutorial_gru_h16
       PyTorch's "Translation with a Sequence to Sequence Network and Attention" tutorial:
       EncoderRNN (encoder.embedding, encoder.gru) and AttnDecoderRNN (decoder.embedding,
       decoder.attention = BahdanauAttention: Va(tanh(Wa(s_{t-1}) + Ua(h_j))), decoder.gru
       fed [embedded; context], decoder.out), without dropout, full-length sources (no mask
-      there), saved as {"encoder", "decoder"}. config.json: bos_id, eos_id.
+      there), saved as {"encoder", "decoder"}. config.json: bos_token_id, eos_token_id.
   seq2seq_luong_general_gru_l2 / seq2seq_luong_dot_gru_l2 / seq2seq_luong_concat_gru_l2
       A 2-layer bidirectional GRU encoder and a 2-layer GRU decoder with Luong attention in
       the PyTorch chatbot tutorial's naming (EncoderRNN: embedding, gru; LuongAttnDecoderRNN:
@@ -36,8 +37,12 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       Linear's bias), s_t . h_j (dot) or v . tanh(attn([s_t; h_j])) (concat), over the valid positions of a ragged batch;
       h~ = tanh(concat([s_t; c])) (general and concat, the chatbot's order) or
       tanh(concat([c; s_t])) (dot); logits = out(h~) (the chatbot's softmax left out: logits are compared).
-      config.json: bos_id, eos_id, combine_order. Also config_no_order.json (no
-      combine_order), config_no_bos.json (no bos_id) and mismatch_layers.safetensors (a
+      config.json: bos_token_id, eos_token_id, combine_order; dot's gives the start token as
+      decoder_start_token_id beside a different bos_token_id (the start token wins) and
+      eos_token_id as a list of one, as generation_config.json writes it. Also
+      config_no_order.json (no combine_order), config_no_bos.json (no start token),
+      config_bos_disagrees.json (bos_token_id and the older bos_id differ),
+      config_two_eos.json (eos_token_id lists two ids) and mismatch_layers.safetensors (a
       3-layer encoder with the 2-layer decoder) for the error cases.
   seq2seq_luong_feeding_lstm_l2
       Luong with input feeding (OpenNMT's): 2-layer bidirectional LSTM encoder (en.lstm), a
@@ -45,6 +50,7 @@ make_rnn_reference.py's seq2seq cases, without beam search):
       [embedded; h~_{t-1}] (h~_0 = 0), general scoring, h~ = tanh(concat([c; s_t])); saved as
       {"en", "de"} (.pt) and under "model." (safetensors, npz). The context and h~ are equally
       wide, so config.json says input_feeding: true; config_no_feeding.json leaves it out.
+      Its config.json names the tokens by our older keys bos_id, eos_id, still accepted.
 """
 import copy
 import json
@@ -373,7 +379,7 @@ def write_case(out_dir, name, make, source, mask, nested, flat_prefix, config, e
         write_json(os.path.join(case_dir, filename), content)
     case = {"family": "rnn-seq2seq-modules", "preset": "rnn-seq2seq",
             "weights_files": ["weights.pt", "weights.safetensors", "weights.npz"],
-            "bos_id": BOS_ID, "max_steps": STEPS, "attempt": attempt,
+            "bos_id": BOS_ID, "eos_id": EOS_ID, "max_steps": STEPS, "attempt": attempt,
             "torch_f32_error": torch_f32_error(built, source, mask, ids, logits, attention)}
     write_json(os.path.join(case_dir, "case.json"), case)
     print(f"{name}: weights draw {attempt}, greedy distinct {[len(set(r)) for r in ids.tolist()]}/{STEPS}, "
@@ -386,7 +392,7 @@ def main(argv):
         sys.exit(__doc__)
     out_dir = argv[0]
     torch.set_num_threads(min(2, torch.get_num_threads()))
-    tokens = {"bos_id": BOS_ID, "eos_id": EOS_ID}
+    tokens = {"bos_token_id": BOS_ID, "eos_token_id": EOS_ID}  # transformers' names
 
     full = ref.ragged_mask(BATCH, 8, (8, 8, 8))          # the tutorial has no source mask
     for index, (tag, tanh) in enumerate((("", False), ("tanh_", True))):
@@ -410,10 +416,16 @@ def main(argv):
                                              ("concat", "state_first"))):
         torch.manual_seed(BASE_SEED + 1000 * (index + 1))
         source = torch.randint(3, 37, (BATCH, 9)) * mask
+        given = {**tokens, "combine_order": order}
+        if method == "dot":  # the start token by its own key, beside a different bos_token_id
+            given = {"decoder_start_token_id": BOS_ID, "bos_token_id": BOS_ID + 3, "eos_token_id": [EOS_ID],
+                     "pad_token_id": 0, "combine_order": order}
         case_dir = write_case(
             out_dir, f"seq2seq_luong_{method}_gru_l2", lambda: Luong(method, 37, 41, 14, 10, 2, order == "state_first"),
-            source, mask, ("en", "de"), "module.", {**tokens, "combine_order": order},
-            {"config_no_order.json": tokens, "config_no_bos.json": {"eos_id": EOS_ID, "combine_order": order}})
+            source, mask, ("en", "de"), "module.", given,
+            {"config_no_order.json": tokens, "config_no_bos.json": {"eos_token_id": EOS_ID, "combine_order": order},
+             "config_bos_disagrees.json": {**tokens, "bos_id": BOS_ID + 1, "combine_order": order},
+             "config_two_eos.json": {**tokens, "eos_token_id": [EOS_ID, 3], "combine_order": order}})
         mismatch = Luong(method, 37, 41, 14, 10, 2, True)
         mismatch.en = EncoderRNN(37, 14, 10, 3)
         save_weights(os.path.join(case_dir, "mismatch_layers.safetensors"), "safetensors",
@@ -421,7 +433,8 @@ def main(argv):
 
     torch.manual_seed(BASE_SEED + 5000)
     source = torch.randint(3, 37, (BATCH, 9)) * mask
-    feeding = {**tokens, "combine_order": "context_first", "input_feeding": True}
+    # our older key names, still accepted
+    feeding = {"bos_id": BOS_ID, "eos_id": EOS_ID, "combine_order": "context_first", "input_feeding": True}
     write_case(out_dir, "seq2seq_luong_feeding_lstm_l2", lambda: Feeding(37, 41, 14, 10, 2), source, mask,
                ("en", "de"), "model.", feeding,
                {"config_no_feeding.json": {**tokens, "combine_order": "context_first"}})

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "focal/translate.h"
@@ -76,6 +78,13 @@ double seq2seq_tolerance(const ModelCase& c) {
 
 void check_seq2seq(const ModelCase& c, LoadedCase& loaded) {
   Session& s = *loaded.session;
+  // The tokens the conversion read from the config (by transformers' names or our older
+  // ones), stored for focal::translate: the ones the reference decodes with.
+  for (const auto& [key, fallback] : {std::pair<const char*, int>{"bos_id", 1}, {"eos_id", 2}}) {
+    const char* stored = loaded.model->hyperparameter(key);
+    REQUIRE_MESSAGE(stored != nullptr, key);
+    CHECK_MESSAGE(std::string(stored) == std::to_string(c.spec.value(key, fallback)), key);
+  }
   const double tolerance = seq2seq_tolerance(c);
   const auto greedy_t = c.array("expected/greedy_ids");
   const std::vector<int32_t> greedy = ints(greedy_t);

@@ -1,7 +1,7 @@
 // The seq2seq model's sizes and forms: read from the tensors wherever their shapes tell
 // (cells, widths, layer counts, directions, vocabularies, attention units, the score
 // form, whether the context feeds the decoder input), from the config for what they
-// cannot (bos_id, eos_id, max_src_len, the combine order, tanh on a Linear(.., 1) score,
+// cannot (bos_token_id or decoder_start_token_id, eos_token_id, max_src_len, the combine order, tanh on a Linear(.., 1) score,
 // a cell state carried or reset). A config value, when given, wins and is checked
 // against the tensors as they are read. Random weights (benchmarks) have no tensors:
 // there the config gives everything, as converter/README.md lists for our naming.
@@ -230,22 +230,60 @@ Status check_decoder_start(const Seq2SeqModel& m) {
   return Status();
 }
 
-Status read_tokens(const nlohmann::json& config, const Seq2SeqModel& m, Seq2SeqModel* out) {
-  FOCAL_ASSIGN_OR_RETURN(out->max_src, config_int(config, "max_src_len", 64));
-  if (m.names.ours) {  // the historical defaults of our naming
-    FOCAL_ASSIGN_OR_RETURN(out->bos_id, config_int(config, "bos_id", 1));
-    FOCAL_ASSIGN_OR_RETURN(out->eos_id, config_int(config, "eos_id", 2));
-    return Status();
-  }
-  for (const char* key : {"bos_id", "eos_id"}) {
-    if (!given(config, key)) {
-      return Status::error(StatusCode::kInvalidArgument, "'%s' is not in the tensors: give it with --set %s=ID or "
-                           "in --config FILE.json (the token id the decoder %s)", key, key,
-                           key[0] == 'b' ? "starts from" : "stops at");
+// One token id under transformers' key or our older one (bos_id, eos_id), which must agree
+// when both are given; eos_token_id may be a list, as generation_config.json writes it,
+// of one id: translation stops on one token. -1 when neither is given.
+Result<int64_t> token_key(const nlohmann::json& config, const char* key, const char* older) {
+  int64_t id = -1;
+  if (given(config, key)) {
+    const nlohmann::json& value = config.at(key);
+    if (value.is_array()) {
+      if (value.size() != 1) {
+        return config_refused(std::string("'") + key + "' lists " + std::to_string(value.size()) +
+                              " ids; the rnn-seq2seq translation stops on one: give one id");
+      }
+      FOCAL_ASSIGN_OR_RETURN(id, config_int(nlohmann::json{{key, value[0]}}, key));
+    } else {
+      FOCAL_ASSIGN_OR_RETURN(id, config_int(config, key));
     }
   }
-  FOCAL_ASSIGN_OR_RETURN(out->bos_id, config_int(config, "bos_id"));
-  FOCAL_ASSIGN_OR_RETURN(out->eos_id, config_int(config, "eos_id"));
+  if (older != nullptr && given(config, older)) {
+    FOCAL_ASSIGN_OR_RETURN(const int64_t old_id, config_int(config, older));
+    if (id >= 0 && id != old_id) {
+      return config_refused(std::string("'") + key + "' is " + std::to_string(id) + " but '" + older + "' is " +
+                            std::to_string(old_id) + ": give one");
+    }
+    id = old_id;
+  }
+  if (id < -1 || (id == -1 && (given(config, key) || (older != nullptr && given(config, older))))) {
+    return config_refused(std::string("'") + key + "' must be a token id (>= 0)");
+  }
+  return id;
+}
+
+// The id the decoder starts from: decoder_start_token_id, else bos_token_id (or our older
+// bos_id); the id it stops at: eos_token_id (or eos_id). pad_token_id plays no part.
+Status read_tokens(const nlohmann::json& config, const Seq2SeqModel& m, Seq2SeqModel* out) {
+  FOCAL_ASSIGN_OR_RETURN(out->max_src, config_int(config, "max_src_len", 64));
+  FOCAL_ASSIGN_OR_RETURN(int64_t bos, token_key(config, "bos_token_id", "bos_id"));
+  FOCAL_ASSIGN_OR_RETURN(const int64_t start, token_key(config, "decoder_start_token_id", nullptr));
+  FOCAL_ASSIGN_OR_RETURN(int64_t eos, token_key(config, "eos_token_id", "eos_id"));
+  if (start >= 0) bos = start;
+  if (m.names.ours) {  // the historical defaults of our naming
+    out->bos_id = bos >= 0 ? bos : 1;
+    out->eos_id = eos >= 0 ? eos : 2;
+    return Status();
+  }
+  if (bos < 0) {
+    return config_refused("the token the decoder starts from is not in the tensors: give bos_token_id (or "
+                          "decoder_start_token_id) with --set bos_token_id=ID or in --config FILE.json");
+  }
+  if (eos < 0) {
+    return config_refused("the token the decoder stops at is not in the tensors: give eos_token_id with "
+                          "--set eos_token_id=ID or in --config FILE.json");
+  }
+  out->bos_id = bos;
+  out->eos_id = eos;
   return Status();
 }
 
