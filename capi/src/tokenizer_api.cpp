@@ -16,7 +16,7 @@ focal_status focal_tokenizer_create(const focal_model* model, int target, size_t
     auto stored = Tokenizer::from_model(model->model, target != 0);
     if (!stored.ok()) return capi::fail(stored.status());
     capi::AlignedBlock scratch;
-    if (max_text_bytes > (SIZE_MAX - 256) / 64 ||
+    if (max_text_bytes > (SIZE_MAX - 256) / Tokenizer::kScratchBytesPerTextByte ||
         !scratch.allocate(Tokenizer::encode_scratch_bytes(max_text_bytes), 8)) {
       return FOCAL_C_FAIL(FOCAL_RESOURCE_EXHAUSTED, "no memory for the scratch of %zu bytes of text", max_text_bytes);
     }
@@ -53,6 +53,12 @@ int32_t focal_tokenizer_bos_id(const focal_tokenizer* tokenizer) noexcept {
 
 int32_t focal_tokenizer_eos_id(const focal_tokenizer* tokenizer) noexcept {
   return tokenizer == nullptr ? -1 : tokenizer->tokenizer.eos_id();
+}
+
+focal_status focal_tokenizer_set_parse_special(focal_tokenizer* tokenizer, int parse) noexcept {
+  FOCAL_C_REQUIRE(tokenizer);
+  tokenizer->tokenizer.set_parse_special(parse != 0);
+  return FOCAL_OK;
 }
 
 focal_status focal_tokenizer_encode(focal_tokenizer* tokenizer, const char* text, size_t text_bytes, int32_t* ids,

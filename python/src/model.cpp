@@ -149,12 +149,19 @@ Tokenizer tokenizer_of(const Model& model, bool target) { return value_or_raise(
 
 }  // namespace
 
-std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool target) {
-  const Tokenizer tokenizer = tokenizer_of(model, target);
-  std::vector<int32_t> ids(text.size() + 1);
+std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool target, bool add_special_tokens,
+                              bool parse_special) {
+  Tokenizer tokenizer = tokenizer_of(model, target);
+  tokenizer.set_parse_special(parse_special);
+  // At most one id per byte of the normalized text (NFC: up to 3 per byte), and the template's.
+  std::vector<int32_t> ids(4 * text.size() + 64);
   std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
+  const size_t scratch_bytes = scratch.size() * 8;
   ids.resize(value_or_raise(
-      tokenizer.encode(text.data(), text.size(), ids.data(), ids.size(), scratch.data(), scratch.size() * 8)));
+      add_special_tokens
+          ? tokenizer.encode_for_model(text.data(), text.size(), nullptr, 0, ids.data(), ids.size(), scratch.data(),
+                                       scratch_bytes)
+          : tokenizer.encode(text.data(), text.size(), ids.data(), ids.size(), scratch.data(), scratch_bytes)));
   return ids;
 }
 
@@ -235,8 +242,15 @@ void register_model(py::module_& m) {
       .def_property_readonly("parameter_count", [](const ModelFile& f) { return f.model().parameter_count(); })
       .def_property_readonly("parameter_bytes", [](const ModelFile& f) { return f.model().parameter_bytes(); })
       .def_property_readonly("self_test_count", [](const ModelFile& f) { return f.model().self_test_count(); })
-      .def("tokenize", [](const ModelFile& f, const std::string& text, bool target) { return tokenize(f.model(), text, target); }, py::arg("text"), py::arg("target") = false,
-           "Token ids of `text` through the tokenizer stored in the model")
+      .def("tokenize",
+           [](const ModelFile& f, const std::string& text, bool add_special_tokens, bool parse_special, bool target) {
+             return tokenize(f.model(), text, target, add_special_tokens, parse_special);
+           },
+           py::arg("text"), py::arg("add_special_tokens") = true, py::arg("parse_special") = true,
+           py::arg("target") = false,
+           "Token ids of `text` through the tokenizer stored in the model, with the special tokens the model\n"
+           "adds ([CLS] ... [SEP], <s> ...) as transformers' encode() does; add_special_tokens=False: the\n"
+           "text's ids alone. parse_special=False: special tokens written in the text are plain text.")
       .def("detokenize", &detokenize, py::arg("ids"), py::arg("target") = false,
            "The bytes the stored tokenizer gives for `ids` (the target side's with target=True)");
   m.def("_load_path", &ModelFile::open, py::arg("path"));

@@ -38,8 +38,11 @@ class ModelFile {
   std::optional<Model> model_;
 };
 
-// Token ids of `text` through the model's tokenizer (the target side's with `target`).
-std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool target);
+// Token ids of `text` through the model's tokenizer (the target side's with `target`),
+// with the template's special tokens when add_special_tokens; special tokens written in the
+// text recognized when parse_special.
+std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool target,
+                              bool add_special_tokens = false, bool parse_special = true);
 
 }  // namespace python
 }  // namespace focal

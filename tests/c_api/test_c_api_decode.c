@@ -274,6 +274,13 @@ void test_tokenizers(void) {
   CHECK_OK(focal_tokenizer_decode(tokenizer, ids, count, text, sizeof(text), &text_bytes));
   CHECK(text_bytes == 11 && memcmp(text, "hello world", 11) == 0);
 
+  /* No added tokens here: reading special tokens as text changes nothing (test_real_tokenizers.cpp
+   * checks the switch on real files). */
+  CHECK_OK(focal_tokenizer_set_parse_special(tokenizer, 0));
+  CHECK_OK(focal_tokenizer_encode(tokenizer, "hello world", 11, ids, 32, &count));
+  CHECK(count == 11 && memcmp(ids, expected, count * sizeof(int32_t)) == 0);
+  CHECK_OK(focal_tokenizer_set_parse_special(tokenizer, 1));
+  CHECK_STATUS(focal_tokenizer_set_parse_special(NULL, 0), FOCAL_INVALID_ARGUMENT);
   CHECK_STATUS(focal_tokenizer_encode(tokenizer, "hello world", 11, ids, 4, &count), FOCAL_RESOURCE_EXHAUSTED);
   CHECK_STATUS(focal_tokenizer_encode(tokenizer, "a long text beyond sixteen", 26, ids, 32, &count),
                FOCAL_RESOURCE_EXHAUSTED);

@@ -5,6 +5,7 @@ Session.translate the same tokens as `focal generate --ids`, `python3 -m focal` 
 tool, and failures raise focal.Error with the tool's message. Models: the bundled demo
 models (demo/) and a golden BERT (tests/goldens).
 Usage: test_module_cli.py FOCAL SOURCE_DIR WORK_DIR (PYTHONPATH: the build's python/)"""
+import json
 import os
 import subprocess
 import sys
@@ -262,6 +263,30 @@ def command_line_is_the_tool(story):
     print("python3 -m focal: verify, inspect, help and --version as the tool; focal.verify and focal.bench")
 
 
+def tokenizes_as_the_tool(story):
+    """focal tokenize (table, --ids, --json, -f -) and Model.tokenize give the same ids;
+    <|endoftext|> typed in the text is its one special id, or plain text with
+    --no-parse-special / parse_special=False."""
+    model = focal.load(story)
+    text = "In the beginning<|endoftext|> God"
+    out = json.loads(tool("tokenize", story, text, "--json").stdout)
+    assert out["input_ids"] == model.tokenize(text) == model.tokenize(text, add_special_tokens=False), out
+    assert out["tokens"].count("<|endoftext|>") == 1, out
+    eos = out["input_ids"][out["tokens"].index("<|endoftext|>")]
+    plain = json.loads(tool("tokenize", "-m", story, "-p", text, "--json", "--no-parse-special").stdout)
+    assert plain["input_ids"] == model.tokenize(text, parse_special=False), plain
+    assert eos not in plain["input_ids"] and len(plain["input_ids"]) > len(out["input_ids"]), plain
+    assert model.detokenize(plain["input_ids"]) == model.detokenize(out["input_ids"]) == text.encode()
+    assert tool("tokenize", story, text, "--ids").stdout == str(out["input_ids"]) + "\n"
+    piped = subprocess.run([FOCAL, "tokenize", story, "-f", "-"], input=text + "\n", capture_output=True, text=True)
+    lines = piped.stdout.splitlines()
+    assert piped.returncode == 0 and len(lines) == len(out["input_ids"]), piped
+    assert f"{eos} -> '<|endoftext|>'" in [line.strip() for line in lines], lines
+    assert tool("tokenize", story, check=False).returncode == 2  # no text
+    assert tool("tokenize", story, text, "--ids", "--json", check=False).returncode == 2
+    print(f"focal tokenize: {len(out['input_ids'])} ids as Model.tokenize, <|endoftext|> parsed or plain text")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     s, d = f"{ROOT}/demo/story", f"{ROOT}/demo/dates"
@@ -279,6 +304,7 @@ def main():
     huge_max_new_is_bounded(story, dates)
     failures_raise_the_engines_message(story)
     command_line_is_the_tool(story)
+    tokenizes_as_the_tool(story)
 
 
 if __name__ == "__main__":

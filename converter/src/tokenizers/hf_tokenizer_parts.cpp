@@ -74,7 +74,8 @@ Status read_added_tokens(const json& added, bool normalizable, TokenizerSpec* sp
     } else if (spec->vocab[size_t(id)] != content) {
       return hf_refuse(component, "its id " + std::to_string(id) + " is '" + spec->vocab[size_t(id)] + "'");
     }
-    spec->added_tokens.push_back({static_cast<int32_t>(id), token.value("lstrip", false), token.value("rstrip", false)});
+    spec->added_tokens.push_back({static_cast<int32_t>(id), token.value("lstrip", false), token.value("rstrip", false),
+                                  token.value("special", false)});
   }
   return Status();
 }

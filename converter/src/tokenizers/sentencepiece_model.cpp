@@ -299,7 +299,7 @@ Result<TokenizerSpec> read_sentencepiece_model(const std::string& path) {
     const int32_t id = static_cast<int32_t>(i);
     if (p.type == kUnknown) spec.unk_id = id;
     // SentencePiece matches user-defined pieces in the text before the model.
-    if (p.type == kUserDefined) spec.added_tokens.push_back({id, false, false});
+    if (p.type == kUserDefined) spec.added_tokens.push_back({id, false, false, false});  // text, not special
   }
   const int32_t size = static_cast<int32_t>(pieces.size());
   const auto in_range = [&](int32_t id) { return id >= 0 && id < size ? id : -1; };

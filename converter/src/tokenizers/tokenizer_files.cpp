@@ -78,7 +78,7 @@ Result<TokenizerSpec> read_bpe(const std::string& vocab_path, const std::string&
   // transformers' GPT2Tokenizer makes its unk/bos/eos token, <|endoftext|>, a special
   // added token: typed in the text it is that one id, not its characters' pieces.
   if (spec.eos_id >= 0 && spec.vocab[size_t(spec.eos_id)] == "<|endoftext|>") {
-    spec.added_tokens.push_back({spec.eos_id, false, false});
+    spec.added_tokens.push_back({spec.eos_id, false, false, true});
   }
   return spec;
 }

@@ -93,7 +93,7 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
   Result<std::vector<TokenizerSpec::Added>> added_order = sorted_added(spec);
   if (!added_order.ok()) return added_order.status();
   for (const TokenizerSpec::Added& a : added_order.value()) {
-    added.push_back(fb::CreateAddedToken(fbb, a.id, a.lstrip, a.rstrip));
+    added.push_back(fb::CreateAddedToken(fbb, a.id, a.lstrip, a.rstrip, a.special));
   }
   const bool bpe = spec.kind == fb::TokenizerKind_ByteLevelBpe || spec.kind == fb::TokenizerKind_SentencePieceBpe;
   const auto ints = [&](const std::vector<int32_t>& v) { return v.empty() ? 0 : fbb.CreateVector(v); };

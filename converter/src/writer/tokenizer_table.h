@@ -25,6 +25,7 @@ struct TokenizerSpec {
   struct Added {
     int32_t id;
     bool lstrip, rstrip;
+    bool special = true;  // matched only while special tokens are parsed (schema: AddedToken)
   };
   std::vector<Added> added_tokens;  // matched in the text before the model
   // The post-processor: ids, -1 for the first text, -2 for the second; empty: none.

@@ -314,6 +314,10 @@ size_t focal_tokenizer_vocab_size(const focal_tokenizer* tokenizer) FOCAL_C_NOEX
 /* Special ids, -1 when absent (or for NULL). */
 int32_t focal_tokenizer_bos_id(const focal_tokenizer* tokenizer) FOCAL_C_NOEXCEPT;
 int32_t focal_tokenizer_eos_id(const focal_tokenizer* tokenizer) FOCAL_C_NOEXCEPT;
+/* Whether special tokens written in the text (<|endoftext|>, <s>, [CLS]) are recognized
+ * (parse nonzero, the default) or read as plain text (0: llama.cpp's parse_special =
+ * false). Added tokens that are not special are recognized either way. */
+focal_status focal_tokenizer_set_parse_special(focal_tokenizer* tokenizer, int parse) FOCAL_C_NOEXCEPT;
 /* UTF-8 text to ids (no bos/eos added); FOCAL_RESOURCE_EXHAUSTED when capacity ids are
  * too few or the text is longer than max_text_bytes. */
 focal_status focal_tokenizer_encode(focal_tokenizer* tokenizer, const char* text, size_t text_bytes,

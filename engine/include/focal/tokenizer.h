@@ -29,11 +29,21 @@ class Tokenizer {
   int32_t unk_id() const;
   // "byte-level-bpe", "wordpiece", "unigram", "sentencepiece-bpe", "characters"
   const char* kind() const;
+  // The vocabulary's string for `id` (transformers' convert_ids_to_tokens: "Ġworld",
+  // "▁the", "##ing", "<0x0A>"), its length in *bytes; null for an id outside the vocabulary.
+  const char* token_text(int32_t id, size_t* bytes) const;
+
+  // Whether special added tokens typed in the text are recognized (the default) or taken
+  // as plain text (llama.cpp's parse_special = false, tokenizers' split_special_tokens).
+  // Added tokens that are not special are recognized either way.
+  void set_parse_special(bool parse) { parse_special_ = parse; }
+  bool parse_special() const { return parse_special_; }
 
   // Scratch bytes encode() needs for `text_bytes` of text, for every kind: the most is
   // byte-level BPE after NFC, which can grow the text threefold (3 bytes per byte) and
   // then works on it at 48 bytes per byte (tokenizer.cpp, encode_bpe).
-  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * 160 + 256; }
+  static constexpr size_t kScratchBytesPerTextByte = 160;
+  static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * kScratchBytesPerTextByte + 256; }
 
   // UTF-8 text to ids (no bos/eos added); scratch: 8-byte aligned, encode_scratch_bytes()
   // long (not needed for character vocabularies). Added tokens in the text become their
@@ -77,6 +87,7 @@ class Tokenizer {
   Result<size_t> encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity, uint8_t* work) const;
 
   const fb::Tokenizer* t_;
+  bool parse_special_ = true;
   // Byte-level BPE: the token of each byte's unicode character; byte fallback: <0xXX>.
   int32_t byte_token_[256] = {};
   float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)

@@ -17,6 +17,7 @@
 #include "cli/generation_defaults.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_outputs.h"
+#include "cli/text_file.h"
 #include "atomic_file.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
@@ -83,27 +84,11 @@ void set_text_input(const char* text, bool seq2seq, Options* o, int* inputs) {
   ++*inputs;
 }
 
-// --prompt-file FILE (-f): the prompt is the file's text ("-": standard input), less one
-// trailing newline, as llama.cpp reads its -f; at most kMaxPromptFileBytes.
-constexpr size_t kMaxPromptFileBytes = size_t(16) << 20;
+// --prompt-file FILE (-f): the prompt is the file's text (text_file.h).
 Status read_prompt_file(const char* path, Options* o, int* inputs) {
-  std::FILE* file = std::strcmp(path, "-") == 0 ? stdin : std::fopen(path, "rb");
-  if (file == nullptr) {
-    return Status::error(StatusCode::kIoError, "--prompt-file: cannot open '%s'", printable(path, 200).c_str());
-  }
   std::string text;
-  char chunk[4096];
-  size_t n = 0;
-  while (text.size() <= kMaxPromptFileBytes && (n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) text.append(chunk, n);
-  const bool failed = std::ferror(file) != 0;
-  if (file != stdin) std::fclose(file);
-  if (failed) return Status::error(StatusCode::kIoError, "--prompt-file: cannot read '%s'", printable(path, 200).c_str());
-  if (text.size() > kMaxPromptFileBytes) {
-    return Status::error(StatusCode::kInvalidArgument, "--prompt-file: '%s' holds more than %zu bytes",
-                         printable(path, 200).c_str(), kMaxPromptFileBytes);
-  }
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  set_text_input(text.c_str(), false, o, inputs);
+  FOCAL_RETURN_IF_ERROR(read_text_file("--prompt-file", path, &text));
+  set_text_input(text.c_str(), false, o, inputs);  // copied into o->text
   return Status();
 }
 

@@ -34,7 +34,7 @@ size_t first_above(const fb::Tokenizer& t, size_t lo, size_t hi, size_t depth, i
 // that ends there sorts first): a position no token starts with costs O(log n), any
 // position at most kMaxTokenBytes times that.
 const fb::AddedToken* added_token_at(const fb::Tokenizer& t, const char* text, size_t bytes, size_t i,
-                                     size_t* length) {
+                                     bool parse_special, size_t* length) {
   const fb::AddedToken* best = nullptr;
   *length = 0;
   size_t lo = 0, hi = t.added_tokens()->size();
@@ -42,7 +42,8 @@ const fb::AddedToken* added_token_at(const fb::Tokenizer& t, const char* text, s
     const int c = static_cast<uint8_t>(text[i + depth]);
     lo = first_above(t, lo, hi, depth, c - 1);
     hi = first_above(t, lo, hi, depth, c);
-    if (lo < hi && added_byte(t, lo, depth + 1) < 0) {
+    if (lo < hi && added_byte(t, lo, depth + 1) < 0 &&
+        (parse_special || !t.added_tokens()->Get(static_cast<uint32_t>(lo))->special())) {
       best = t.added_tokens()->Get(static_cast<uint32_t>(lo));
       *length = depth + 1;
     }
@@ -82,7 +83,7 @@ Result<size_t> Tokenizer::encode(const char* text, size_t bytes, int32_t* ids, s
   size_t start = 0;  // where the text the model gets next begins
   for (size_t i = 0; i < bytes;) {
     size_t length = 0;
-    const fb::AddedToken* token = added_token_at(*t_, text, bytes, i, &length);
+    const fb::AddedToken* token = added_token_at(*t_, text, bytes, i, parse_special_, &length);
     if (token == nullptr) {
       ++i;
       continue;

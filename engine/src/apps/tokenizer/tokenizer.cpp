@@ -118,6 +118,14 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
 }
 
 size_t Tokenizer::vocab_size() const { return t_->vocab()->size(); }
+
+const char* Tokenizer::token_text(int32_t id, size_t* bytes) const {
+  *bytes = 0;
+  if (id < 0 || static_cast<size_t>(id) >= vocab_size()) return nullptr;
+  const flatbuffers::String& s = *t_->vocab()->Get(static_cast<uint32_t>(id));
+  *bytes = s.size();
+  return s.c_str();
+}
 int32_t Tokenizer::bos_id() const { return t_->bos_id(); }
 int32_t Tokenizer::eos_id() const { return t_->eos_id(); }
 int32_t Tokenizer::unk_id() const { return t_->unk_id(); }
