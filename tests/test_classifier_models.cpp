@@ -32,7 +32,9 @@ void convert_and_check(const ModelCase& c, const std::string& preset, const std:
   options.strict = true;  // every tensor of the file is taken (the optimizer's state is not read)
   auto converted = convert::convert_checkpoint(options);
   REQUIRE_MESSAGE(converted.ok(), converted.status().message());
-  testing::check_rnn_classifier(c, *testing::load_model_bytes(converted->bytes));
+  auto loaded = testing::load_model_bytes(converted->bytes);
+  testing::check_rnn_classifier(c, *loaded);
+  testing::check_rnn_classifier_without_mask(c, *loaded);  // Keras models have no mask input
 }
 
 }  // namespace

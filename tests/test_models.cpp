@@ -50,6 +50,7 @@ void check_encoder_family(const char* family) {
     CAPTURE(c.name());
     auto loaded = convert_case(c, "f32", 4, 16);
     CHECK(testing::encoder_error(c, *loaded, "f32") <= testing::kF32Tolerance);
+    CHECK(testing::encoder_rows_without_mask_error(c, *loaded) <= testing::kF32Tolerance);
   }
 }
 

@@ -120,7 +120,9 @@ TEST_CASE("the classifier from a Keras .h5 (keras-classifier preset) matches PyT
     options.strict = true;
     auto result = convert::convert_checkpoint(options);
     REQUIRE_MESSAGE(result.ok(), result.status().message());
-    testing::check_rnn_classifier(c, *testing::load_model_bytes(result->bytes));
+    auto loaded = testing::load_model_bytes(result->bytes);
+    testing::check_rnn_classifier(c, *loaded);
+    testing::check_rnn_classifier_without_mask(c, *loaded);  // as the Keras model, which has no mask
     ++converted;
   }
   CHECK(converted >= 1);
@@ -131,7 +133,9 @@ TEST_CASE("attention-pooled RNN classifiers match PyTorch (sigmoid and softmax h
     for (const auto& file : c.spec.at("weights_files")) {
       CAPTURE(c.name());
       CAPTURE(file.get<std::string>());
-      testing::check_rnn_classifier(c, *convert_file(c, file.get<std::string>(), 4));
+      auto loaded = convert_file(c, file.get<std::string>(), 4);
+      testing::check_rnn_classifier(c, *loaded);
+      testing::check_rnn_classifier_without_mask(c, *loaded);
     }
   }
 }

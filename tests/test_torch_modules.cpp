@@ -42,11 +42,13 @@ std::unique_ptr<testing::LoadedCase> converted(const ModelCase& c, bool through_
   return testing::load_model_bytes(result->bytes);
 }
 
-// One run on every input; the worst error over the outputs, at the positions the case's
+// One run on every input the case gives the preset by PyTorch's names (the masks in
+// PyTorch's sense, 1 = pad; none in the *_nomask cases, as the module was called), or the
+// spec its own (1 = token); the worst error over the outputs, at the positions the case's
 // valid_mask keeps (PyTorch's values at padded query positions mean nothing).
-double single_run_error(const ModelCase& c, testing::LoadedCase& loaded) {
+double single_run_error(const ModelCase& c, testing::LoadedCase& loaded, bool through_spec) {
   Session& s = *loaded.session;
-  for (const auto& name : c.spec.at("inputs")) {
+  for (const auto& name : c.spec.at(through_spec ? "spec_inputs" : "inputs")) {
     testing::set_input(s, name.get<std::string>(), c.array("inputs/" + name.get<std::string>()));
   }
   const Status status = s.run();
@@ -88,7 +90,7 @@ TEST_CASE("bare nn.TransformerEncoder, nn.Transformer, nn.TransformerDecoder, nn
       if (c.spec.at("checks") == "encoder_decoder" && !through_spec) {
         testing::check_encoder_decoder(c, *loaded);  // stages encode and decode
       } else {
-        const double error = single_run_error(c, *loaded);
+        const double error = single_run_error(c, *loaded, through_spec);
         MESSAGE(c.name(), std::string(through_spec ? " spec" : " preset"), ": max error ", error);
         CHECK(error <= testing::kF32Tolerance);
       }

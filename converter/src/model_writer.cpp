@@ -70,6 +70,8 @@ int ModelWriter::add_input(const std::string& name, DType dtype, std::vector<int
       {name, dtype, TensorRole::kInput, std::move(shape), std::move(dim_symbols), {}});
 }
 
+void ModelWriter::set_absent_fill(int tensor, int fill) { tensors_.at(static_cast<size_t>(tensor)).absent_fill = fill; }
+
 int ModelWriter::add_output(const std::string& name, DType dtype, std::vector<int64_t> shape,
                             std::vector<int32_t> dim_symbols) {
   return add_tensor(
@@ -173,7 +175,9 @@ std::vector<flatbuffers::Offset<fb::Tensor>> ModelWriter::serialize_tensors(
         : spec.int4_group > 0 ? fb::TensorLayout_DenseInt4
         : spec.dense_packed   ? fb::TensorLayout_DensePacked
                               : fb::TensorLayout_RowMajor,
-        static_cast<int32_t>(spec.int4_group)));
+        static_cast<int32_t>(spec.int4_group),
+        spec.absent_fill < 0 ? fb::WhenAbsent_Required : spec.absent_fill == 1 ? fb::WhenAbsent_Ones
+                                                                                : fb::WhenAbsent_Zeros));
   }
   return tensors;
 }

@@ -53,6 +53,9 @@ class ModelWriter {
   // `dim_symbols`: empty for all-fixed dims, else one entry per dim, -1 or a symbol.
   int add_input(const std::string& name, DType dtype, std::vector<int64_t> shape,
                 std::vector<int32_t> dim_symbols = {});
+  // Makes input `tensor` optional: a run the caller leaves it unset for fills it with
+  // `fill` (1 or 0) at the dims the other inputs set (fb::WhenAbsent).
+  void set_absent_fill(int tensor, int fill);
   int add_output(const std::string& name, DType dtype, std::vector<int64_t> shape,
                  std::vector<int32_t> dim_symbols = {});
   int add_activation(const std::string& name, DType dtype, std::vector<int64_t> shape,
@@ -229,6 +232,7 @@ class ModelWriter {
     bool dense_packed = false;   // bytes are in the GEMM panel layout
     bool int8_dot = false;       // ... the int8-dot one (DenseInt8Dot)
     size_t int4_group = 0;       // ... the int4 one (DenseInt4) with this group size
+    int absent_fill = -1;        // inputs only: -1 required, else 1 or 0 (fb::WhenAbsent)
     std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
   };
   struct OpSpec {

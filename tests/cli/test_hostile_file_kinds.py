@@ -25,7 +25,7 @@ def main(focal, tool, work):
     os.makedirs(os.path.join(self_test, "inputs"), exist_ok=True)
     for name in ("query", "key_value"):
         np.save(os.path.join(self_test, "inputs", name + ".npy"), np.zeros((1, 4, 8), dtype=np.float32))
-    mask = os.path.join(self_test, "inputs", "key_mask.npy")
+    mask = os.path.join(self_test, "inputs", "key_padding_mask.npy")
     if not os.path.exists(mask):
         os.mkfifo(mask)
 

@@ -44,15 +44,15 @@ def check_convert_self_test(focal, work):
         save(os.path.join(self_test, "inputs"), name, rng.uniform(-1, 1, (1, 4, 8)).astype(np.float32))
 
     def convert_with_mask(mask):
-        save(os.path.join(self_test, "inputs"), "key_mask", mask)
+        save(os.path.join(self_test, "inputs"), "key_padding_mask", mask)  # PyTorch's: 1 = pad
         return run(focal, "convert", "--preset", "torch-mha", "--weights", weights, "--config", config,
                    "--self-test", self_test, "-o", out)
 
-    expect(convert_with_mask(np.array([[1, 1, 1, 2**31]], dtype=np.int64)), 1, "key_mask",
+    expect(convert_with_mask(np.array([[0, 0, 0, 2**31]], dtype=np.int64)), 1, "key_padding_mask",
            "element 3 is 2147483648, outside int32")
-    expect(convert_with_mask(np.array([[1, 1, 0.5, 0]], dtype=np.float32)), 1, "element 2 is 0.5, not an int32")
+    expect(convert_with_mask(np.array([[0, 0, 0.5, 1]], dtype=np.float32)), 1, "element 2 is 0.5, not an int32")
     assert not os.path.exists(out)
-    expect(convert_with_mask(np.array([[1, 1, 1, 0]], dtype=np.float32)), 0)  # whole floats are exact
+    expect(convert_with_mask(np.array([[0, 0, 0, 1]], dtype=np.float32)), 0)  # whole floats are exact
     print("convert --self-test: a mask beyond int32 or fractional refused; whole floats taken")
 
 

@@ -32,8 +32,11 @@ Shapes:
   gpt2, llama:       in prompt_ids [1,P]; out prefill_logits [1,V] (last prompt position),
                      greedy_ids [64] (argmax decoding after the prompt), step_logits [64,V] (the
                      logits that chose each greedy id), greedy_margins [64] (best - second best).
-  torch-transformer: in src [B,S,d], tgt [B,T,d], src_mask [B,S] (1 = valid); out output [B,T,d]
+  torch-transformer: in src [B,S,d], tgt [B,T,d], src_key_padding_mask [B,S] (1 = pad; src_mask,
+                     1 = valid, for goldens converted before); out output [B,T,d]
                      with a causal tgt mask and src_mask as both src and memory key padding mask.
+  torch-mha:         in query, key_value, key_padding_mask (1 = pad); out output.
+  torch-decoder:     in tgt, memory, memory_key_padding_mask (1 = pad); out output.
 References are computed in float64 from the float32 weights and inputs, then stored as float32.
 The torch-* expected values come from a functional re-implementation here and are asserted
 against torch.nn's own forward; every checkpoint is read back and asserted bit-exact.
@@ -583,7 +586,8 @@ def torch_transformer_case(c, batch, src_len, tgt_len, lengths):
     with torch.no_grad():
         module_out = copy.deepcopy(model).double()(src.double(), tgt.double(), src_mask)
     assert_close("output", module_out, out)
-    inputs = {"src": src, "tgt": tgt, "src_mask": src_mask}
+    # src_mask (1 = token) for older files; the preset takes PyTorch's src_key_padding_mask (1 = pad)
+    inputs = {"src": src, "tgt": tgt, "src_mask": src_mask, "src_key_padding_mask": (src_mask == 0).to(torch.int32)}
     return model, c, inputs, {"output": out}, {"causal_tgt": True}
 
 
@@ -676,7 +680,9 @@ def torch_mha_case(c, batch, q_len, kv_len, lengths):
     sd = float64_state(model)
     want = ref_mha(sd, "attn.", query.double(), key_value.double(), c["num_heads"], key_pad=mask == 0)
     assert_close("output", out, want)
-    return model, c, {"query": query, "key_value": key_value, "key_mask": mask}, {"output": out}, {}
+    # PyTorch's key_padding_mask (1 = pad), as the preset takes it
+    return (model, c, {"query": query, "key_value": key_value, "key_padding_mask": (mask == 0).to(torch.int32)},
+            {"output": out}, {})
 
 
 class DecoderModule(nn.Module):
@@ -699,7 +705,7 @@ def torch_decoder_case(c, batch, tgt_len, src_len, lengths):
     with torch.no_grad():
         out = copy.deepcopy(model).double().decoder(tgt.double(), memory.double(), tgt_mask=causal,
                                                     memory_key_padding_mask=memory_mask == 0)
-    inputs = {"tgt": tgt, "memory": memory, "memory_mask": memory_mask}
+    inputs = {"tgt": tgt, "memory": memory, "memory_key_padding_mask": (memory_mask == 0).to(torch.int32)}
     return model, c, inputs, {"output": out}, {}
 
 

@@ -15,8 +15,13 @@ Writes OUT_DIR/<case>/ (family "torch-module"):
   spec.json        (unless case.json's "spec" is null) the same model as a declarative spec (converter/README.md), on the
                    same checkpoint; for nn.Transformer one stage (src, src_mask, tgt ->
                    output) with the decoder's cross-attention on the encoder's memory.
-  inputs/, expected/  float32 inputs; the module's own forward in float64.
-  case.json        {"family", "preset", "weights", "config", "spec", "inputs", "outputs",
+  inputs/, expected/  float32 inputs; the module's own forward in float64. The presets
+                   take PyTorch's names and sense (src_key_padding_mask,
+                   memory_key_padding_mask, key_padding_mask: 1 = pad); the specs a mask
+                   of 1 = token (src_mask, memory_mask, key_mask). The *_nomask cases call
+                   the module without a mask, and give the preset none.
+  case.json        {"family", "preset", "weights", "config", "spec", "inputs" (the
+                    preset's), "spec_inputs", "outputs",
                     "checks": "single" | "encoder_decoder", "valid_mask": the input whose
                     zeros mark padded positions of the output (not compared), or null}.
 and OUT_DIR/torch_module_errors/ (family "torch-module-errors") with checkpoints that
@@ -240,8 +245,13 @@ def without_biases(module):
     return {k: v for k, v in module.state_dict().items() if not k.endswith("bias")}
 
 
-def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=True, **kw):
-    """layers 0: one nn.TransformerEncoderLayer saved alone."""
+def padding(mask):
+    """PyTorch's key padding mask (True = pad) of a 1 = token mask, as the int32 0/1 the preset takes."""
+    return (mask == 0).to(torch.int32)
+
+
+def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=True, masked=True, **kw):
+    """layers 0: one nn.TransformerEncoderLayer saved alone. masked False: no mask (full lengths)."""
     single = layers == 0
     module = encoder(d, heads, ff, max(layers, 1), **kw)
     if single:
@@ -251,18 +261,20 @@ def encoder_case(d, heads, ff, layers, lengths, seq, prefix="", wrap=None, bias=
     state = prefixed(holder.state_dict() if bias else without_biases(holder), prefix)
     mask = ref.ragged_mask(len(lengths), seq, lengths)
     src = torch.randn(len(lengths), seq, d)
-    out = float64(module)(src.double(), src_key_padding_mask=mask == 0).detach()
+    out = float64(module)(src.double(), src_key_padding_mask=(mask == 0) if masked else None).detach()
     stack = prefix + ("module." if wrap else "")
     c = full({"d_model": d, "nhead": heads, "num_layers": max(layers, 1), "activation": kw.get("activation", "relu"),
               "norm_first": kw.get("norm_first", False), "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
-    return (state, config, {"src": src, "src_mask": mask}, {"output": out},
+    return (state, config, {"src": src, "src_mask": mask, "src_key_padding_mask": padding(mask)}, {"output": out},
             encoder_spec(stack, c, kw.get("final_norm", False), single) if bias else None,  # a spec layernorm has a bias
-            {"preset": "torch-transformer-encoder", "checks": "single", "valid_mask": "src_mask"})
+            {"preset": "torch-transformer-encoder", "checks": "single", "valid_mask": "src_mask",
+             "preset_inputs": ["src", "src_key_padding_mask"] if masked else ["src"], "spec_inputs": ["src", "src_mask"]})
 
 
-def classifier_case(vocab, d, heads, ff, layers, lengths, seq, classes):
-    """make_reference.py's nn.TransformerEncoder classifier, saved from nn.DataParallel."""
+def classifier_case(vocab, d, heads, ff, layers, lengths, seq, classes, masked=True):
+    """make_reference.py's nn.TransformerEncoder classifier, saved from nn.DataParallel.
+    masked False: full lengths, and the preset is given no attention_mask."""
     c = {"vocab_size": vocab, "d_model": d, "nhead": heads, "num_layers": layers, "dim_feedforward": ff,
          "activation": "relu", "norm_first": False, "layer_norm_eps": 1e-5, "max_len": 20, "pooling": "mean",
          "num_classes": classes}
@@ -274,29 +286,35 @@ def classifier_case(vocab, d, heads, ff, layers, lengths, seq, classes):
     hidden, logits = float64(module)(ids, mask)
     return (state, {"nhead": heads, "pooling": "mean"}, {"input_ids": ids, "attention_mask": mask},
             {"last_hidden_state": hidden.detach(), "logits": logits.detach()}, classifier_spec("module.", c),
-            {"preset": "torch-encoder", "checks": "single", "valid_mask": "attention_mask"})
+            {"preset": "torch-encoder", "checks": "single", "valid_mask": "attention_mask",
+             "preset_inputs": ["input_ids", "attention_mask"] if masked else ["input_ids"],
+             "spec_inputs": ["input_ids", "attention_mask"]})
 
 
-def transformer_case(d, heads, ff, enc_layers, dec_layers, lengths, src_len, tgt_len, prefix="", **kw):
+def transformer_case(d, heads, ff, enc_layers, dec_layers, lengths, src_len, tgt_len, prefix="", masked=True, **kw):
+    """masked False: full lengths, the module called without masks, and no src_key_padding_mask written."""
     module = transformer(d, heads, ff, enc_layers, dec_layers, **kw)
     ref.randomize(module, 0.15)
     state = prefixed(module.state_dict(), prefix)
     src_mask = ref.ragged_mask(len(lengths), src_len, lengths)
     src, tgt = torch.randn(len(lengths), src_len, d), torch.randn(len(lengths), tgt_len, d)
     causal = nn.Transformer.generate_square_subsequent_mask(tgt_len).double()
-    pad = src_mask == 0
+    pad = (src_mask == 0) if masked else None
     out = float64(module)(src.double(), tgt.double(), tgt_mask=causal, src_key_padding_mask=pad,
                           memory_key_padding_mask=pad).detach()
     c = full({"d_model": d, "nhead": heads, "num_encoder_layers": enc_layers, "num_decoder_layers": dec_layers,
               "activation": kw.get("activation", "relu"), "norm_first": kw.get("norm_first", False),
               "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
-    return (state, config, {"src": src, "src_mask": src_mask, "tgt": tgt}, {"output": out},
+    inputs = {"src": src, "src_mask": src_mask, "tgt": tgt}
+    if masked:
+        inputs["src_key_padding_mask"] = padding(src_mask)
+    return (state, config, inputs, {"output": out},
             transformer_spec(prefix, c), {"preset": "torch-transformer", "checks": "encoder_decoder",
-                                          "valid_mask": None})
+                                          "valid_mask": None, "spec_inputs": ["src", "src_mask", "tgt"]})
 
 
-def decoder_case(d, heads, ff, layers, lengths, src_len, tgt_len, prefix="", **kw):
+def decoder_case(d, heads, ff, layers, lengths, src_len, tgt_len, prefix="", masked=True, **kw):
     """layers 0: one nn.TransformerDecoderLayer saved alone."""
     single = layers == 0
     module = decoder(d, heads, ff, max(layers, 1), **kw)
@@ -308,26 +326,33 @@ def decoder_case(d, heads, ff, layers, lengths, src_len, tgt_len, prefix="", **k
     tgt, memory = torch.randn(len(lengths), tgt_len, d), torch.randn(len(lengths), src_len, d)
     causal = nn.Transformer.generate_square_subsequent_mask(tgt_len).double()
     out = float64(module)(tgt.double(), memory.double(), tgt_mask=causal,
-                          memory_key_padding_mask=memory_mask == 0).detach()
+                          memory_key_padding_mask=(memory_mask == 0) if masked else None).detach()
     c = full({"d_model": d, "nhead": heads, "num_layers": max(layers, 1), "activation": kw.get("activation", "relu"),
               "norm_first": kw.get("norm_first", False), "layer_norm_eps": kw.get("eps", 1e-5)})
     config = config_of(heads, c["activation"], c["norm_first"], c["layer_norm_eps"])
-    return (state, config, {"tgt": tgt, "memory": memory, "memory_mask": memory_mask}, {"output": out},
+    return (state, config, {"tgt": tgt, "memory": memory, "memory_mask": memory_mask,
+                            "memory_key_padding_mask": padding(memory_mask)}, {"output": out},
             decoder_spec(prefix, c, kw.get("final_norm", False), single),
-            {"preset": "torch-decoder", "checks": "single", "valid_mask": None})
+            {"preset": "torch-decoder", "checks": "single", "valid_mask": None,
+             "preset_inputs": ["tgt", "memory", "memory_key_padding_mask"] if masked else ["tgt", "memory"],
+             "spec_inputs": ["tgt", "memory", "memory_mask"]})
 
 
-def mha_case(e, heads, lengths, q_len, prefix="", bias=True):
+def mha_case(e, heads, lengths, q_len, prefix="", bias=True, masked=True):
     module = nn.MultiheadAttention(e, heads, bias=bias, batch_first=True)
     ref.randomize(module, 0.2)
     state = prefixed(module.state_dict(), prefix)
     key_mask = ref.ragged_mask(len(lengths), max(lengths), lengths)
     query, key_value = torch.randn(len(lengths), q_len, e), torch.randn(len(lengths), max(lengths), e)
     kv = key_value.double()
-    out, _ = float64(module)(query.double(), kv, kv, key_padding_mask=key_mask == 0, need_weights=False)
-    return (state, {"num_heads": heads}, {"query": query, "key_value": key_value, "key_mask": key_mask},
+    out, _ = float64(module)(query.double(), kv, kv, key_padding_mask=(key_mask == 0) if masked else None,
+                             need_weights=False)
+    return (state, {"num_heads": heads}, {"query": query, "key_value": key_value, "key_mask": key_mask,
+                                          "key_padding_mask": padding(key_mask)},
             {"output": out.detach()}, mha_spec(prefix, e, heads, bias),
-            {"preset": "torch-mha", "checks": "single", "valid_mask": None})
+            {"preset": "torch-mha", "checks": "single", "valid_mask": None,
+             "preset_inputs": ["query", "key_value", "key_padding_mask"] if masked else ["query", "key_value"],
+             "spec_inputs": ["query", "key_value", "key_mask"]})
 
 
 CASES = [
@@ -351,6 +376,12 @@ CASES = [
     ("tm_encoder_layer_gelu_d40_h5_alone", lambda: encoder_case(40, 5, 56, 0, (7, 4, 1), 7, activation="gelu")),
     ("tm_mha_e40_h5", lambda: mha_case(40, 5, (7, 4, 1), 5)),
     ("tm_mha_nobias_e24_h3_compiled", lambda: mha_case(24, 3, (6, 3), 4, prefix="_orig_mod.", bias=False)),
+    # Called as PyTorch allows, without a mask: the preset is given none either.
+    ("tm_encoder_nomask_postln_d40_h5_l2", lambda: encoder_case(40, 5, 56, 2, (6, 6, 6), 6, masked=False)),
+    ("tm_encoder_classifier_nomask_d40_h5_l2", lambda: classifier_case(70, 40, 5, 56, 2, (7, 7, 7), 7, 3, masked=False)),
+    ("tm_transformer_nomask_d24_h3_e2_d2", lambda: transformer_case(24, 3, 56, 2, 2, (5, 5), 5, 4, masked=False)),
+    ("tm_decoder_nomask_d24_h3_l2", lambda: decoder_case(24, 3, 56, 2, (5, 5, 5), 5, 4, masked=False)),
+    ("tm_mha_nomask_e24_h3", lambda: mha_case(24, 3, (4, 4), 3, masked=False)),
 ]
 
 
@@ -361,8 +392,9 @@ def write_case(out_dir, name, built):
     torch.save(state, os.path.join(case_dir, "weights.pt"))
     ref.save_arrays(os.path.join(case_dir, "inputs"), inputs)
     ref.save_arrays(os.path.join(case_dir, "expected"), outputs)
+    preset_inputs = extra.pop("preset_inputs", list(inputs))
     case = {"family": "torch-module", "weights": "weights.pt", "config": "config.json",
-            "spec": "spec.json" if spec else None, "inputs": list(inputs), "outputs": list(outputs), **extra}
+            "spec": "spec.json" if spec else None, "inputs": preset_inputs, "outputs": list(outputs), **extra}
     files = [("config.json", config), ("case.json", case)] + ([("spec.json", spec)] if spec else [])
     for filename, content in files:
         with open(os.path.join(case_dir, filename), "w") as f:

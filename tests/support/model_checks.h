@@ -22,6 +22,12 @@ std::vector<ModelCase> cases_of(const char* family);
 // Runs an encoder case (BERT, nn.TransformerEncoder) once on its inputs; the worst
 // error over its outputs (last_hidden_state only at unpadded positions).
 double encoder_error(const ModelCase& c, LoadedCase& loaded, const char* label);
+// Each row of the case alone at its length (attention_mask's 1s), every input but
+// attention_mask trimmed to it and attention_mask left unset, as transformers and PyTorch
+// allow: the worst error against the row's expected outputs (per-position ones at its
+// length). The reference's rows are computed batched with the mask, which for an encoder
+// equals the row alone.
+double encoder_rows_without_mask_error(const ModelCase& c, LoadedCase& loaded);
 
 // Decoder-only: prefill logits, then (when the case has step_logits) every cached step's
 // logits, within kF32Tolerance; and greedy generation equal to PyTorch's tokens.

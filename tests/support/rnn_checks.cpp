@@ -157,5 +157,36 @@ void check_rnn_classifier(const ModelCase& c, LoadedCase& loaded) {
   }
 }
 
+void check_rnn_classifier_without_mask(const ModelCase& c, LoadedCase& loaded) {
+  Session& s = *loaded.session;
+  const auto ids = c.array("inputs/input_ids");
+  const std::vector<int32_t> id_values = ints(ids), masks = ints(c.array("inputs/attention_mask"));
+  const int64_t rows = ids.shape[0], seq = ids.shape[1];
+  for (int64_t b = 0; b < rows; ++b) {
+    const int64_t length = std::count(masks.begin() + b * seq, masks.begin() + (b + 1) * seq, 1);
+    const std::vector<int32_t> row(id_values.begin() + b * seq, id_values.begin() + b * seq + length);
+    Shape shape;
+    shape.rank = 2;
+    shape.dims[0] = 1;
+    shape.dims[1] = length;
+    REQUIRE(s.set_input(s.find_input("input_ids"), shape, row.data(), row.size() * 4).ok());
+    const Status alone = s.run();
+    REQUIRE_MESSAGE(alone.ok(), alone.message());
+    for (const char* name : {"logits", "probabilities", "attention"}) {
+      const std::vector<float> want = c.array(std::string("expected/") + name).to_f32();
+      const TensorView got = s.output(s.find_output(name));
+      const int64_t width = got.shape.dims[1], stride = static_cast<int64_t>(want.size()) / rows;
+      double worst = 0.0;
+      for (int64_t k = 0; k < width; ++k) {
+        const double diff = std::abs(double(static_cast<const float*>(got.data)[k]) - want[size_t(b * stride + k)]);
+        worst = std::max(worst, diff);
+      }
+      CAPTURE(b);
+      CAPTURE(name);
+      CHECK(worst <= kF32Tolerance);
+    }
+  }
+}
+
 }  // namespace testing
 }  // namespace focal

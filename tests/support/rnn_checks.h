@@ -11,6 +11,10 @@ namespace testing {
 
 void check_seq2seq(const ModelCase& c, LoadedCase& loaded);
 void check_rnn_classifier(const ModelCase& c, LoadedCase& loaded);
+// Each row alone at its length, without attention_mask (a Keras model has none; a preset
+// takes it as optional): the row's logits, probabilities and attention as PyTorch
+// computes them (the generator checks a row alone equals its batched one).
+void check_rnn_classifier_without_mask(const ModelCase& c, LoadedCase& loaded);
 
 }  // namespace testing
 }  // namespace focal

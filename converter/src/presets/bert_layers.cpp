@@ -129,7 +129,8 @@ EncoderInputs encoder_inputs(GraphBuilder& b, const PresetOptions& options, int6
   EncoderInputs in{{options.max_batch, b.symbol("batch", options.max_batch)}, {max_seq, b.symbol("seq", max_seq)},
                    {hidden, -1}};
   in.ids = b.input("input_ids", DType::kI32, {in.B, in.S});
-  in.mask = b.input("attention_mask", DType::kI32, {in.B, in.S});
+  // Optional, as transformers' attention_mask: unset, every position is a token.
+  in.mask = b.optional_input("attention_mask", DType::kI32, {in.B, in.S}, 1);
   return in;
 }
 

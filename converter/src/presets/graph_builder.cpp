@@ -50,6 +50,12 @@ int GraphBuilder::input(const std::string& name, DType dtype, std::vector<Dim> d
   return t;
 }
 
+int GraphBuilder::optional_input(const std::string& name, DType dtype, std::vector<Dim> dims, int fill) {
+  const int t = input(name, dtype, std::move(dims));
+  w_.set_absent_fill(t, fill);
+  return t;
+}
+
 int GraphBuilder::output(const std::string& name, std::vector<Dim> dims) {
   const int t = w_.add_output(name, DType::kF32, sizes_of(dims), symbols_of(dims));
   dims_[t] = std::move(dims);

@@ -30,6 +30,9 @@ class GraphBuilder {
     int symbol;
   };
   int input(const std::string& name, DType dtype, std::vector<Dim> dims);
+  // An input a run may leave unset: then every element is `fill` (a mask the framework
+  // treats as optional: 1 for an attention_mask, 0 for a PyTorch key padding mask).
+  int optional_input(const std::string& name, DType dtype, std::vector<Dim> dims, int fill);
   int output(const std::string& name, std::vector<Dim> dims);
   int activation(const std::string& name, std::vector<Dim> dims, DType dtype = DType::kF32);
   int state(const std::string& name, DType dtype, std::vector<Dim> dims);

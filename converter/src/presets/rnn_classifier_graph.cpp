@@ -190,7 +190,8 @@ Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames&
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
   const int ids = b.input("input_ids", DType::kI32, {B, S});
-  const int mask = b.input("attention_mask", DType::kI32, {B, S});
+  // Optional: a Keras model has no mask input; unset, every position is a token.
+  const int mask = b.optional_input("attention_mask", DType::kI32, {B, S}, 1);
   int states =
       b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
   for (size_t l = 0; l < w.layers.size(); ++l)

@@ -3,7 +3,8 @@
 // weights: embedding, 1..n (bi)LSTM/GRU layers, attention pooling
 // (score_s = v . tanh(W h_s + b) over the valid positions, pooled = sum_s a_s h_s) and a
 // classifier with a sigmoid (C == 1) or a softmax. Inputs input_ids, attention_mask
-// [batch, seq]; outputs logits and probabilities [batch, C] and the pooling weights,
+// [batch, seq] (optional: unset, every position is a token, as a Keras model without a
+// mask computes); outputs logits and probabilities [batch, C] and the pooling weights,
 // attention [batch, seq].
 #pragma once
 

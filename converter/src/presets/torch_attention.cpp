@@ -4,12 +4,14 @@
 //   torch-mha      `in_proj_weight` [3E, E], `in_proj_bias` (optional: bias=False),
 //                  `out_proj.*`. Inputs query [batch, q_seq, E], key_value [batch, seq, E]
 //                  (keys and values from one source, as in self- and cross-attention) and
-//                  key_mask [batch, seq] (1 = attend); output output. config: num_heads
+//                  key_padding_mask [batch, seq] (1 = padding, as PyTorch's True = pad;
+//                  optional, as in PyTorch); output output. config: num_heads
 //                  (or nhead), max_len (512; --max-seq).
 //   torch-decoder  `layers.{i}.*` (nn.TransformerDecoderLayer: self_attn, multihead_attn,
 //                  linear1/2, norm1/2/3) and `norm` (optional), or one layer saved alone.
 //                  Inputs tgt [batch, seq, d] (causal), memory [batch, src_seq, d] and
-//                  memory_mask [batch, src_seq]; output output. config: nhead, activation, norm_first, layer_norm_eps,
+//                  memory_key_padding_mask [batch, src_seq] (1 = padding, as PyTorch's
+//                  True = pad; optional, as in PyTorch); output output. config: nhead, activation, norm_first, layer_norm_eps,
 //                  max_len (512; --max-seq).
 #include "presets/preset.h"
 #include "presets/torch_layers.h"
@@ -41,12 +43,14 @@ Result<MhaConfig> read_mha_config(WeightSource& weights, const nlohmann::json& c
   return c;
 }
 
-// Keys and values from one input [B, S, D] (`source`) with its key mask [B, S] (`mask`).
+// Keys and values from one input [B, S, D] (`source`) with its key padding mask [B, S]
+// (`mask`, PyTorch's sense: 1 = pad).
 TorchKeys masked_source(GraphBuilder& b, const char* source, const char* mask,
                         const std::vector<GraphBuilder::Dim>& dims) {
   TorchKeys keys;
   keys.memory = b.input(source, DType::kF32, dims);
-  keys.key_mask = b.input(mask, DType::kI32, {dims[0], dims[1]});
+  const int padding = torch_padding_mask_input(b, mask, dims[0], dims[1]);
+  keys.key_mask = torch_valid_mask(b, padding, mask, dims[0], dims[1]);
   return keys;
 }
 
@@ -60,7 +64,7 @@ Status build_torch_mha(const nlohmann::json& config, const PresetOptions& option
   const GraphBuilder::Dim Q{max_len, b.symbol("q_seq", max_len)}, S{max_len, b.symbol("seq", max_len)};
   const GraphBuilder::Dim E{c.d_model, -1};
   const int query = b.input("query", DType::kF32, {B, Q, E});
-  const TorchKeys keys = masked_source(b, "key_value", "key_mask", {B, S, E});
+  const TorchKeys keys = masked_source(b, "key_value", "key_padding_mask", {B, S, E});
   torch_attention(b, settings.prefix, query, c, keys, b.output("output", {B, Q, E}));
   return b.status();
 }
@@ -73,7 +77,7 @@ Status build_torch_decoder(const nlohmann::json& config, const PresetOptions& op
   const GraphBuilder::Dim T{max_len.value(), b.symbol("seq", max_len.value())};
   const GraphBuilder::Dim S{max_len.value(), b.symbol("src_seq", max_len.value())}, D{s.layer.d_model, -1};
   const int tgt = b.input("tgt", DType::kF32, {B, T, D});
-  const TorchKeys cross = masked_source(b, "memory", "memory_mask", {B, S, D});
+  const TorchKeys cross = masked_source(b, "memory", "memory_key_padding_mask", {B, S, D});
   TorchKeys self;
   self.causal = true;
   const int out = b.output("output", {B, T, D});

@@ -1,14 +1,18 @@
 // nn.TransformerEncoder, found under any prefix (presets/module_prefix.h), with its sizes
 // read from its tensors (presets/torch_sizes.h):
-//   torch-transformer-encoder  the bare module on embeddings: src [batch, seq, d_model]
-//                              and src_mask [batch, seq] (1 = token, 0 = padding) ->
-//                              output [batch, seq, d_model], after the optional `norm`;
+//   torch-transformer-encoder  the bare module on embeddings, by PyTorch's names: src
+//                              [batch, seq, d_model] and src_key_padding_mask [batch,
+//                              seq] (1 = padding, 0 = token, as PyTorch's True = pad;
+//                              optional, as in PyTorch) -> output [batch, seq, d_model],
+//                              after the optional `norm`;
 //                              also one nn.TransformerEncoderLayer saved alone.
 //   torch-encoder              a classifier around one, in the common style: `embedding`
 //                              (nn.Embedding), `pos_embedding` (learned positions,
 //                              optional), the encoder (any attribute name), pooling (CLS:
 //                              position 0, or the mean over valid positions) and
 //                              `classifier` (nn.Linear, optional), all beside the encoder.
+//                              Inputs input_ids and attention_mask (1 = token; optional:
+//                              unset, every position is a token).
 // The config gives what no tensor tells: nhead, activation, norm_first, layer_norm_eps,
 // and for the classifier `pooling` (cls, mean); max_len without learned positions.
 #include "presets/preset.h"
@@ -98,7 +102,7 @@ Status build_torch_encoder(const nlohmann::json& config, const PresetOptions& op
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)}, D{s.layer.d_model, -1};
   const int ids = b.input("input_ids", DType::kI32, {B, S});
-  const int mask = b.input("attention_mask", DType::kI32, {B, S});
+  const int mask = b.optional_input("attention_mask", DType::kI32, {B, S}, 1);
   const int table = b.param(wrapper + "embedding.weight", {sizes.vocab, s.layer.d_model});
   const int positions = b.optional_param(wrapper + "pos_embedding.weight", {sizes.max_len, s.layer.d_model});
   const int x = b.embedding("embedding", ids, table, positions, -1, -1, 1.0f);
@@ -114,7 +118,8 @@ Status build_torch_transformer_encoder(const nlohmann::json& config, const Prese
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim S{max_seq.value(), b.symbol("seq", max_seq.value())}, D{s.layer.d_model, -1};
   const int src = b.input("src", DType::kF32, {B, S, D});
-  const int mask = b.input("src_mask", DType::kI32, {B, S});
+  const int padding = torch_padding_mask_input(b, "src_key_padding_mask", B, S);
+  const int mask = torch_valid_mask(b, padding, "src_key_padding_mask", B, S);
   torch_encoder_stack(b, s, src, mask, b.output("output", {B, S, D}));
   return b.status();
 }

@@ -11,6 +11,17 @@ Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::
   return config_int(config, key, fallback);
 }
 
+int torch_padding_mask_input(GraphBuilder& b, const std::string& name, const GraphBuilder::Dim& batch,
+                             const GraphBuilder::Dim& seq) {
+  return b.optional_input(name, DType::kI32, {batch, seq}, 0);
+}
+
+int torch_valid_mask(GraphBuilder& b, int padding_mask, const std::string& name, const GraphBuilder::Dim& batch,
+                     const GraphBuilder::Dim& seq) {
+  const std::string valid = name + ".valid";
+  return b.scale(valid, padding_mask, -1.0f, 1.0f, b.activation(valid, {batch, seq}, DType::kI32));
+}
+
 int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c, int out) {
   const int gamma = b.param(prefix + ".weight", {c.d_model});
   // nn.LayerNorm(bias=False) adds nothing: a zero shift.

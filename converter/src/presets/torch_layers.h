@@ -62,6 +62,14 @@ Result<int64_t> planned_or_config(const PresetOptions& options, const nlohmann::
                                   int64_t fallback);
 
 // Where an attention block's keys and values come from.
+// PyTorch's key padding mask as an input: `name` [batch, seq] i32, 1 (True) = padding,
+// as PyTorch's src_key_padding_mask; optional, as in PyTorch: left unset, nothing is
+// padding. torch_valid_mask turns it into the engine's sense (1 = token) for the ops.
+int torch_padding_mask_input(GraphBuilder& b, const std::string& name, const GraphBuilder::Dim& batch,
+                             const GraphBuilder::Dim& seq);
+int torch_valid_mask(GraphBuilder& b, int padding_mask, const std::string& name, const GraphBuilder::Dim& batch,
+                     const GraphBuilder::Dim& seq);
+
 struct TorchKeys {
   int memory = -1;      // cross-attention source [B, Sk, d]; -1: self-attention
   int key_mask = -1;    // [B, Sk] i32

@@ -1,7 +1,9 @@
 // nn.Transformer (encoder-decoder) on embeddings, the module itself or under any prefix
 // (`transformer.`, `module.`, ...: presets/module_prefix.h), sizes and layer counts read
-// from its tensors: inputs src [batch, src_seq, d] with src_mask [batch, src_seq]
-// (1 = token, 0 = pad) and tgt [batch, seq, d]; output `output` [batch, seq, d]. Two stages:
+// from its tensors, by PyTorch's names: inputs src [batch, src_seq, d] with
+// src_key_padding_mask [batch, src_seq] (1 = pad, 0 = token, as PyTorch's True = pad;
+// optional, as in PyTorch; it masks the memory too, as memory_key_padding_mask) and tgt
+// [batch, seq, d]; output `output` [batch, seq, d]. Two stages:
 //   encode: the encoder stack and its final norm, then every decoder layer's
 //           cross-attention K and V over the memory, kept as states (once per source);
 //   decode: the decoder stack over tgt with a causal KV cache, appended on every run,
@@ -50,9 +52,10 @@ Status build_torch_transformer(const nlohmann::json& config, const PresetOptions
   const EncoderDecoderDims d =
       encoder_decoder_dims(b, options, settings.max_src, settings.max_tgt, settings.encoder.layer.d_model);
   const int src = b.input("src", DType::kF32, {d.batch, d.src, d.width});
-  const int src_mask = b.input("src_mask", DType::kI32, {d.batch, d.src});
+  const int padding = torch_padding_mask_input(b, "src_key_padding_mask", d.batch, d.src);
   const int tgt = b.input("tgt", DType::kF32, {d.batch, d.tgt, d.width});
   b.writer().begin_stage("encode");
+  const int src_mask = torch_valid_mask(b, padding, "src_key_padding_mask", d.batch, d.src);
   const std::vector<TorchKeys> cross = encode_cross_keys(b, settings.encoder, settings.decoder, d, src, src_mask);
   b.writer().begin_stage("decode");
   decode_with_cache(b, settings.decoder, d, tgt, cross, b.output("output", {d.batch, d.tgt, d.width}));

@@ -77,6 +77,11 @@ std::vector<Value> generate_inputs(const Model& model, const GeneratedInputOptio
       for (double& x : v.values) x = static_cast<double>(random.next() % static_cast<uint32_t>(rows));
     } else {
       fill_mask(v.shape, &v.values);
+      // A mask whose absence means no padding (0) is a padding mask, PyTorch's sense
+      // (src_key_padding_mask: 1 = pad): the same rows, inverted.
+      if (info.absent_fill == 0) {
+        for (double& x : v.values) x = 1.0 - x;
+      }
     }
     inputs.push_back(std::move(v));
   }

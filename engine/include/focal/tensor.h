@@ -44,6 +44,10 @@ struct TensorInfo {
   int dim_symbols[kMaxRank] = {};  // per dim: -1 fixed, else a Model::symbol index
   size_t max_bytes = 0;            // bytes at the planned maximum shape
   uint64_t arena_offset = 0;       // non-constant tensors only
+  // Inputs only: what a run writes into the input when the caller left it unset: -1
+  // nothing (the run is refused), else every element this value (1: an attention_mask
+  // of no padding; 0: a PyTorch key padding mask of no padding).
+  int absent_fill = -1;
 };
 
 // A view of a tensor's current value inside a session's arena or the model's bytes.

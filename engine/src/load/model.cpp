@@ -162,6 +162,7 @@ TensorInfo Model::tensor(int index) const {
   if (t.role() == fb::TensorRole_Constant) bytes = t.data()->size();
   info.max_bytes = static_cast<size_t>(bytes);
   info.arena_offset = t.arena_offset();
+  info.absent_fill = t.when_absent() == fb::WhenAbsent_Ones ? 1 : t.when_absent() == fb::WhenAbsent_Zeros ? 0 : -1;
   return info;
 }
 

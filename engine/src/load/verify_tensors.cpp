@@ -187,6 +187,16 @@ Status check_tensors(const fb::Model& model, const FileLayout& file) {
                      static_cast<int>(t->layout()));
     }
     FOCAL_RETURN_IF_ERROR(check_packed_bytes(*t, &bytes));
+    if (t->when_absent() > fb::WhenAbsent_MAX) {
+      return invalid("tensor '%s' has unknown when_absent %d", name_of(*t), static_cast<int>(t->when_absent()));
+    }
+    if (t->when_absent() != fb::WhenAbsent_Required) {
+      if (t->role() != fb::TensorRole_Input) return invalid("tensor '%s': only an input may be optional", name_of(*t));
+      if (t->dtype() != fb::DType_I32 && t->dtype() != fb::DType_F32) {
+        return invalid("optional input '%s' is %s; an optional input is i32 or f32", name_of(*t),
+                       fb::EnumNameDType(t->dtype()));
+      }
+    }
     if (t->role() == fb::TensorRole_Constant) {
       if (t->dim_symbols() != nullptr) {
         for (int32_t s : *t->dim_symbols()) {

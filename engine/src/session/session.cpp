@@ -1,5 +1,6 @@
 #include "focal/session.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "focal/internal/graph.h"
@@ -46,6 +47,20 @@ Shape actual_shape(const fb::Tensor& tensor, const int64_t* symbol_values) {
     if (s >= 0) shape.dims[i] = symbol_values[s];
   }
   return shape;
+}
+
+// An optional input the caller left unset (fb::WhenAbsent): every element 1 or 0, at the
+// dims this run's other inputs set.
+void fill_absent_input(const fb::Tensor& t, const int64_t* symbol_values, uint8_t* arena) {
+  const size_t count = static_cast<size_t>(actual_shape(t, symbol_values).element_count());
+  const bool ones = t.when_absent() == fb::WhenAbsent_Ones;
+  if (t.dtype() == fb::DType_I32) {
+    int32_t* data = reinterpret_cast<int32_t*>(arena + t.arena_offset());
+    std::fill(data, data + count, ones ? 1 : 0);
+  } else {  // f32, as the verifier checked
+    float* data = reinterpret_cast<float*>(arena + t.arena_offset());
+    std::fill(data, data + count, ones ? 1.0f : 0.0f);
+  }
 }
 
 // The positions this run appends to the KV caches (a cache-keeping op's input 0 dim 1),
@@ -363,10 +378,22 @@ Status Session::run_stage(int stage_index) {
 
 
 Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
+  uint64_t absent = 0;  // optional inputs left unset: filled below, once the run goes ahead
   for (int i = 0; i < input_count(); ++i) {
     if ((needed & (uint64_t(1) << i)) && !(inputs_set_ & (uint64_t(1) << i))) {
-      return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run",
-                           model_->tensor(model_->input_tensor(i)).name);
+      const TensorInfo info = model_->tensor(model_->input_tensor(i));
+      if (info.absent_fill < 0) {
+        return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run", info.name);
+      }
+      for (int d = 0; d < info.shape.rank; ++d) {  // its dims come from the inputs given
+        const int s = info.dim_symbols[d];
+        if (s >= 0 && pending_symbol_[s] == 0) {
+          return Status::error(StatusCode::kInvalidArgument,
+                               "optional input '%s' not set and no input given sets its %s: set it", info.name,
+                               model_->symbol(s).name);
+        }
+      }
+      absent |= uint64_t(1) << i;
     }
   }
   int64_t values[kMaxSymbols];
@@ -398,6 +425,11 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
   std::memcpy(symbol_value_, values, sizeof(values));
   for (int s = 0; s < kMaxSymbols; ++s) pending_symbol_[s] = 0;
   inputs_set_ &= ~needed;
+  for (int i = 0; i < input_count(); ++i) {
+    if (absent & (uint64_t(1) << i)) {
+      fill_absent_input(*schema.tensors()->Get(static_cast<uint32_t>(model_->input_tensor(i))), values, arena_);
+    }
+  }
 
   if (observer_ != nullptr) observer_(-1, observer_user_);
   for (int i = first_op; i < first_op + op_count; ++i) {

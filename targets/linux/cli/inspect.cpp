@@ -36,6 +36,7 @@ nlohmann::json tensor_json(const Model& model, int index) {
                       {"dim_symbols", symbols},
                       {"bytes", t.max_bytes}};
   if (t.role != TensorRole::kConstant) j["arena_offset"] = t.arena_offset;
+  if (t.role == TensorRole::kInput && t.absent_fill >= 0) j["absent_fill"] = t.absent_fill;  // optional
   return j;
 }
 
@@ -128,7 +129,8 @@ void print_table(const LoadedModel& loaded) {
   }
   for (int i = 0; i < m.input_count(); ++i) {
     const TensorInfo t = m.tensor(m.input_tensor(i));
-    std::printf("input        %s %s\n", printable(t.name).c_str(), describe_tensor(m, t).c_str());
+    std::printf("input        %s %s%s\n", printable(t.name).c_str(), describe_tensor(m, t).c_str(),
+                t.absent_fill < 0 ? "" : t.absent_fill == 1 ? " (optional: unset, all 1s)" : " (optional: unset, all 0s)");
   }
   for (int i = 0; i < m.output_count(); ++i) {
     const TensorInfo t = m.tensor(m.output_tensor(i));

@@ -27,7 +27,8 @@ namespace {
 const char* kUsage =
     "usage: focal run MODEL.focal --input NAME=FILE.npy [--input ...] --output-dir DIR\n"
     "                 [--threads N]\n"
-    "Runs the model once on the given inputs (every model input is needed; symbolic dims\n"
+    "Runs the model once on the given inputs (every model input is needed but an optional\n"
+    "mask, which left out counts every position valid, as inspect shows; symbolic dims\n"
     "such as batch and seq take the arrays' sizes) and writes DIR/<output>.npy for each\n"
     "output. Float arrays feed f32 inputs; integer arrays feed i32 inputs (token ids),\n"
     "exactly: a value outside int32 is refused. An output whose name is not a safe file\n"
