@@ -95,12 +95,14 @@ std::string utf8_name(const char* bytes) {
 struct TensorDescription {
   std::string name, dtype, numpy_dtype, role;
   py::tuple shape, dims;
+  py::object absent_fill;  // an optional input's fill when left out (1 or 0), else None
 };
 
 TensorDescription describe(const Model& model, int tensor) {
   const TensorInfo info = model.tensor(tensor);
   TensorDescription d{utf8_name(info.name), dtype_name(info.dtype), numpy_dtype(info.dtype), tensor_role_name(info.role),
-                      py::tuple(info.shape.rank), py::tuple(info.shape.rank)};
+                      py::tuple(info.shape.rank), py::tuple(info.shape.rank),
+                      info.absent_fill >= 0 ? py::object(py::int_(info.absent_fill)) : py::object(py::none())};
   for (int i = 0; i < info.shape.rank; ++i) {
     d.shape[static_cast<size_t>(i)] = info.shape.dims[i];
     d.dims[static_cast<size_t>(i)] =
@@ -186,6 +188,7 @@ void register_descriptions(py::module_& m) {
       .def_readonly("role", &TensorDescription::role)
       .def_readonly("shape", &TensorDescription::shape)
       .def_readonly("dims", &TensorDescription::dims)
+      .def_readonly("absent_fill", &TensorDescription::absent_fill)
       .def("__repr__", [](const TensorDescription& t) {
         return "Tensor(" + py::repr(py::str(t.name)).cast<std::string>() + ", " + t.dtype + ", shape=" +
                py::repr(t.shape).cast<std::string>() + ", dims=" + py::repr(t.dims).cast<std::string>() + ")";
