@@ -576,7 +576,8 @@ def main():
                    "decoder_hidden": 128, "encoder_layers": 1, "bidirectional": True,
                    "src_vocab": len(SOURCE_VOCAB), "tgt_vocab": len(TARGET_VOCAB),
                    "max_src_len": MAX_SRC_LEN, "max_tgt_len": MAX_TGT_STEPS,
-                   "pad_id": PAD, "bos_id": BOS, "eos_id": EOS, "unk_id": UNK}, f, indent=1)
+                   "pad_token_id": PAD, "bos_token_id": BOS, "eos_token_id": EOS, "unk_token_id": UNK}, f,
+                  indent=1)
         f.write("\n")
 
     # Everything below comes from the saved weights.
