@@ -2,7 +2,7 @@
 """PyTorch's nn.MultiheadAttention converted (torch-mha) and driven from Python by
 PyTorch's names: key_padding_mask in PyTorch's sense (1 = pad) matches the module called
 with it, and left out (model.inputs says it is optional, absent_fill 0) matches the module
-called without a mask.
+called without a mask, also as focal.convert's self-test inputs.
 Usage: test_optional_masks.py WORK_DIR (PYTHONPATH: the build's python/)"""
 import json
 import os
@@ -45,6 +45,30 @@ def main(work):
                           "key_padding_mask": pad.numpy().astype(np.int32)})["output"]
     unmasked = session.run({"query": query.numpy(), "key_value": key_value.numpy()})["output"]
     assert np.abs(masked[1] - unmasked[1]).max() > 1e-3 and np.abs(masked[0] - unmasked[0]).max() < 1e-6
+
+    # focal.convert(self_test=DIR) whose inputs leave the optional mask out: the double
+    # evaluation fills it as the engine does, against PyTorch's unmasked output; the
+    # masked output as the expected one fails the self-test.
+    for expected, passes in ((unmasked_torch(module, query, key_value), True), (masked, False)):
+        directory = os.path.join(work, "self_test_" + str(passes))
+        for sub in ("inputs", "expected"):
+            os.makedirs(os.path.join(directory, sub), exist_ok=True)
+        np.save(os.path.join(directory, "inputs", "query.npy"), query.numpy())
+        np.save(os.path.join(directory, "inputs", "key_value.npy"), key_value.numpy())
+        np.save(os.path.join(directory, "expected", "output.npy"), expected)
+        try:
+            converted = focal.convert(preset="torch-mha", weights=weights, config=config, max_batch=2, max_seq=8,
+                                      self_test=directory)
+            assert passes and converted.self_tests == 1, converted.self_tests
+        except focal.Error as error:
+            assert not passes, error
+            print(f"self-test against the masked output refused: {str(error)[:80]}")
+    print("convert self_test=DIR without key_padding_mask: as PyTorch without a mask")
+
+
+def unmasked_torch(module, query, key_value):
+    with torch.no_grad():
+        return module(query, key_value, key_value, need_weights=False)[0].numpy()
 
 
 if __name__ == "__main__":

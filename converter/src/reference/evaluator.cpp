@@ -147,18 +147,30 @@ Status Evaluator::run_op(int op_index) {
 }
 
 Status Evaluator::run() {
+  std::vector<int> absent;  // optional inputs left unset
   for (int i = 0; i < model_->input_count(); ++i) {
     bool read = false;
     for (int op = 0; op < model_->op_count() && !read; ++op) {
       for (int slot = 0; slot < model_->op(op).input_count; ++slot) read |= model_->op_input(op, slot) == model_->input_tensor(i);
     }
     if (read && !input_set_[static_cast<size_t>(i)]) {
-      return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run",
-                           model_->tensor(model_->input_tensor(i)).name);
+      const TensorInfo info = model_->tensor(model_->input_tensor(i));
+      bool sized = info.absent_fill >= 0;  // an optional input: filled below, as the engine does
+      for (int d = 0; d < info.shape.rank && sized; ++d) sized = info.dim_symbols[d] < 0 || pending_[size_t(info.dim_symbols[d])] != 0;
+      if (!sized) {
+        return Status::error(StatusCode::kInvalidArgument, "input '%s' not set since the last run", info.name);
+      }
+      absent.push_back(model_->input_tensor(i));
     }
   }
   for (size_t s = 0; s < symbols_.size(); ++s) {
     if (pending_[s] != 0) symbols_[s] = pending_[s];
+  }
+  for (const int t : absent) {
+    std::vector<double>& storage = storage_[static_cast<size_t>(t)];
+    const size_t count = static_cast<size_t>(actual_shape(t).element_count());
+    if (storage.size() < count) storage.resize(count);
+    std::fill(storage.begin(), storage.begin() + static_cast<long>(count), double(model_->tensor(t).absent_fill));
   }
   pending_.assign(symbols_.size(), 0);
   input_set_.assign(input_set_.size(), false);
