@@ -34,6 +34,8 @@ struct TokenizerSpec {
   fb::SplitPattern split_pattern = fb::SplitPattern_Gpt2;
   bool ignore_merges = false;
   fb::TextNormalization normalization = fb::TextNormalization_None;
+  // WordPiece: BertNormalizer's strip_accents (AsLowercase: its null, strip when lowercasing).
+  fb::AccentStripping strip_accents = fb::AccentStripping_AsLowercase;
 };
 
 // The tokenizer table with its lookup tables (added tokens in string order); an error for
