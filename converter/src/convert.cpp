@@ -182,6 +182,7 @@ Status add_tokenizers(const ConvertOptions& options, ModelWriter& writer) {
     if (spec->empty()) continue;
     Result<TokenizerSpec> tokenizer = read_tokenizer(*spec, target);
     if (!tokenizer.ok()) return tokenizer.status();
+    if (!tokenizer->chat_note.empty()) report(options, tokenizer->chat_note);
     if (target) writer.set_target_tokenizer(std::move(tokenizer).value());
     else writer.set_tokenizer(std::move(tokenizer).value());
   }

@@ -5,6 +5,7 @@
 
 #include "assign_or_return.h"
 #include "json/json_file.h"
+#include "tokenizers/chat_template.h"
 #include "tokenizers/hf_tokenizer_parts.h"
 #include "tokenizers/tokenizer_files.h"
 
@@ -101,9 +102,7 @@ Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
   return Status();
 }
 
-// BertNormalizer + BertPreTokenizer, as the engine's WordPiece implements them
-// (engine/src/apps/tokenizer/wordpiece.h): lowercase and strip_accents (true, false or null:
-// as lowercase) as the file gives them; clean_text and handle_chinese_chars must be true.
+// BertNormalizer + BertPreTokenizer, as the engine's WordPiece implements them.
 Status read_bert_text(const json& file, TokenizerSpec* spec) {
   const json& n = file.value("normalizer", json());
   if (type_of(n) != "BertNormalizer") return hf_refuse("normalizer " + type_of(n), "WordPiece needs BertNormalizer");
@@ -112,12 +111,9 @@ Status read_bert_text(const json& file, TokenizerSpec* spec) {
   }
   spec->lowercase = n.value("lowercase", true);
   const json accents = n.value("strip_accents", json());
-  if (!accents.is_null() && !accents.is_boolean()) {
-    return hf_refuse("normalizer BertNormalizer", "strip_accents must be true, false or null");
+  if (!accents.is_null() && accents.get<bool>() != spec->lowercase) {
+    return hf_refuse("normalizer BertNormalizer", "strip_accents different from lowercase is not supported");
   }
-  spec->strip_accents = accents.is_null() ? fb::AccentStripping_AsLowercase
-                        : accents.get<bool>() ? fb::AccentStripping_Strip
-                                              : fb::AccentStripping_Keep;
   const std::string pre = type_of(file.value("pre_tokenizer", json()));
   if (pre != "BertPreTokenizer") return hf_refuse("pre_tokenizer " + pre, "WordPiece needs BertPreTokenizer");
   return Status();
@@ -289,7 +285,9 @@ Result<TokenizerSpec> read_hf_tokenizer_json(const std::string& path) {
   FOCAL_ASSIGN_OR_RETURN(const json file, read_json_object(path, "tokenizer.json"));
   const char* part = "";
   try {
-    return read_parts(file, &part);
+    Result<TokenizerSpec> spec = read_parts(file, &part);
+    if (spec.ok()) FOCAL_RETURN_IF_ERROR(read_chat_template(path, &spec.value()));
+    return spec;
   } catch (const json::exception& e) {  // a field of another JSON type than the format's
     return Status::error(StatusCode::kInvalidArgument, "tokenizer.json '%s': %s: a field has the wrong type (%s)",
                          path.c_str(), part, json_error_text(e).c_str());

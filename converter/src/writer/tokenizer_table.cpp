@@ -97,6 +97,16 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
   }
   const bool bpe = spec.kind == fb::TokenizerKind_ByteLevelBpe || spec.kind == fb::TokenizerKind_SentencePieceBpe;
   const auto ints = [&](const std::vector<int32_t>& v) { return v.empty() ? 0 : fbb.CreateVector(v); };
+  flatbuffers::Offset<fb::ChatFormat> chat = 0;
+  if (spec.chat) {
+    const ChatFormatSpec& c = *spec.chat;
+    chat = fb::CreateChatFormatDirect(fbb, c.name.c_str(), c.bos.c_str(), c.system_prefix.c_str(), c.system_suffix.c_str(),
+                                      c.user_prefix.c_str(), c.user_suffix.c_str(), c.assistant_prefix.c_str(),
+                                      c.assistant_suffix.c_str(), c.generation_prompt.c_str(), c.default_system.c_str(),
+                                      c.system_always, c.system_in_first_user, c.trim_system, c.trim_messages,
+                                      c.generation_prompt_always,
+                                      c.final_assistant_prefix.empty() ? nullptr : c.final_assistant_prefix.c_str());
+  }
   return fb::CreateTokenizer(fbb, spec.kind, fbb.CreateVector(vocab),
                              spec.scores.empty() ? 0 : fbb.CreateVector(spec.scores),
                              merges.empty() ? 0 : fbb.CreateVector(merges),
@@ -105,7 +115,7 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
                              spec.remove_extra_whitespaces, spec.byte_fallback,
                              added.empty() ? 0 : fbb.CreateVector(added), ints(spec.template_single),
                              ints(spec.template_pair), spec.split_pattern, spec.ignore_merges,
-                             spec.normalization, spec.strip_accents);
+                             spec.normalization, chat);
 }
 
 }  // namespace focal

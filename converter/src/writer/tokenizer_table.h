@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,14 @@
 #include "focal_generated.h"
 
 namespace focal {
+
+// A chat prompt format to store (schema/focal.fbs ChatFormat has the meaning of each).
+struct ChatFormatSpec {
+  std::string name, bos, system_prefix, system_suffix, user_prefix, user_suffix, assistant_prefix, assistant_suffix,
+      generation_prompt, default_system, final_assistant_prefix;
+  bool system_always = false, system_in_first_user = false, trim_system = false, trim_messages = false,
+       generation_prompt_always = false;
+};
 
 // A tokenizer to store: the writer derives the lookup tables (sorted_vocab, merge rules).
 struct TokenizerSpec {
@@ -34,8 +43,8 @@ struct TokenizerSpec {
   fb::SplitPattern split_pattern = fb::SplitPattern_Gpt2;
   bool ignore_merges = false;
   fb::TextNormalization normalization = fb::TextNormalization_None;
-  // WordPiece: BertNormalizer's strip_accents (AsLowercase: its null, strip when lowercasing).
-  fb::AccentStripping strip_accents = fb::AccentStripping_AsLowercase;
+  std::optional<ChatFormatSpec> chat;  // tokenizer_config.json's chat_template, when recognized
+  std::string chat_note;               // what became of the chat_template (the converter's progress line)
 };
 
 // The tokenizer table with its lookup tables (added tokens in string order); an error for
