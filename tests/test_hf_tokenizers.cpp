@@ -183,7 +183,9 @@ TEST_CASE("unsupported or hostile tokenizer.json parts are refused naming the co
             "normalizer Precompiled"));
   CHECK(has(refusal("kjv_unigram_spm.tokenizer.json", [](json& f) { f["model"]["vocab"][3] = "x"; }),
             "model Unigram"));
-  CHECK(has(refusal("kjv_wordpiece.tokenizer.json", [](json& f) { f["normalizer"]["strip_accents"] = false; }),
+  CHECK(has(refusal("kjv_wordpiece.tokenizer.json", [](json& f) { f["normalizer"]["strip_accents"] = "yes"; }),
+            "BertNormalizer"));
+  CHECK(has(refusal("kjv_wordpiece.tokenizer.json", [](json& f) { f["normalizer"]["clean_text"] = false; }),
             "BertNormalizer"));
   CHECK(has(refusal("kjv_bpe_spm.tokenizer.json",
                     [](json& f) { f["post_processor"]["single"][0]["SpecialToken"]["id"] = "<nope>"; }),
@@ -208,9 +210,10 @@ TEST_CASE("truncated or foreign SentencePiece .model files are refused") {
 
 TEST_CASE("BERT's text splitting makes each CJK ideograph a word (handle_chinese_chars)") {
   const std::string text = "ab\xE4\xB8\xAD\xE6\x96\x87" "cd";  // "ab中文cd"
-  std::vector<char> out(text.size() * 2 + 8);
-  const size_t n = tokenizer::bert_words(text.data(), text.size(), false, out.data());
-  CHECK(std::string(out.data(), n) == std::string("ab\0\xE4\xB8\xAD\0\xE6\x96\x87\0cd\0", 14));
+  std::vector<uint64_t> scratch(tokenizer::bert_words_scratch_bytes(text.size()) / 8 + 1);
+  const char* words = nullptr;
+  const size_t n = tokenizer::bert_words(text.data(), text.size(), tokenizer::BertText(), scratch.data(), &words);
+  CHECK(std::string(words, n) == std::string("ab\0\xE4\xB8\xAD\0\xE6\x96\x87\0cd\0", 14));
 }
 
 namespace {

@@ -242,11 +242,14 @@ bool continuation_byte(char c) { return (uint8_t(c) & 0xC0) == 0x80; }
 // 100 characters or with an unmatched rest is one unk.
 std::vector<int32_t> reference_wordpiece(const TokenizerSpec& spec, const std::string& text) {
   const auto ids = ids_of(spec);
-  std::vector<char> buffer(2 * text.size() + 1);
-  const size_t length = tokenizer::bert_words(text.data(), text.size(), spec.lowercase, buffer.data());
+  std::vector<uint64_t> buffer(tokenizer::bert_words_scratch_bytes(text.size()) / 8 + 1);
+  tokenizer::BertText how;
+  how.lowercase = how.strip_accents = spec.lowercase;
+  const char* words = nullptr;
+  const size_t length = tokenizer::bert_words(text.data(), text.size(), how, buffer.data(), &words);
   std::vector<int32_t> out;
   for (size_t w = 0; w < length;) {
-    const std::string word(buffer.data() + w);
+    const std::string word(words + w);
     w += word.size() + 1;
     size_t chars = 0;
     for (char c : word) chars += continuation_byte(c) ? 0 : 1;

@@ -102,7 +102,9 @@ Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
   return Status();
 }
 
-// BertNormalizer + BertPreTokenizer, as the engine's WordPiece implements them.
+// BertNormalizer + BertPreTokenizer, as the engine's WordPiece implements them
+// (engine/src/apps/tokenizer/wordpiece.h): lowercase and strip_accents (true, false or null:
+// as lowercase) as the file gives them; clean_text and handle_chinese_chars must be true.
 Status read_bert_text(const json& file, TokenizerSpec* spec) {
   const json& n = file.value("normalizer", json());
   if (type_of(n) != "BertNormalizer") return hf_refuse("normalizer " + type_of(n), "WordPiece needs BertNormalizer");
@@ -111,9 +113,12 @@ Status read_bert_text(const json& file, TokenizerSpec* spec) {
   }
   spec->lowercase = n.value("lowercase", true);
   const json accents = n.value("strip_accents", json());
-  if (!accents.is_null() && accents.get<bool>() != spec->lowercase) {
-    return hf_refuse("normalizer BertNormalizer", "strip_accents different from lowercase is not supported");
+  if (!accents.is_null() && !accents.is_boolean()) {
+    return hf_refuse("normalizer BertNormalizer", "strip_accents must be true, false or null");
   }
+  spec->strip_accents = accents.is_null() ? fb::AccentStripping_AsLowercase
+                        : accents.get<bool>() ? fb::AccentStripping_Strip
+                                              : fb::AccentStripping_Keep;
   const std::string pre = type_of(file.value("pre_tokenizer", json()));
   if (pre != "BertPreTokenizer") return hf_refuse("pre_tokenizer " + pre, "WordPiece needs BertPreTokenizer");
   return Status();

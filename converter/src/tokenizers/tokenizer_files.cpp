@@ -104,6 +104,23 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
   return spec;
 }
 
+// transformers' BertTokenizer: its special tokens ([UNK], [SEP], [PAD], [CLS], [MASK]) are
+// special added tokens, matched in the text before normalization ("[CLS]" typed is that
+// one id), and it puts [CLS] A [SEP] (B [SEP]) around the text for the model.
+void add_bert_specials(TokenizerSpec* spec) {
+  for (size_t id = 0; id < spec->vocab.size(); ++id) {
+    const std::string& t = spec->vocab[id];
+    if (t == "[UNK]" || t == "[SEP]" || t == "[PAD]" || t == "[CLS]" || t == "[MASK]") {
+      spec->added_tokens.push_back({static_cast<int32_t>(id), false, false, true});
+    }
+  }
+  const int32_t cls = spec->bos_id, sep = spec->eos_id;
+  if (cls >= 0 && sep >= 0 && spec->vocab[size_t(cls)] == "[CLS]" && spec->vocab[size_t(sep)] == "[SEP]") {
+    spec->template_single = {cls, -1, sep};
+    spec->template_pair = {cls, -1, sep, -2, sep};
+  }
+}
+
 // BERT's vocab.txt: one token per line, the id is the line number.
 Result<TokenizerSpec> read_wordpiece(const std::string& path) {
   FOCAL_RETURN_IF_ERROR(check_regular_file(path));
@@ -117,6 +134,7 @@ Result<TokenizerSpec> read_wordpiece(const std::string& path) {
     spec.vocab.push_back(line);
   }
   find_special_tokens(&spec);
+  add_bert_specials(&spec);
   return spec;
 }
 

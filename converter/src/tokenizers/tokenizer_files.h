@@ -2,7 +2,10 @@
 //   bpe:VOCAB.json:MERGES.txt   GPT-2's byte-level BPE (vocab.json {token: id},
 //                               merges.txt "#version" line then "a b" per merge)
 //   wordpiece:VOCAB.txt[:lowercase]   BERT's WordPiece (vocab.txt, a token per line;
-//                               lowercase: uncased models, accents stripped too)
+//                               lowercase: uncased models, accents stripped too), as
+//                               transformers' BertTokenizer: [UNK] [SEP] [PAD] [CLS]
+//                               [MASK] typed in the text are their ids, [CLS] A [SEP]
+//                               around the text for the model
 //   unigram:SPM.vocab           SentencePiece's unigram model ("piece<TAB>score" lines)
 //   unigram:SPM.vocab:VOCAB.json   the same, its pieces numbered by a joint vocab.json
 //                               ({piece: id}, Marian's: tokenizers/vocab_mapping.h)

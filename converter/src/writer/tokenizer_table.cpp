@@ -115,7 +115,7 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
                              spec.remove_extra_whitespaces, spec.byte_fallback,
                              added.empty() ? 0 : fbb.CreateVector(added), ints(spec.template_single),
                              ints(spec.template_pair), spec.split_pattern, spec.ignore_merges,
-                             spec.normalization, chat);
+                             spec.normalization, chat, spec.strip_accents);
 }
 
 }  // namespace focal

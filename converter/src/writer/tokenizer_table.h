@@ -45,6 +45,8 @@ struct TokenizerSpec {
   fb::TextNormalization normalization = fb::TextNormalization_None;
   std::optional<ChatFormatSpec> chat;  // tokenizer_config.json's chat_template, when recognized
   std::string chat_note;               // what became of the chat_template (the converter's progress line)
+  // WordPiece: BertNormalizer's strip_accents (AsLowercase: its null, strip when lowercasing).
+  fb::AccentStripping strip_accents = fb::AccentStripping_AsLowercase;
 };
 
 // The tokenizer table with its lookup tables (added tokens in string order); an error for

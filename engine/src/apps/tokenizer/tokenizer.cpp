@@ -409,8 +409,14 @@ Result<size_t> Tokenizer::encode_characters(const char* text, size_t bytes, int3
 // continues, so a word costs its length times the longest entry's at most.
 Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                            char* work) const {
-  char* words = work;
-  const size_t length = tokenizer::bert_words(text, bytes, t_->lowercase(), words);
+  // Scratch: bert_words_scratch_bytes() (40 bytes per text byte and 32) of encode_scratch_bytes().
+  static_assert(tokenizer::kBertScratchBytesPerByte <= kScratchBytesPerTextByte, "BERT's words fit the scratch");
+  tokenizer::BertText how;
+  how.lowercase = t_->lowercase();
+  how.strip_accents = t_->strip_accents() == fb::AccentStripping_AsLowercase ? how.lowercase
+                                                                              : t_->strip_accents() == fb::AccentStripping_Strip;
+  const char* words = nullptr;
+  const size_t length = tokenizer::bert_words(text, bytes, how, work, &words);
   size_t count = 0;
   const auto emit = [&](int32_t id) -> bool {
     if (count == capacity) return false;
