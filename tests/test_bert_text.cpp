@@ -177,3 +177,25 @@ TEST_CASE("BERT's text splitting stays inside bert_words_scratch_bytes() for the
   }
   CHECK(tokenizer::kBertScratchBytesPerByte <= Tokenizer::kScratchBytesPerTextByte);
 }
+
+// Where @huggingface/tokenizers' JavaScript port differs from the Rust source, the engine
+// follows Rust (make_bert_references.py keeps these characters out of the reference corpus).
+TEST_CASE("BERT's text splitting follows tokenizers' Rust source where the JavaScript port differs") {
+  const auto words = [](const std::string& text, bool lowercase) {
+    std::vector<uint64_t> scratch(tokenizer::bert_words_scratch_bytes(text.size()) / 8 + 1);
+    tokenizer::BertText how;
+    how.lowercase = how.strip_accents = lowercase;
+    const char* out = nullptr;
+    const size_t n = tokenizer::bert_words(text.data(), text.size(), how, scratch.data(), &out);
+    return std::string(out, n);
+  };
+  // An ideograph outside the Basic Multilingual Plane (U+20000) is a word of its own; the
+  // port looks at UTF-16 units and misses it.
+  CHECK(words("a\xF0\xA0\x80\x80" "b", false) == std::string("a\0\xF0\xA0\x80\x80\0b\0", 9));
+  // Rust's fifth range starts at U+2B920: U+2B820 stays inside its word.
+  CHECK(words("a\xF0\xAB\xA0\xA0" "b", false) == std::string("a\xF0\xAB\xA0\xA0" "b\0", 7));
+  // char::to_lowercase has no context: a final capital sigma gives σ, not ς.
+  CHECK(words("\xCE\x9F\xCE\x94\xCE\x9F\xCE\xA3", true) == std::string("\xCE\xBF\xCE\xB4\xCE\xBF\xCF\x83\0", 9));
+  // Unassigned code points (Cn, U+0378) stay, private use (Co, U+E000) goes, U+2028 (White_Space) separates.
+  CHECK(words("x\xCD\xB8y\xEE\x80\x80z\xE2\x80\xA8w", false) == std::string("x\xCD\xB8yz\0w\0", 8));
+}

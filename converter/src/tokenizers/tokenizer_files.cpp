@@ -104,9 +104,12 @@ Result<TokenizerSpec> read_characters(const std::string& path, const std::string
   return spec;
 }
 
-// transformers' BertTokenizer: its special tokens ([UNK], [SEP], [PAD], [CLS], [MASK]) are
-// special added tokens, matched in the text before normalization ("[CLS]" typed is that
-// one id), and it puts [CLS] A [SEP] (B [SEP]) around the text for the model.
+// transformers' BertTokenizerFast, which AutoTokenizer builds from a vocab.txt (tokenizers'
+// BertNormalizer and BertPreTokenizer, as for a tokenizer.json; the slow Python
+// BertTokenizer differs at the edges, e.g. it keeps U+2028 inside words): its special
+// tokens ([UNK], [SEP], [PAD], [CLS], [MASK]) are special added tokens, matched in the text
+// before normalization ("[CLS]" typed is that one id), and it puts [CLS] A [SEP] (B [SEP])
+// around the text for the model.
 void add_bert_specials(TokenizerSpec* spec) {
   for (size_t id = 0; id < spec->vocab.size(); ++id) {
     const std::string& t = spec->vocab[id];
