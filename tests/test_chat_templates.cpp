@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "focal/c_api.h"
 #include "focal/chat.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
@@ -115,6 +116,24 @@ TEST_CASE("chat formats refuse what their templates cannot write") {
   auto n = format->render(user, 1, true, out.data(), out.size());
   REQUIRE(n.ok());
   CHECK(std::string(out.data(), n.value()) == "<bos><start_of_turn>user\nhello<end_of_turn>\n<start_of_turn>model\n");
+
+  // The C API renders the same, sizes its output, and refuses what render() refuses.
+  focal_model* model = nullptr;
+  REQUIRE(focal_model_load_bytes(bytes->data(), bytes->size(), FOCAL_LOAD_COPY, &model) == FOCAL_OK);
+  const focal_chat_message c_user[] = {{"user", "hello", 5}};
+  size_t needed = 0, written = 0;
+  CHECK(focal_chat_render(model, c_user, 1, 1, nullptr, 0, &needed) == FOCAL_OK);
+  std::vector<char> c_out(needed);
+  CHECK(focal_chat_render(model, c_user, 1, 1, c_out.data(), c_out.size(), &written) == FOCAL_OK);
+  CHECK(std::string(c_out.data(), written) == std::string(out.data(), n.value()));
+  CHECK(focal_chat_render(model, c_user, 1, 1, c_out.data(), 4, &written) == FOCAL_RESOURCE_EXHAUSTED);
+  const focal_chat_message c_tool[] = {{"tool", "x", 1}};
+  CHECK(focal_chat_render(model, c_tool, 1, 1, c_out.data(), c_out.size(), &written) == FOCAL_INVALID_ARGUMENT);
+  const focal_chat_message c_null[] = {{nullptr, "x", 1}};
+  CHECK(focal_chat_render(model, c_null, 1, 1, c_out.data(), c_out.size(), &written) == FOCAL_INVALID_ARGUMENT);
+  CHECK(focal_chat_render(nullptr, c_user, 1, 1, c_out.data(), c_out.size(), &written) == FOCAL_INVALID_ARGUMENT);
+  CHECK(focal_chat_render(model, c_user, 1, 1, c_out.data(), c_out.size(), nullptr) == FOCAL_INVALID_ARGUMENT);
+  CHECK(focal_model_free(model) == FOCAL_OK);
 
   TokenizerSpec unknown;
   convert::recognize_chat_template("{% for m in messages %}{{ m.content }}{% endfor %}", "", &unknown);

@@ -23,13 +23,6 @@ namespace py = pybind11;
 
 namespace focal {
 namespace python {
-namespace {
-
-// A prompt or source: a str through the model's (source-side) tokenizer, or token ids.
-// Arguments are checked here, as Python checks its own: a wrong type is a TypeError and
-// a wrong value a ValueError, naming the argument (pybind11's own casts said only
-// "Unable to cast Python instance").
-std::string type_name(const py::handle& value) { return py::str(py::type::handle_of(value).attr("__name__")); }
 
 // A str as UTF-8; a lone surrogate (which UTF-8 cannot hold) is a ValueError.
 std::string utf8_text(const py::handle& text, const char* argument) {
@@ -41,6 +34,14 @@ std::string utf8_text(const py::handle& text, const char* argument) {
   }
   return std::string(bytes, static_cast<size_t>(size));
 }
+
+namespace {
+
+// A prompt or source: a str through the model's (source-side) tokenizer, or token ids.
+// Arguments are checked here, as Python checks its own: a wrong type is a TypeError and
+// a wrong value a ValueError, naming the argument (pybind11's own casts said only
+// "Unable to cast Python instance").
+std::string type_name(const py::handle& value) { return py::str(py::type::handle_of(value).attr("__name__")); }
 
 // A token id: an integer (int, or NumPy's, anything with __index__ but bool) in
 // [-1, 2^31 - 1] (-1: none, where the argument allows it).
@@ -126,7 +127,16 @@ std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt,
   Sampler sampler = value_or_raise(Sampler::create(sampling, vocab, scratch.data(), scratch.size() * 4));
   GenerateOptions options;
   options.max_new_tokens = max_new;
-  options.end_token = end_token(model, end_id, false, -1);
+  // end_id None: any of generation_config.json's eos ids (else the tokenizer's eos), as focal generate stops.
+  std::vector<int32_t> end_tokens;
+  if (end_id.is_none()) {
+    auto tokenizer = Tokenizer::from_model(model);
+    end_tokens = cli::default_end_tokens(model, tokenizer.ok() ? tokenizer->eos_id() : -1);
+    options.end_tokens = end_tokens.data();
+    options.end_token_count = end_tokens.size();
+  } else {
+    options.end_token = token_id(end_id, "end_id");
+  }
   TokenSink sink{{}, on_token, nullptr};
   sink.tokens.reserve(cli::decode_step_limit(session, max_new, ids.size()));
   Status status;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "focal/chat.h"
 #include "focal/tensor.h"
 #include "focal/tokenizer.h"
 #include "focal_generated.h"
@@ -169,6 +170,28 @@ std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool 
 
 namespace {
 
+// transformers' apply_chat_template(messages, add_generation_prompt, tokenize=False): the
+// conversation ([{"role": ..., "content": ...}]) in the model's stored chat format.
+std::string apply_chat_template(const ModelFile& file, const py::list& messages, bool add_generation_prompt) {
+  const ChatFormat format = value_or_raise(ChatFormat::from_model(file.model()));
+  std::vector<std::string> roles, contents;
+  for (const py::handle& m : messages) {
+    if (!py::isinstance<py::dict>(m) || !m.contains("role") || !m.contains("content")) {
+      throw py::type_error("each message must be a dict with 'role' and 'content'");
+    }
+    if (!py::isinstance<py::str>(m["role"]) || !py::isinstance<py::str>(m["content"])) {
+      throw py::type_error("a message's 'role' and 'content' must be str");
+    }
+    roles.push_back(utf8_text(m["role"], "role"));
+    contents.push_back(utf8_text(m["content"], "content"));
+  }
+  std::vector<ChatMessage> turns;
+  for (size_t i = 0; i < roles.size(); ++i) turns.push_back({roles[i].c_str(), contents[i].data(), contents[i].size()});
+  std::string text(format.rendered_bytes_bound(turns.data(), turns.size()), '\0');
+  text.resize(value_or_raise(format.render(turns.data(), turns.size(), add_generation_prompt, &text[0], text.size())));
+  return text;
+}
+
 py::bytes detokenize(const ModelFile& file, const std::vector<int32_t>& ids, bool target) {
   const Tokenizer tokenizer = tokenizer_of(file.model(), target);
   std::string text;
@@ -254,6 +277,10 @@ void register_model(py::module_& m) {
            "Token ids of `text` through the tokenizer stored in the model, with the special tokens the model\n"
            "adds ([CLS] ... [SEP], <s> ...) as transformers' encode() does; add_special_tokens=False: the\n"
            "text's ids alone. parse_special=False: special tokens written in the text are plain text.")
+      .def("apply_chat_template", &apply_chat_template, py::arg("messages"), py::arg("add_generation_prompt") = true,
+           "The conversation [{'role': 'system' | 'user' | 'assistant', 'content': str}, ...] as the prompt text\n"
+           "of the model's chat format (tokenizer_config.json's chat_template, recognized at conversion), as\n"
+           "transformers' apply_chat_template(..., tokenize=False); focal.Error when the model has none")
       .def("detokenize", &detokenize, py::arg("ids"), py::arg("target") = false,
            "The bytes the stored tokenizer gives for `ids` (the target side's with target=True)");
   m.def("_load_path", &ModelFile::open, py::arg("path"));

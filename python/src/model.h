@@ -38,6 +38,9 @@ class ModelFile {
   std::optional<Model> model_;
 };
 
+// A str as UTF-8; a lone surrogate (which UTF-8 cannot hold) is a ValueError naming `argument`.
+std::string utf8_text(const pybind11::handle& text, const char* argument);
+
 // Token ids of `text` through the model's tokenizer (the target side's with `target`),
 // with the template's special tokens when add_special_tokens; special tokens written in the
 // text recognized when parse_special.

@@ -287,6 +287,72 @@ def tokenizes_as_the_tool(story):
     print(f"focal tokenize: {len(out['input_ids'])} ids as Model.tokenize, <|endoftext|> parsed or plain text")
 
 
+# SmolLM2's chat template (ChatML with a default system message), with the story model's
+# vocabulary: the prompt's markers are not its tokens, which the plumbing does not mind.
+SMOLLM2_TEMPLATE = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\\n' }}"
+    "{% endif %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+
+
+def render_with_jinja2(messages):
+    import jinja2.sandbox  # Debian's python3-jinja2, as transformers renders templates
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    return env.from_string(SMOLLM2_TEMPLATE).render(messages=messages, add_generation_prompt=True)
+
+
+def chats_in_the_template(story):
+    """A chat_template beside tokenizer.json is stored at conversion; apply_chat_template,
+    focal generate --chat and focal chat render it as jinja2 does, and each chat reply is
+    what focal generate gives for the rendered conversation."""
+    folder = f"{WORK}/chat_tokenizer"
+    os.makedirs(folder, exist_ok=True)
+    with open(f"{ROOT}/tests/tokenizers/story_bpe.tokenizer.json") as src, open(f"{folder}/tokenizer.json", "w") as dst:
+        dst.write(src.read())
+    json.dump({"chat_template": SMOLLM2_TEMPLATE, "eos_token": "<|endoftext|>"}, open(f"{folder}/tokenizer_config.json", "w"))
+    s, model_path = f"{ROOT}/demo/story", f"{WORK}/chat_story.focal"
+    converted = tool("convert", "--preset", "gpt2", "--weights", f"{s}/model.safetensors", "--config", f"{s}/config.json",
+                     "--tokenizer", f"hf:{folder}/tokenizer.json", "-o", model_path)
+    assert "chat_template: chatml format" in converted.stderr, converted.stderr
+    model = focal.load(model_path)
+    system = {"role": "system", "content": "Be brief."}
+    for messages in ([system, {"role": "user", "content": "In the beginning"}],
+                     [{"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi."},
+                      {"role": "user", "content": "And then?"}]):
+        assert model.apply_chat_template(messages) == render_with_jinja2(messages), messages
+    expect_error(lambda: focal.load(story).apply_chat_template([system]), "no chat format")
+    for bad in ([{"role": "user"}], [{"role": "user", "content": 3}], ["hello"]):
+        try:
+            model.apply_chat_template(bad)
+            raise AssertionError(f"no TypeError for {bad}")
+        except TypeError:
+            pass
+
+    def greedy(messages):  # focal generate on the rendered conversation: the reply's text
+        prompt = render_with_jinja2(messages)
+        ids = [int(t) for t in tool("generate", model_path, "--prompt", prompt, "-n", 3, "--ids").stdout.split()]
+        eos = model.tokenize("<|endoftext|>")
+        return model.detokenize([t for t in ids if t not in eos]).decode()
+
+    first = [system, {"role": "user", "content": "In the beginning"}]
+    chat_ids = tool("generate", model_path, "--chat", "In the beginning", "--system", "Be brief.", "-n", 6, "--ids").stdout
+    prompt_ids = tool("generate", model_path, "--prompt", render_with_jinja2(first), "-n", 6, "--ids").stdout
+    assert chat_ids == prompt_ids, (chat_ids, prompt_ids)
+    # (The story model holds 128 positions; the markers take many of its tokens.)
+    short = {"role": "system", "content": "Be."}
+    session = subprocess.run([FOCAL, "chat", model_path, "--system", "Be.", "-n", "3"],
+                             input="Hi\nGo\n", capture_output=True, text=True, timeout=120)
+    assert session.returncode == 0, session.stderr
+    replies = session.stdout.split("\n")
+    assert len(replies) == 3 and replies[2] == "", replies
+    opening = [short, {"role": "user", "content": "Hi"}]
+    assert replies[0] == greedy(opening), (replies[0], greedy(opening))
+    second = opening + [{"role": "assistant", "content": replies[0]}, {"role": "user", "content": "Go"}]
+    assert replies[1] == greedy(second), (replies[1], greedy(second))
+    print(f"chat: chatml template as jinja2 renders it; focal chat replies {replies[:2]} as focal generate's")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     s, d = f"{ROOT}/demo/story", f"{ROOT}/demo/dates"
@@ -305,6 +371,7 @@ def main():
     failures_raise_the_engines_message(story)
     command_line_is_the_tool(story)
     tokenizes_as_the_tool(story)
+    chats_in_the_template(story)
 
 
 if __name__ == "__main__":

@@ -19,17 +19,22 @@ const nlohmann::json* id_value(const nlohmann::json& generation, const nlohmann:
 
 }  // namespace
 
-Result<Hyperparameters> generation_ids(const nlohmann::json& generation, const nlohmann::json& config,
-                                       std::vector<std::string>* warnings) {
+Result<Hyperparameters> generation_ids(const nlohmann::json& generation, const nlohmann::json& config) {
   Hyperparameters ids;
   for (const char* key : kIdKeys) {
     const nlohmann::json* value = id_value(generation, config, key);
     if (value == nullptr) continue;
     if (value->is_array() && value->empty()) continue;
-    if (value->is_array() && value->size() > 1 && warnings != nullptr) {
-      warnings->push_back(std::string("generation_config.json: ") + key + " lists " + value->dump() +
-                          "; focal generate stops at the first, " + value->at(0).dump() +
-                          " (give another with --end-id)");
+    if (value->is_array() && value->size() > 1) {  // eos_token_id [a, b, c]: generation stops at any
+      std::string list;
+      for (const nlohmann::json& item : *value) {
+        const Result<int64_t> parsed = read_json_integer(item, key, 0, INT32_MAX);
+        if (!parsed.ok()) {
+          return Status::error(StatusCode::kInvalidArgument, "generation_config.json: %s", parsed.status().message());
+        }
+        list += (list.empty() ? "" : ",") + std::to_string(parsed.value());
+      }
+      ids.emplace_back(std::string("generation.") + key + "s", list);  // generation.eos_token_ids
     }
     const nlohmann::json& id = value->is_array() ? value->at(0) : *value;
     const Result<int64_t> parsed = read_json_integer(id, key, 0, INT32_MAX);  // a token id

@@ -16,10 +16,10 @@ namespace convert {
 
 using Hyperparameters = std::vector<std::pair<std::string, std::string>>;
 
-// `generation`: generation_config.json's object ({} without the file). A list of eos
-// ids keeps the first (focal generate stops at one id), with a warning.
-Result<Hyperparameters> generation_ids(const nlohmann::json& generation, const nlohmann::json& config,
-                                       std::vector<std::string>* warnings);
+// `generation`: generation_config.json's object ({} without the file). A list of ids
+// stores its first as generation.NAME and the whole list as generation.NAMEs ("a,b,c":
+// generation.eos_token_ids, at any of which focal generate stops).
+Result<Hyperparameters> generation_ids(const nlohmann::json& generation, const nlohmann::json& config);
 
 }  // namespace convert
 }  // namespace focal

@@ -39,7 +39,7 @@ Status read_generation(const std::string& dir, const std::string& config_path, H
     FOCAL_ASSIGN_OR_RETURN(generation, read_json_object(path, "generation config"));
   }
   FOCAL_ASSIGN_OR_RETURN(const nlohmann::json config, read_json_object(config_path, "config"));
-  FOCAL_ASSIGN_OR_RETURN(folder->generation, generation_ids(generation, config, &folder->warnings));
+  FOCAL_ASSIGN_OR_RETURN(folder->generation, generation_ids(generation, config));
   return Status();
 }
 

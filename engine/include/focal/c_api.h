@@ -327,6 +327,28 @@ focal_status focal_tokenizer_encode(focal_tokenizer* tokenizer, const char* text
 focal_status focal_tokenizer_decode(const focal_tokenizer* tokenizer, const int32_t* ids, size_t count,
                                     char* text, size_t capacity, size_t* text_bytes) FOCAL_C_NOEXCEPT;
 
+/* ---------------------------------------------------------------- chat */
+
+/* One message of a conversation: role "system" (first message only), "user" or
+ * "assistant" (NUL-terminated); content UTF-8, content_bytes long. */
+typedef struct focal_chat_message {
+  const char* role;
+  const char* content;
+  size_t content_bytes;
+} focal_chat_message;
+
+/* The conversation as the prompt text of the model's chat format (tokenizer_config.json's
+ * chat_template, recognized at conversion), then the assistant's opening when
+ * add_generation_prompt is nonzero, as transformers' apply_chat_template(tokenize=False).
+ * Writes *text_bytes bytes (not NUL-terminated); with text NULL and capacity 0 it only
+ * sets *text_bytes to a size that always fits. Encode the text with
+ * focal_tokenizer_encode (special tokens parsed). FOCAL_INVALID_ARGUMENT when the model
+ * has no chat format or for a role the format cannot write; FOCAL_RESOURCE_EXHAUSTED when
+ * capacity is too small. */
+focal_status focal_chat_render(const focal_model* model, const focal_chat_message* messages, size_t count,
+                               int add_generation_prompt, char* text, size_t capacity,
+                               size_t* text_bytes) FOCAL_C_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -60,6 +60,10 @@ using TokenCallback = bool (*)(int32_t token, void* user);
 struct GenerateOptions {
   size_t max_new_tokens = 16;
   int32_t end_token = -1;  // stop after producing it; -1: none
+  // Further tokens that stop it as end_token does (generation_config.json's list of eos
+  // ids: Llama 3's <|end_of_text|>, <|eom_id|>, <|eot_id|>); the caller's memory.
+  const int32_t* end_tokens = nullptr;
+  size_t end_token_count = 0;
 };
 
 // Resets the session's state, prefills `prompt` (input "input_ids", output "logits"

@@ -129,6 +129,17 @@ const float* next_token_logits(const TensorView& logits) {
 
 }  // namespace
 
+namespace {
+
+bool is_end_token(const GenerateOptions& options, int32_t token) {
+  for (size_t i = 0; options.end_tokens != nullptr && i < options.end_token_count; ++i) {
+    if (options.end_tokens[i] == token) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status generate(Session& session, const int32_t* prompt, size_t prompt_length, Sampler& sampler,
                 const GenerateOptions& options, TokenCallback on_token, void* user) {
   const int ids_input = session.find_input("input_ids");
@@ -162,7 +173,7 @@ Status generate(Session& session, const int32_t* prompt, size_t prompt_length, S
     FOCAL_RETURN_IF_ERROR(session.run());
     token = sampler.sample(next_token_logits(session.output(logits_output)));
     if (on_token != nullptr && !on_token(token, user)) break;
-    if (token == options.end_token) break;
+    if (token == options.end_token || is_end_token(options, token)) break;
     feed = &token;
     feed_length = 1;
   }

@@ -14,6 +14,7 @@ int attention_command(int argc, char** argv);
 int bench_command(int argc, char** argv);
 int plan_command(int argc, char** argv);
 int tokenize_command(int argc, char** argv);
+int chat_command(int argc, char** argv);
 
 // The whole tool: argv[0] is the program's name, argv[1] the command. Returns the exit
 // code, as the commands do; exceptions from the standard library become exit code 1.

@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"run", "run a model on .npy inputs, write .npy outputs", run_command},
     {"convert", "convert checkpoints to a verified .focal model", convert_command},
     {"generate", "continue a prompt, or translate a source", generate_command},
+    {"chat", "converse with a chat model in its chat format (lines of standard input)", chat_command},
     {"tokenize", "print the token ids (and pieces) the model's tokenizer gives a text", tokenize_command},
     {"attention", "draw attention weights as a heatmap (SVG, PNG)", attention_command},
     {"bench", "time a model on this device (latency, tokens/s, memory, per-op)", bench_command},

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/chat_prompt.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/generation_defaults.h"
@@ -38,8 +39,11 @@ const char* kUsage =
     "                      [--attention-out FILE.npy] [--threads N]\n"
     "As llama.cpp spells them: -m MODEL.focal, -p TEXT, -f FILE (- reads standard input; one\n"
     "trailing newline is dropped), -n N (--max-new), -t N (--threads), -s S (--seed).\n"
+    "       --chat MESSAGE [--system TEXT]: the message as a user turn in the model's chat format\n"
+    "(tokenizer_config.json's chat_template, stored at conversion), with the assistant's opening.\n"
     "A model converted from a Hugging Face folder starts (seq2seq: decoder_start_token_id) and\n"
-    "stops (eos_token_id) at its generation_config.json's ids, else at the tokenizer's.\n"
+    "stops (at any of eos_token_id's ids) at its generation_config.json's ids, else at the\n"
+    "tokenizer's.\n"
     "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
     "--temperature > 0), printing them as they come. A sequence-to-sequence model encodes the\n"
     "source and decodes up to N tokens greedily or with a beam of K. Text goes through the\n"
@@ -50,6 +54,8 @@ const char* kUsage =
 struct Options {
   const char* model = nullptr;
   std::string text;
+  bool chat = false;   // --chat: `text` is a user message, rendered in the model's chat format
+  std::string system;  // --system: the chat's system message
   std::vector<int32_t> ids;
   bool seq2seq_input = false;  // --source / --source-ids
   SamplingOptions sampling;
@@ -110,6 +116,10 @@ Status parse(int argc, char** argv, Options* o) {
     } else if (args.text("-m", &value)) {
       if (value != nullptr && o->model != nullptr) args.fail(Status::error(StatusCode::kInvalidArgument, "two models given"));
       if (value != nullptr) o->model = value;
+    } else if (args.text("--chat", &value)) {
+      set_text_input(value, false, o, &inputs);
+      o->chat = value != nullptr;
+    } else if (args.text("--system", &o->system)) {
     } else if (args.text("--source", &value)) {
       set_text_input(value, true, o, &inputs);
     } else if (args.text("--prompt-ids", &value)) {
@@ -135,14 +145,21 @@ Status parse(int argc, char** argv, Options* o) {
   if (o->model == nullptr) return missing_argument("MODEL.focal");
   if (inputs != 1) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "give exactly one of --prompt (-p), --prompt-file (-f), --prompt-ids, --source and "
-                         "--source-ids");
+                         "give exactly one of --prompt (-p), --prompt-file (-f), --prompt-ids, --chat, --source "
+                         "and --source-ids");
   }
+  if (!o->system.empty() && !o->chat) return Status::error(StatusCode::kInvalidArgument, "--system goes with --chat");
   return Status();
 }
 
-// Text through the model's tokenizer (or the given ids).
+// Text through the model's tokenizer (or the given ids; --chat: the chat prompt's).
 Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
+  if (o.chat) {
+    std::vector<ChatTurn> turns;
+    if (!o.system.empty()) turns.push_back({"system", o.system});
+    turns.push_back({"user", o.text});
+    return chat_prompt_ids(model, turns);
+  }
   if (o.text.empty()) return o.ids;
   auto tokenizer = Tokenizer::from_model(model);
   if (!tokenizer.ok()) return tokenizer.status();
@@ -239,9 +256,13 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
   GenerateOptions options;
   options.max_new_tokens = o.max_new;
   auto tokenizer = Tokenizer::from_model(session.model());
-  options.end_token = o.end_id != -2 ? o.end_id
-                                     : generation_id_or(session.model(), "eos_token_id",
-                                                        tokenizer.ok() ? tokenizer->eos_id() : -1);
+  const std::vector<int32_t> end_tokens = default_end_tokens(session.model(), tokenizer.ok() ? tokenizer->eos_id() : -1);
+  if (o.end_id != -2) {
+    options.end_token = o.end_id;
+  } else {
+    options.end_tokens = end_tokens.data();  // any of generation_config.json's eos ids
+    options.end_token_count = end_tokens.size();
+  }
   std::vector<float> capture;
   DecoderRun run{&printer, &session, &capture, nullptr, 0, 0, prompt.size()};
   if (alignment != nullptr) {

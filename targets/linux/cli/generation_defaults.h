@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "focal/model.h"
 #include "focal/session.h"
@@ -19,6 +20,10 @@ int32_t model_id(const Model& model, const char* key, int32_t fallback);
 int32_t stored_generation_id(const Model& model, const char* name);
 // generation.`name` when stored, else `fallback` (the tokenizer's id, or the default).
 int32_t generation_id_or(const Model& model, const char* name, int32_t fallback);
+// The tokens that end a decoder's generation when no option names one: every id of
+// generation_config.json's eos_token_id list (generation.eos_token_ids), else its one id,
+// else `fallback` (the tokenizer's eos; -1: none, an empty list).
+std::vector<int32_t> default_end_tokens(const Model& model, int32_t fallback);
 
 // Steps a decoder without a KV cache (an RNN seq2seq model) takes at most when the
 // model stores no max_length: its plan sets no bound, and every step costs memory for
