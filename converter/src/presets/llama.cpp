@@ -6,7 +6,9 @@
 // tensor for the table and the head where the writer shares it) LM head.
 // Input input_ids [batch, seq]; output logits [batch, vocab] of the last position, or
 // [batch, seq, vocab] with --logits all.
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "presets/decoder_common.h"
 #include "presets/hf_config.h"
@@ -226,8 +228,15 @@ Status check_window(const LlamaConfig& c, int64_t context) {
 Status build_llama_family(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b,
                           const LlamaVariant& v) {
   FOCAL_ASSIGN_OR_RETURN(const LlamaConfig c, read_config(b.weights(), config, options, v));
+  // Without --max-seq the planned context stays within the window, where sliding-window
+  // attention is full attention (Phi-3 mini states 2047, Mistral 7B v0.1 4096).
+  const int64_t cap = c.sliding_window > 0 ? std::min<int64_t>(2048, c.sliding_window) : 2048;
   FOCAL_ASSIGN_OR_RETURN(const int64_t context,
-                         planned_seq_within(options, c.positions, 2048, "max_position_embeddings"));
+                         planned_seq_within(options, c.positions, cap, "max_position_embeddings"));
+  if (options.max_seq == 0 && cap < 2048 && context == cap && options.warnings != nullptr) {
+    options.warnings->push_back("the planned context is " + std::to_string(cap) + ", config.json's sliding_window " +
+                                std::to_string(c.sliding_window) + " (sliding-window attention is not supported)");
+  }
   FOCAL_RETURN_IF_ERROR(check_window(c, context));
   const DecoderGraph g = decoder_inputs(b, options, context);
   const Matrix embed = b.fetch("model.embed_tokens.weight", {c.vocab, c.hidden});
@@ -245,7 +254,12 @@ Status build_llama_family(const nlohmann::json& config, const PresetOptions& opt
 }
 
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b) {
-  return build_llama_family(config, options, b, LlamaVariant());
+  // Mistral (model_type mistral) is Llama's architecture with a sliding window; Llama's
+  // config states none.
+  LlamaVariant v;
+  FOCAL_ASSIGN_OR_RETURN(const std::string model_type, config_string(config, "model_type", ""));
+  v.sliding_window = model_type == "mistral";
+  return build_llama_family(config, options, b, v);
 }
 
 }  // namespace convert

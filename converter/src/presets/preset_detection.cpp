@@ -22,6 +22,7 @@ const ConfigAnchor kConfigAnchors[] = {
     {"distilbert", "distilbert", "DistilBert"},
     {"gpt2", "gpt2", "GPT2"},
     {"llama", "llama", "Llama"},
+    {"llama", "mistral", "MistralFor"},  // Llama's layers with a sliding window (sliding_window)
     {"marian", "marian", "MarianMT"},
     {"qwen2", "qwen2", "Qwen2For"},
     {"gemma", "gemma", "GemmaFor"},

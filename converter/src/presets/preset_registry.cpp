@@ -23,7 +23,7 @@ const Preset kPresets[] = {
      build_torch_transformer_encoder},
     {"gpt2", "GPT-2 decoder (HF names, config.json) with KV cache and tied LM head", build_gpt2},
     {"llama", "Llama decoder (HF names, config.json): RMSNorm, RoPE (llama3 scaling), SwiGLU, grouped-query, "
-     "KV cache; Llama 3.2, SmolLM2",
+     "KV cache; Llama 3.2, SmolLM2, Mistral (sliding_window)",
      build_llama},
     {"qwen2", "Qwen2 / Qwen2.5 decoder (HF names, config.json): Llama's with q/k/v biases, tied embeddings",
      build_qwen2},
