@@ -21,6 +21,7 @@
 #include "apps/tokenizer/wordpiece.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
+#include "support/converted_tokenizer.h"
 #include "support/tokenizer_calls.h"
 #include "tokenizers/tokenizer_files.h"
 
@@ -35,21 +36,6 @@ std::string read_file(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::optional<std::vector<int32_t>> encode(const Tokenizer& t, const std::string& text, bool for_model,
-                                           std::string* error) {
-  std::vector<int32_t> ids(2 * text.size() + 16);
-  std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
-  auto n = for_model ? t.encode_for_model(text.data(), text.size(), nullptr, 0, ids.data(), ids.size(), scratch.data(),
-                                          scratch.size() * 8)
-                     : t.encode(text.data(), text.size(), ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
-  if (!n.ok()) {
-    *error = n.status().message();
-    return std::nullopt;
-  }
-  ids.resize(n.value());
-  return ids;
 }
 
 std::string show(const std::vector<int32_t>& ids) {
@@ -92,15 +78,8 @@ TEST_CASE("BERT's normalizer and pre-tokenizer over all of Unicode equal @huggin
   for (const Case& c : kCases) {
     const std::string spec_text = c.spec[0] == 'w' ? "wordpiece:" + kDir + (c.spec + 10) : kDir + c.spec;
     CAPTURE(spec_text);
-    auto spec = convert::read_tokenizer(spec_text);
-    REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-    ModelWriter w;
-    w.set_tokenizer(std::move(spec).value());
-    auto bytes = w.finish();
-    REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
-    testing::LoadedTokenizer loaded;
-    testing::open_tokenizer(bytes.value(), &loaded);
-    const Tokenizer& t = *loaded.tokenizer;
+    const auto loaded = testing::load_converted_tokenizer(spec_text);
+    const Tokenizer& t = *loaded->tokenizer;
     const nlohmann::json& ref = expected.at("files").at(c.reference);
     size_t plain_equal = 0, ids_equal = 0;
     for (size_t i = 0; i < m; ++i) {
@@ -109,8 +88,8 @@ TEST_CASE("BERT's normalizer and pre-tokenizer over all of Unicode equal @huggin
       std::string error;
       const auto want_plain = ref.at("plain").at(i).get<std::vector<int32_t>>();
       const auto want_ids = ref.at("ids").at(i).get<std::vector<int32_t>>();
-      const auto plain = encode(t, text, false, &error);
-      const auto ids = encode(t, text, true, &error);
+      const auto plain = testing::try_encode(t, text, false, &error);
+      const auto ids = testing::try_encode(t, text, true, &error);
       const bool plain_ok = plain && *plain == want_plain, ids_ok = ids && *ids == want_ids;
       plain_equal += plain_ok;
       ids_equal += ids_ok;
@@ -128,17 +107,12 @@ TEST_CASE("BERT's special tokens typed in the text are plain text with parse_spe
   auto spec = convert::read_tokenizer("wordpiece:" + kDir + "bert_vocab.txt:lowercase");
   REQUIRE(spec.ok());
   const int32_t cls = spec->bos_id;
-  ModelWriter w;
-  w.set_tokenizer(std::move(spec).value());
-  auto bytes = w.finish();
-  REQUIRE(bytes.ok());
-  testing::LoadedTokenizer loaded;
-  testing::open_tokenizer(bytes.value(), &loaded);
-  Tokenizer t = *loaded.tokenizer;
+  const auto loaded = testing::open_spec(std::move(spec).value());
+  Tokenizer t = *loaded->tokenizer;
   std::string error;
-  CHECK(encode(t, "[CLS]", false, &error) == std::vector<int32_t>{cls});
+  CHECK(testing::try_encode(t, "[CLS]", false, &error) == std::vector<int32_t>{cls});
   t.set_parse_special(false);
-  const auto as_text = encode(t, "[CLS]", false, &error);
+  const auto as_text = testing::try_encode(t, "[CLS]", false, &error);
   REQUIRE(as_text);
   CHECK(as_text->size() > 2);  // "[", the pieces of "cls", "]"
   CHECK(std::find(as_text->begin(), as_text->end(), cls) == as_text->end());

@@ -18,6 +18,7 @@
 #include "focal/chat.h"
 #include "focal/tokenizer.h"
 #include "model_writer.h"
+#include "support/converted_tokenizer.h"
 #include "support/tokenizer_calls.h"
 #include "tokenizers/chat_template.h"
 #include "tokenizers/tokenizer_files.h"
@@ -54,13 +55,8 @@ TEST_CASE("real chat templates render byte for byte as python3-jinja2 renders th
     auto spec = convert::read_tokenizer("hf:" + family.at("tokenizer_json").get<std::string>());
     REQUIRE_MESSAGE(spec.ok(), spec.status().message());
     REQUIRE_MESSAGE(spec->chat.has_value(), spec->chat_note);
-    ModelWriter w;
-    w.set_tokenizer(std::move(spec).value());
-    auto bytes = w.finish();
-    REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
-    testing::LoadedTokenizer loaded;
-    testing::open_tokenizer(bytes.value(), &loaded);
-    auto format = ChatFormat::from_model(*loaded.model);
+    const auto loaded = testing::open_spec(std::move(spec).value());
+    auto format = ChatFormat::from_model(*loaded->model);
     REQUIRE_MESSAGE(format.ok(), format.status().message());
     size_t equal = 0, cases = 0;
     for (const nlohmann::json& c : family.at("cases")) {
@@ -81,7 +77,7 @@ TEST_CASE("real chat templates render byte for byte as python3-jinja2 renders th
       ++cases;
       // The prompt's special tokens are single ids (encode parses them; apply_chat_template
       // encodes with add_special_tokens=False).
-      const std::vector<int32_t> ids = testing::encode_text(*loaded.tokenizer, got);
+      const std::vector<int32_t> ids = testing::encode_text(*loaded->tokenizer, got);
       CHECK(ids.size() < got.size());
     }
     table += name + " (" + format->name() + "): " + std::to_string(equal) + " of " + std::to_string(cases) + " equal\n";
@@ -96,13 +92,8 @@ TEST_CASE("chat formats refuse what their templates cannot write") {
   spec.vocab = {"a", "b"};
   convert::recognize_chat_template("{{ '<start_of_turn>user' }}{% set first_user_prefix = '' %}", "<bos>", &spec);
   REQUIRE(spec.chat.has_value());
-  ModelWriter w;
-  w.set_tokenizer(spec);
-  auto bytes = w.finish();
-  REQUIRE(bytes.ok());
-  testing::LoadedTokenizer loaded;
-  testing::open_tokenizer(bytes.value(), &loaded);
-  auto format = ChatFormat::from_model(*loaded.model);
+  const auto loaded = testing::open_spec(spec);
+  auto format = ChatFormat::from_model(*loaded->model);
   REQUIRE(format.ok());
   std::vector<char> out(256);
   const ChatMessage system_only[] = {{"system", "s", 1}};
@@ -119,7 +110,7 @@ TEST_CASE("chat formats refuse what their templates cannot write") {
 
   // The C API renders the same, sizes its output, and refuses what render() refuses.
   focal_model* model = nullptr;
-  REQUIRE(focal_model_load_bytes(bytes->data(), bytes->size(), FOCAL_LOAD_COPY, &model) == FOCAL_OK);
+  REQUIRE(focal_model_load_bytes(loaded->file->data(), loaded->file->size(), FOCAL_LOAD_COPY, &model) == FOCAL_OK);
   const focal_chat_message c_user[] = {{"user", "hello", 5}};
   size_t needed = 0, written = 0;
   CHECK(focal_chat_render(model, c_user, 1, 1, nullptr, 0, &needed) == FOCAL_OK);

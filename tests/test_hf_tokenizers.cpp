@@ -20,6 +20,7 @@
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
 #include "support/scratch_dir.h"
+#include "support/converted_tokenizer.h"
 #include "support/tokenizer_calls.h"
 #include "apps/tokenizer/wordpiece.h"
 #include "tokenizers/sentencepiece_model.h"
@@ -32,18 +33,6 @@ namespace {
 const std::string kDir = std::string(FOCAL_SOURCE_DIR) + "/tests/tokenizers/";
 
 using Loaded = testing::LoadedTokenizer;
-
-std::unique_ptr<Loaded> load(const std::string& spec_text) {
-  auto spec = convert::read_tokenizer(spec_text);
-  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-  ModelWriter w;
-  w.set_tokenizer(std::move(spec).value());
-  auto bytes = w.finish();
-  REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
-  auto l = std::make_unique<Loaded>();
-  testing::open_tokenizer(bytes.value(), l.get());
-  return l;
-}
 
 std::vector<int32_t> encode(const Tokenizer& t, const std::string& text, const std::string* pair) {
   const size_t longest = pair != nullptr && pair->size() > text.size() ? pair->size() : text.size();
@@ -79,7 +68,7 @@ void check_file(const std::string& file, const std::string& spec_text, Restored 
   CAPTURE(file);
   std::ifstream in(kDir + "hf_expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in).at(file);
-  auto loaded = load(spec_text);
+  auto loaded = testing::load_converted_tokenizer(spec_text);
   size_t tokens = 0, pairs = 0, decoded = 0;
   for (const auto& c : expected.at("cases")) {
     const std::string text = c.at("text").get<std::string>();
@@ -120,7 +109,7 @@ TEST_CASE("tokenizer.json files match @huggingface/tokenizers with pairs and spe
              [](const std::string& t) { return sentencepiece_text(t, true); });
   check_file("kjv_bpe_spm.tokenizer.json", kDir + "kjv_bpe_spm.tokenizer.json",
              [](const std::string& t) { return sentencepiece_text(t, false); });
-  auto wordpiece = load(kDir + "kjv_wordpiece.tokenizer.json");
+  auto wordpiece = testing::load_converted_tokenizer(kDir + "kjv_wordpiece.tokenizer.json");
   std::ifstream in(kDir + "hf_expected.json");
   const nlohmann::json expected = nlohmann::json::parse(in).at("kjv_wordpiece.tokenizer.json");
   for (const auto& c : expected.at("cases")) {

@@ -35,6 +35,7 @@
 #include "focal/tokenizer.h"
 #include "hf/folder_tokenizer.h"
 #include "model_writer.h"
+#include "support/converted_tokenizer.h"
 #include "support/tokenizer_calls.h"
 #include "tokenizers/tokenizer_files.h"
 
@@ -74,22 +75,6 @@ std::string read_file(const std::string& path) {
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
-// encode() or encode_for_model(); nullopt (with the message) when the engine errs.
-std::optional<std::vector<int32_t>> encode(const Tokenizer& t, const std::string& text, bool for_model,
-                                           std::string* error) {
-  std::vector<int32_t> ids(2 * text.size() + 16);
-  std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
-  auto n = for_model ? t.encode_for_model(text.data(), text.size(), nullptr, 0, ids.data(), ids.size(), scratch.data(),
-                                          scratch.size() * 8)
-                     : t.encode(text.data(), text.size(), ids.data(), ids.size(), scratch.data(), scratch.size() * 8);
-  if (!n.ok()) {
-    *error = n.status().message();
-    return std::nullopt;
-  }
-  ids.resize(n.value());
-  return ids;
-}
 
 std::string decode(const Tokenizer& t, const std::vector<int32_t>& ids) {
   std::string text;
@@ -181,15 +166,8 @@ TEST_CASE("real tokenizer files from the hub (scripts/fetch-data) against @huggi
       continue;
     }
     CHECK_MESSAGE(!starts_with(want, "refused: "), name, " converts now: the row says ", want);
-    auto spec = convert::read_tokenizer(spec_text);
-    REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-    ModelWriter w;
-    w.set_tokenizer(std::move(spec).value());
-    auto bytes = w.finish();
-    REQUIRE_MESSAGE(bytes.ok(), bytes.status().message());
-    testing::LoadedTokenizer loaded;
-    testing::open_tokenizer(bytes.value(), &loaded);
-    const Tokenizer& t = *loaded.tokenizer;
+    const auto loaded = testing::load_converted_tokenizer(spec_text);
+    const Tokenizer& t = *loaded->tokenizer;
 
     // The same tokenizer with special tokens in the text read as plain text (llama.cpp's
     // parse_special = false): ids differ where the corpus types them, decode does not.
@@ -206,8 +184,8 @@ TEST_CASE("real tokenizer files from the hub (scripts/fetch-data) against @huggi
       std::string error;
       const auto want_plain = ref.at("plain").at(i).get<std::vector<int32_t>>();
       const auto want_ids = ref.at("ids").at(i).get<std::vector<int32_t>>();
-      const auto plain = encode(t, text, false, &error);
-      const auto ids = encode(t, text, true, &error);
+      const auto plain = testing::try_encode(t, text, false, &error);
+      const auto ids = testing::try_encode(t, text, true, &error);
       const bool plain_ok = plain && *plain == want_plain, ids_ok = ids && *ids == want_ids;
       plain_equal += plain_ok;
       ids_equal += ids_ok;
@@ -220,7 +198,7 @@ TEST_CASE("real tokenizer files from the hub (scripts/fetch-data) against @huggi
       }
       restored += decode_ok;
       if (plain && !row.dummy_prefix) {  // (a dummy prefix goes before each stretch between specials)
-        const auto text_ids = encode(as_text, text, false, &error);
+        const auto text_ids = testing::try_encode(as_text, text, false, &error);
         read_as_text += text_ids && *text_ids != *plain;
         const bool same = text_ids && decode(as_text, *text_ids) == decode(t, *plain);
         as_text_restored += same;
