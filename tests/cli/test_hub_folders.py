@@ -17,6 +17,11 @@ comes out, and `--ids` equals the float64 PyTorch greedy continuation of the pro
 `focal tokenize --no-add-special`); transformers' generate on the tokenizer's output
 starts with bos where the post-processor adds it (Llama 3.2, Gemma 3, the SentencePiece
 files), so the template's ids are also given with --prompt-ids and checked likewise.
+Where tokenizer_config.json has a chat_template (Llama 3.2, Qwen2.5, Gemma 3), `focal
+generate --chat USER --system SYSTEM --ids` equals PyTorch's greedy ids on the conversation
+as jinja2 renders the template (tests/tokenizers/render_chat_templates.py, as transformers'
+apply_chat_template), encoded without added specials; and `focal chat` answers the same
+line of standard input with `focal generate --chat`'s text.
 
 Families and what stands in for what:
   gpt2        GPT-2's tokenizer, GPT2LMHeadModel's hub names (wte, h.N, ln_f; tied head)
@@ -48,6 +53,9 @@ sys.path.insert(0, os.path.join(source, "tests", "models"))
 import make_decoder_reference as dec  # noqa: E402
 import make_reference as ref  # noqa: E402
 from case_files import write_safetensors  # noqa: E402
+
+sys.path.insert(0, os.path.join(source, "tests", "tokenizers"))
+from render_chat_templates import render as render_chat  # noqa: E402  (jinja2, as transformers renders)
 
 torch.set_num_threads(min(2, torch.get_num_threads()))
 data = os.environ.get("FOCAL_DATA_DIR") or os.path.join(
@@ -286,6 +294,30 @@ def make_model(preset, model_config, seed):
     return model
 
 
+SYSTEM, USER = "You are terse.", "Tell me a joke."
+
+
+def draw(preset, model_config, index, prompts, eos):
+    """Weights drawn until the reference's greedy choices are separated (float32 vs float64)."""
+    for attempt in range(10):
+        model = make_model(preset, model_config, ref.BASE_SEED + 3300 + 100 * index + attempt)
+        runs = {key: greedy(model, p, eos) for key, p in prompts.items()}
+        if min(m.min().item() for _, m in runs.values()) >= 1e-3:
+            break
+    return attempt, model, {key: ids for key, (ids, _) in runs.items()}
+
+
+def write_weights(folder, model):
+    state = {k: v.detach().to(torch.float32).contiguous().clone() for k, v in model.state_dict().items()}
+    write_safetensors(os.path.join(folder, "model.safetensors"), state)
+
+
+def generated_ids(*args):
+    r = run("generate", *args, "-n", str(NEW), "--seed", "1", "--ids")
+    assert r.returncode == 0, r.stderr
+    return [int(v) for v in r.stdout.split()]
+
+
 def main():
     start = time.time()
     table, failures = [], []
@@ -298,22 +330,12 @@ def main():
         top = max([x["id"] for x in t["added_tokens"]] + [len(t["model"]["vocab"]) - 1])
         assert top < config["vocab_size"], (name, top, config["vocab_size"])
         eos = eos_list(generation)
-        prompt_text = corpus[PROMPT_LINE]
-        plain = expected["files"][ref_name]["plain"][PROMPT_LINE]
-        templated = template_prefix(t) + plain
-        # Weights drawn until the reference's greedy choices are separated (float32 vs float64).
-        for attempt in range(10):
-            model = make_model(preset, model_config, ref.BASE_SEED + 3300 + 100 * index + attempt)
-            runs = [(p, *greedy(model, p, eos)) for p in ([plain, templated] if templated != plain else [plain])]
-            if min(m.min().item() for _, _, m in runs) >= 1e-3:
-                break
-        state = {k: v.detach().to(torch.float32).contiguous().clone() for k, v in model.state_dict().items()}
-        write_safetensors(os.path.join(folder, "model.safetensors"), state)
         write_json(os.path.join(folder, "config.json"), config)
         write_json(os.path.join(folder, "generation_config.json"),
                    dict(generation, _from_model_config=False, transformers_version="4.46.0"))
         for f in ("tokenizer.json", "tokenizer_config.json"):
             shutil.copy(os.path.join(tokenizers, tok_name, f), os.path.join(folder, f))
+        write_weights(folder, make_model(preset, model_config, ref.BASE_SEED + 3300 + 100 * index))
 
         x = os.path.join(work, name + ".focal")
         r = run("convert", "--hf", folder, "-o", x)
@@ -325,22 +347,52 @@ def main():
         if config.get("sliding_window") == 2047:  # Phi-3 mini's: the default context stays within it
             assert "the planned context is 2047, config.json's sliding_window 2047" in r.stderr, r.stderr
         tokenizer_line = check_tokenizer(x, t, tok_name, ref_name)
+
+        # The prompts' ids: the text alone (what focal generate --prompt encodes), with the
+        # post-processor's bos (what transformers' generate gets from the tokenizer), and the
+        # chat template as jinja2 renders it, encoded without added specials (as transformers'
+        # apply_chat_template(tokenize=True)).
+        prompt_text = corpus[PROMPT_LINE]
+        plain = expected["files"][ref_name]["plain"][PROMPT_LINE]
         assert tokenize(x, prompt_text, "--no-add-special") == plain
+        prompts = {"text": plain}
+        if template_prefix(t):
+            prompts["template"] = template_prefix(t) + plain
+        tokenizer_config = json.load(open(os.path.join(folder, "tokenizer_config.json")))
+        if tokenizer_config.get("chat_template"):
+            messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+            rendered = render_chat(tokenizer_config, messages, True)
+            prompts["chat"] = tokenize(x, rendered, "--no-add-special")
+        attempt, model, want = draw(preset, model_config, index, prompts, eos)
+        if attempt > 0:
+            write_weights(folder, model)
+            r = run("convert", "--hf", folder, "-o", x)
+            assert r.returncode == 0, r.stderr
+
         r = run("generate", x, "--prompt", prompt_text, "-n", str(NEW), "--seed", "1")
         assert r.returncode == 0, r.stderr
         text = r.stdout
         assert text.strip(), (name, "no text came out")
-        for prompt, want, _ in runs:
-            if prompt == plain:
-                r = run("generate", x, "--prompt", prompt_text, "-n", str(NEW), "--seed", "1", "--ids")
-            else:
-                r = run("generate", x, "--prompt-ids", ",".join(map(str, prompt)), "-n", str(NEW), "--seed", "1",
-                        "--ids")
+        got = {"text": generated_ids(x, "--prompt", prompt_text)}
+        if "template" in prompts:
+            got["template"] = generated_ids(x, "--prompt-ids", ",".join(map(str, prompts["template"])))
+        chat = ""
+        if "chat" in prompts:
+            got["chat"] = generated_ids(x, "--chat", USER, "--system", SYSTEM)
+            # focal chat: the reply to a line of standard input is focal generate --chat's text.
+            r = run("generate", x, "--chat", USER, "--system", SYSTEM, "-n", str(NEW), "--seed", "1")
             assert r.returncode == 0, r.stderr
-            got = [int(v) for v in r.stdout.split()]
-            assert got == want, (name, "greedy ids", got, "PyTorch", want, "prompt", prompt)
+            session = subprocess.run([focal, "chat", x, "--system", SYSTEM, "-n", str(NEW)], input=USER + "\n",
+                                     capture_output=True, text=True, timeout=300)
+            assert session.returncode == 0, session.stderr
+            reply = session.stdout.split("\n")[0]
+            assert reply.strip() and reply == r.stdout.rstrip("\n"), (name, reply, r.stdout)
+            chat = f", chat reply {reply.strip()[:30]!r}"
+        for key in prompts:
+            assert got[key] == want[key], (name, key, "greedy ids", got[key], "PyTorch", want[key], prompts[key])
         table.append(f"{name} ({preset}, {tok_name} tokenizer, vocab {config['vocab_size']}): converted; "
-                     f"{tokenizer_line}; greedy ids equal for {len(runs)} prompt(s); text {text.strip()[:40]!r}")
+                     f"{tokenizer_line}; greedy ids equal to PyTorch's for prompts {'/'.join(prompts)}; "
+                     f"text {text.strip()[:30]!r}{chat}")
         print(table[-1], flush=True)
     print(f"{len(FAMILIES)} families in {time.time() - start:.1f} s")
     if failures:
