@@ -1,4 +1,4 @@
-// focal generate MODEL (--prompt TEXT | --prompt-ids 1,2,3 | --source TEXT | --source-ids 1,2,3)
+// focal generate MODEL (--prompt TEXT | --prompt-ids 1,2,3 | --chat MESSAGE | --source TEXT | --source-ids 1,2,3)
 //                --max-new N [--temperature T --top-k K --top-p P --seed S] [--beam K]
 //                [--end-id ID] [--ids] [--attention-out FILE.npy] [--threads N]
 // Decoder-only models continue a prompt (tokens stream as they are produced);
@@ -34,7 +34,8 @@ constexpr int64_t kMaxBeam = 1024;  // --beam: rows of one batch, bounded again 
 
 const char* kUsage =
     "usage: focal generate MODEL.focal (--prompt TEXT | --prompt-file FILE | --prompt-ids 1,2,3 |\n"
-    "                      --source TEXT | --source-ids 1,2,3) --max-new N [--temperature T]\n"
+    "                      --chat MESSAGE [--system TEXT] | --source TEXT | --source-ids 1,2,3)\n"
+    "                      --max-new N [--temperature T]\n"
     "                      [--top-k K] [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
     "                      [--attention-out FILE.npy] [--threads N]\n"
     "As llama.cpp spells them: -m MODEL.focal, -p TEXT, -f FILE (- reads standard input; one\n"
