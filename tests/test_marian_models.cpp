@@ -2,7 +2,8 @@
 // config.json, model.safetensors, source/target SentencePiece vocabularies and the joint
 // vocab.json), against a float64 re-implementation of transformers' modeling_marian.py:
 // the encoder's output and the decoder's logits at every position on a ragged source
-// batch, greedy tokens over 24 steps through focal::translate(), the tokenizer's ids
+// batch, by transformers' names (input_ids, attention_mask given and omitted,
+// decoder_input_ids; logits [batch, tgt, vocab]), greedy tokens over 24 steps through focal::translate(), the tokenizer's ids
 // through vocab.json, and --dtype f16 / int8 within their bounds.
 #include <doctest/doctest.h>
 
@@ -53,8 +54,8 @@ const float* output(Session& s, const char* name) {
 
 void encode(Session& s, const ModelCase& c) {
   s.reset_state();
-  testing::set_input(s, "source_ids", c.array("inputs/source_ids"));
-  testing::set_input(s, "source_mask", c.array("inputs/source_mask"));
+  testing::set_input(s, "input_ids", c.array("inputs/source_ids"));
+  testing::set_input(s, "attention_mask", c.array("inputs/source_mask"));
   const Status status = s.run_stage(s.find_stage("encode"));
   REQUIRE_MESSAGE(status.ok(), status.message());
 }
@@ -63,7 +64,7 @@ void encode(Session& s, const ModelCase& c) {
 double logits_error(testing::LoadedCase& loaded, const ModelCase& c) {
   Session& s = *loaded.session;
   encode(s, c);
-  testing::set_input(s, "prev_ids", c.array("inputs/prev_ids"));
+  testing::set_input(s, "decoder_input_ids", c.array("inputs/prev_ids"));
   REQUIRE(s.run_stage(s.find_stage("decode")).ok());
   const auto want = c.array("expected/logits");
   return testing::max_error(output(s, "logits"), want.to_f32(), want.shape);
@@ -113,7 +114,7 @@ TEST_CASE("Marian (hub layout): encoder output and decoder logits within 1e-4 of
     shape.rank = 2;
     shape.dims[0] = batch;
     shape.dims[1] = 1;
-    REQUIRE(s.set_input(s.find_input("prev_ids"), shape, column.data(), column.size() * 4).ok());
+    REQUIRE(s.set_input(s.find_input("decoder_input_ids"), shape, column.data(), column.size() * 4).ok());
     REQUIRE(s.run_stage(s.find_stage("decode")).ok());
     stepwise = std::max(stepwise, testing::max_error(output(s, "logits"), expected, {batch, 1, vocab}));
   }
@@ -121,6 +122,47 @@ TEST_CASE("Marian (hub layout): encoder output and decoder logits within 1e-4 of
   CHECK(encoder_error <= testing::kF32Tolerance);
   CHECK(whole <= testing::kF32Tolerance);
   CHECK(stepwise <= testing::kF32Tolerance);
+}
+
+TEST_CASE("Marian without attention_mask: the unpadded source alone gives the reference's logits at every "
+          "position") {
+  // transformers without an attention_mask treats every position as a token: the same as
+  // the reference's first row, whose mask is all ones (the longest source).
+  const ModelCase c = testing::model_case("marian", "marian_hub_e2_d3_d40");
+  const std::vector<float> mask = c.array("inputs/source_mask").to_f32();
+  const std::vector<int32_t> source = ids_of(c, "inputs/source_ids");
+  const std::vector<int32_t> prev = ids_of(c, "inputs/prev_ids");
+  const auto want = c.array("expected/logits");
+  const auto memory = c.array("expected/encoder_last_hidden_state");
+  const int64_t batch = want.shape[0], steps = want.shape[1], vocab = want.shape[2];
+  const int64_t length = static_cast<int64_t>(mask.size()) / batch, width = memory.shape[2];
+  for (int64_t j = 0; j < length; ++j) REQUIRE(mask[static_cast<size_t>(j)] == 1.0f);
+
+  auto loaded = converted(c, false, 1);
+  Session& s = *loaded->session;
+  Shape shape;
+  shape.rank = 2;
+  shape.dims[0] = 1;
+  shape.dims[1] = length;
+  REQUIRE(s.set_input(s.find_input("input_ids"), shape, source.data(), static_cast<size_t>(length) * 4).ok());
+  const Status encoded = s.run_stage(s.find_stage("encode"));  // attention_mask left unset
+  REQUIRE_MESSAGE(encoded.ok(), encoded.message());
+  const std::vector<float> memory_all = memory.to_f32();
+  const std::vector<float> memory_row(memory_all.begin(), memory_all.begin() + length * width);
+  const double encoder_error =
+      testing::max_error(output(s, "encoder_last_hidden_state"), memory_row, {1, length, width});
+
+  shape.dims[1] = steps;
+  REQUIRE(s.set_input(s.find_input("decoder_input_ids"), shape, prev.data(), static_cast<size_t>(steps) * 4).ok());
+  REQUIRE(s.run_stage(s.find_stage("decode")).ok());
+  const TensorInfo logits = s.model().tensor(s.model().output_tensor(s.find_output("logits")));
+  CHECK(logits.shape.rank == 3);  // [batch, tgt, vocab], as transformers returns them
+  const std::vector<float> all = want.to_f32();
+  const std::vector<float> row(all.begin(), all.begin() + steps * vocab);
+  const double error = testing::max_error(output(s, "logits"), row, {1, steps, vocab});
+  MESSAGE("marian without attention_mask: encoder ", encoder_error, ", logits at every position ", error);
+  CHECK(encoder_error <= testing::kF32Tolerance);
+  CHECK(error <= testing::kF32Tolerance);
 }
 
 TEST_CASE("Marian: greedy translation equals the float64 reference's over 24 steps; the tokenizers map "

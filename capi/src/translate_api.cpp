@@ -22,11 +22,22 @@ TranslateOptions engine_options(const focal_translate_options& options) {
   return engine;
 }
 
-// The planned source length: dim 1 of input "source_ids" [batch, src_len]; 0 without it.
+bool has_encode_stage(const Model& model) {
+  for (int i = 0; i < model.stage_count(); ++i) {
+    if (std::string_view(model.stage(i).name) == "encode") return true;
+  }
+  return false;
+}
+
+// The planned source length: dim 1 of input "input_ids" (or, in older files and the
+// rnn-seq2seq preset, "source_ids") [batch, src_len] of a model with an encode stage
+// (a decoder-only model's input_ids is no source); 0 without it.
 size_t planned_source_length(const Model& model) {
+  if (!has_encode_stage(model)) return 0;
   for (int i = 0; i < model.input_count(); ++i) {
     const TensorInfo tensor = model.tensor(model.input_tensor(i));
-    if (std::string_view(tensor.name) == "source_ids" && tensor.shape.rank == 2) {
+    const std::string_view name(tensor.name);
+    if ((name == "input_ids" || name == "source_ids") && tensor.shape.rank == 2) {
       return static_cast<size_t>(tensor.shape.dims[1]);
     }
   }
@@ -111,7 +122,7 @@ focal_status focal_translator_create(focal_session* session, const focal_transla
     }
     const size_t planned = capi::planned_source_length(session->model->model);
     if (planned == 0) {
-      return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "the model has no input source_ids [batch, src_len] to translate");
+      return FOCAL_C_FAIL(FOCAL_INVALID_ARGUMENT, "the model has no input input_ids (or source_ids) [batch, src_len] to translate");
     }
     focal_translator* t = capi::new_handle<focal_translator>();
     if (t == nullptr) return FOCAL_C_FAIL(FOCAL_RESOURCE_EXHAUSTED, "out of memory for a translator handle");

@@ -10,10 +10,15 @@ Two models, none of T5Config's default sizes (d_model != num_heads * d_kv):
        16 buckets, max_distance 10.
 Both max_distances are far below the test's lengths (sources of 12 to 23 tokens, 24
 decoded): the logarithmic buckets saturate. For each model:
+  - the inputs by transformers' names (input_ids, attention_mask, decoder_input_ids);
   - a ragged batch of 3 sources: encoder_last_hidden_state and the decoder's logits at
     each of 24 teacher-forced steps (one token per run over the KV cache) within 1e-4 of
     float64 (f32 weights), and with --dtype f16 and int8 within 5e-3 and 8e-2 of the
     tensor's largest value (BOUNDS);
+  - f32: the whole teacher-forced target in one decode run gives logits [batch, 24,
+    vocab] at every position, as transformers returns them, within 1e-4 of float64 with
+    attention_mask given (the ragged batch) and with it omitted (each source alone, as
+    transformers runs it without a mask: every position a token);
   - greedy decoding on the engine's own logits gives the reference's 24 tokens;
   - a bad feed_forward_proj or num_heads is refused naming the field, no file written;
   - `focal generate MODEL --source TEXT` (the stored unigram tokenizer, eos appended to
@@ -90,22 +95,51 @@ def check_batch(path, ref, rows, targets, bound, name):
     prev = np.concatenate([np.zeros((len(rows), 1), np.int64), np.array(targets)[:, :-1]], axis=1)
     logits = ref.decode(memory, torch.from_numpy(mask).long(), torch.from_numpy(prev)).numpy()
     session = focal.Session(focal.load(path), max_batch=len(rows))
-    out = session.run_stage("encode", {"source_ids": ids, "source_mask": mask})
+    out = session.run_stage("encode", {"input_ids": ids, "attention_mask": mask})
     worst = check_close(f"{name} encoder", out["encoder_last_hidden_state"], memory.numpy(), bound)
     for t in range(STEPS):
-        step = session.run_stage("decode", {"prev_ids": prev[:, t:t + 1].astype(np.int32)})["logits"]
-        worst = max(worst, check_close(f"{name} logits step {t}", step, logits[:, t], bound))
+        step = session.run_stage("decode", {"decoder_input_ids": prev[:, t:t + 1].astype(np.int32)})["logits"]
+        assert step.shape == (len(rows), 1, logits.shape[-1]), step.shape
+        worst = max(worst, check_close(f"{name} logits step {t}", step[:, 0], logits[:, t], bound))
+    return worst
+
+
+def check_all_positions(path, ref, rows, targets, name):
+    """transformers' call: the whole target as decoder_input_ids in one run, logits
+    [batch, tgt, vocab] at every position; with attention_mask (the ragged batch) and
+    without it (each source alone, unpadded)."""
+    ids, mask = padded(rows)
+    prev = np.concatenate([np.zeros((len(rows), 1), np.int64), np.array(targets)[:, :-1]], axis=1)
+    memory = ref.encode(torch.from_numpy(ids).long(), torch.from_numpy(mask).long())
+    want = ref.decode(memory, torch.from_numpy(mask).long(), torch.from_numpy(prev)).numpy()
+    session = focal.Session(focal.load(path), max_batch=len(rows))
+    session.run_stage("encode", {"input_ids": ids, "attention_mask": mask})
+    got = session.run_stage("decode", {"decoder_input_ids": prev.astype(np.int32)})["logits"]
+    assert got.shape == want.shape, (got.shape, want.shape)
+    worst = check_close(f"{name} all-position logits with attention_mask", got, want, None)
+    for r, row in enumerate(rows):
+        one = np.array([row], np.int32)
+        ones = torch.ones(1, len(row), dtype=torch.long)
+        memory = ref.encode(torch.from_numpy(one).long(), ones)
+        want = ref.decode(memory, ones, torch.from_numpy(prev[r:r + 1])).numpy()
+        session = focal.Session(focal.load(path))
+        out = session.run_stage("encode", {"input_ids": one})  # no attention_mask
+        worst = max(worst, check_close(f"{name} encoder without attention_mask", out["encoder_last_hidden_state"],
+                                       memory.numpy(), None))
+        got = session.run_stage("decode", {"decoder_input_ids": prev[r:r + 1].astype(np.int32)})["logits"]
+        assert got.shape == want.shape, (got.shape, want.shape)
+        worst = max(worst, check_close(f"{name} all-position logits without attention_mask", got, want, None))
     return worst
 
 
 def engine_greedy(path, source):
     session = focal.Session(focal.load(path))
     ids = np.array([source], np.int32)
-    session.run_stage("encode", {"source_ids": ids, "source_mask": np.ones_like(ids)})
+    session.run_stage("encode", {"input_ids": ids, "attention_mask": np.ones_like(ids)})
     token, tokens = 0, []
     for _ in range(STEPS):
-        logits = session.run_stage("decode", {"prev_ids": np.array([[token]], np.int32)})["logits"]
-        token = int(np.argmax(logits[0]))
+        logits = session.run_stage("decode", {"decoder_input_ids": np.array([[token]], np.int32)})["logits"]
+        token = int(np.argmax(logits[0, -1]))
         tokens.append(token)
     return tokens
 
@@ -137,6 +171,9 @@ def main(focal_tool, root, work):
             if dtype != "f32":
                 continue
             assert "t5" in log, log  # the preset found from config.json's model_type
+            worst = check_all_positions(path, ref, rows, greedy, name)
+            print(f"{name}: logits at every position by transformers' names, with and without "
+                  f"attention_mask: worst error {worst:.3g} (absolute)")
             for r, want in zip(rows, greedy):
                 assert engine_greedy(path, r) == want, f"{name}: greedy tokens differ"
             print(f"{name}: greedy {STEPS} tokens equal for {len(rows)} sources")

@@ -12,12 +12,13 @@
 //   final_logits_bias     [1, vocab] added to the logits (zeros when absent, as transformers does)
 // Tokens are scaled by sqrt(d_model) when scale_embedding is true (MarianConfig's default
 // is false; opus-mt configs set true). Two stages, as focal::translate() drives them:
-//   encode: inputs source_ids, source_mask [batch, src_seq]; output
+//   encode: inputs by transformers' names, input_ids and attention_mask [batch, src_seq]
+//           (optional, as in transformers: unset, every position is a token); output
 //           encoder_last_hidden_state [batch, src_seq, d_model]; each decoder layer's
 //           cross-attention K and V kept as states;
-//   decode: input prev_ids [batch, seq] (one position per step, or a whole target);
-//           output logits [batch, vocab] of the last position ([batch, seq, vocab] with
-//           --logits all), over a causal KV cache.
+//   decode: input decoder_input_ids [batch, seq] (one position per step, or a whole
+//           target); output logits [batch, seq, vocab] at every position given, as
+//           transformers returns them, over a causal KV cache.
 // Hyperparameters for `focal generate`: decoder_start_id (decoder_start_token_id, pad in
 // Marian), eos_id, pad_id, max_length, and source_eos "append" (MarianTokenizer ends
 // every source with </s>).
@@ -199,8 +200,8 @@ Status build_marian(const nlohmann::json& config, const PresetOptions& options, 
   const EncoderDecoderDims d = encoder_decoder_dims(b, options, c.max_src, c.max_tgt, c.encoder.layer.d_model);
 
   b.writer().begin_stage("encode");
-  const int ids = b.input("source_ids", DType::kI32, {d.batch, d.src});
-  const int mask = b.input("source_mask", DType::kI32, {d.batch, d.src});
+  const int ids = b.input("input_ids", DType::kI32, {d.batch, d.src});
+  const int mask = b.optional_input("attention_mask", DType::kI32, {d.batch, d.src}, 1);
   const int x = b.embedding("encoder.embed", ids, t.tokens, t.positions, -1, -1, c.embed_scale);
   const int memory = b.output("encoder_last_hidden_state", {d.batch, d.src, d.width});
   const std::vector<TorchKeys> cross = encode_cross_keys(b, c.encoder, c.decoder, d, x, mask, memory);
@@ -210,8 +211,8 @@ Status build_marian(const nlohmann::json& config, const PresetOptions& options, 
   g.batch = d.batch;
   g.seq = d.tgt;
   g.context = {c.max_tgt, -1};
-  g.all_positions = options.logits_all;
-  g.input_ids = b.input("prev_ids", DType::kI32, {d.batch, d.tgt});
+  g.all_positions = true;  // always, as transformers; --logits all is accepted and changes nothing
+  g.input_ids = b.input("decoder_input_ids", DType::kI32, {d.batch, d.tgt});
   const int y = b.embedding("decoder.embed", g.input_ids, t.tokens, t.positions, -1, -1, c.embed_scale);
   const int h = decode_with_cache(b, c.decoder, d, y, cross);
   decoder_logits(b, g, h, [](int in) { return in; }, t.head, c.vocab, t.logits_bias);

@@ -10,13 +10,15 @@
 //     tanh form; "gated-silu");
 //   - tied embeddings (tie_word_embeddings, T5 v1.0) rescale the decoder's output by
 //     d_model^-0.5 before the head; v1.1 and Flan-T5 have an untied lm_head.
-// Inputs source_ids and source_mask [batch, src_seq] (1s then 0s), prev_ids [batch, seq].
-// Stages (the translate contract, focal/translate.h):
+// Inputs by transformers' names: input_ids and attention_mask [batch, src_seq] (1s then
+// 0s; optional, as in transformers: unset, every position is a token), decoder_input_ids
+// [batch, seq]. Stages (the translate contract, focal/translate.h):
 //   encode: the encoder stack and its final norm (output encoder_last_hidden_state), then
 //           each decoder block's cross-attention K and V over it, kept as states with the
-//           source mask;
-//   decode: the decoder over prev_ids with a causal KV cache per block, logits [batch,
-//           vocab] of the last position ([batch, seq, vocab] with --logits all).
+//           attention mask;
+//   decode: the decoder over decoder_input_ids with a causal KV cache per block, logits
+//           [batch, seq, vocab] at every position given in the run, as transformers
+//           returns them (one position per step when generating).
 // Stored hyperparameters, named as the marian preset's for `focal generate`: decoder_start_id
 // (decoder_start_token_id, 0, the pad token), eos_id (eos_token_id, 1) and source_eos
 // "append" (T5's tokenizer ends every source with eos).
@@ -167,8 +169,8 @@ int relative_bias(GraphBuilder& b, const std::string& stack, int x, int64_t buck
 // block's cross-attention K and V over the result (states with the source mask).
 std::vector<ModelWriter::MultiHeadAttentionSpec> encode_stage(GraphBuilder& b, const T5Config& c, const Graph& g) {
   b.writer().begin_stage("encode");
-  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
-  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
+  const int ids = b.input("input_ids", DType::kI32, {g.batch, g.src});
+  const int mask = b.optional_input("attention_mask", DType::kI32, {g.batch, g.src}, 1);
   int h = b.embedding("encoder.embed_tokens", ids, g.table, -1, -1, -1, 1.0f);
   const int bias = relative_bias(b, "encoder", h, c.encoder_buckets, c.max_src, c);
   for (int64_t l = 0; l < c.encoder_layers; ++l) {
@@ -183,7 +185,8 @@ std::vector<ModelWriter::MultiHeadAttentionSpec> encode_stage(GraphBuilder& b, c
   const GraphBuilder::Dim width{c.d_model, -1}, inner{c.heads * c.d_kv, -1};
   const int memory = b.rmsnorm("encoder.final_layer_norm", h, b.param("encoder.final_layer_norm.weight", {c.d_model}),
                                c.epsilon, b.output("encoder_last_hidden_state", {g.batch, g.src, width}));
-  const int kept_mask = b.copy("source_mask.keep", mask, b.state("source_mask.state", DType::kI32, {g.batch, g.src}));
+  const int kept_mask =
+      b.copy("attention_mask.keep", mask, b.state("attention_mask.state", DType::kI32, {g.batch, g.src}));
   std::vector<ModelWriter::MultiHeadAttentionSpec> cross;
   for (int64_t l = 0; l < c.decoder_layers; ++l) {
     const std::string p = attention_name("decoder", l, 1, "EncDecAttention");
@@ -199,8 +202,8 @@ std::vector<ModelWriter::MultiHeadAttentionSpec> encode_stage(GraphBuilder& b, c
   return cross;
 }
 
-// Stage decode: the decoder blocks over prev_ids with a causal KV cache each, then the
-// final norm and the head on the last position (or every one).
+// Stage decode: the decoder blocks over decoder_input_ids with a causal KV cache each,
+// then the final norm and the head on every position (transformers' logits).
 void decode_stage(GraphBuilder& b, const T5Config& c, const Graph& g, const PresetOptions& options,
                   std::vector<ModelWriter::MultiHeadAttentionSpec> cross) {
   b.writer().begin_stage("decode");
@@ -208,8 +211,8 @@ void decode_stage(GraphBuilder& b, const T5Config& c, const Graph& g, const Pres
   d.batch = g.batch;
   d.seq = g.tgt;
   d.context = {c.max_tgt, -1};
-  d.input_ids = b.input("prev_ids", DType::kI32, {g.batch, g.tgt});
-  d.all_positions = options.logits_all;
+  d.input_ids = b.input("decoder_input_ids", DType::kI32, {g.batch, g.tgt});
+  d.all_positions = true;  // always, as transformers; --logits all is accepted and changes nothing
   if (options.logits_option_taken != nullptr) *options.logits_option_taken = true;
   int h = b.embedding("decoder.embed_tokens", d.input_ids, g.table, -1, -1, -1, 1.0f);
   const int bias = relative_bias(b, "decoder", h, c.decoder_buckets, c.max_tgt, c);

@@ -1,7 +1,9 @@
 // Decoding with a sequence-to-sequence model (the rnn-seq2seq preset, or any model with
-// the same contract): stage "encode" reads source_ids and source_mask [batch, src_len];
-// stage "decode" reads prev_ids [batch] (or [batch, 1]: one step of a transformer decoder,
-// t5) and writes logits [batch, vocab] and, optionally, attention
+// the same contract): stage "encode" reads input_ids and, when the model has it,
+// attention_mask [batch, src_len] (or by the older names source_ids and source_mask);
+// stage "decode" reads decoder_input_ids (or prev_ids) [batch] (or [batch, 1]: one step
+// of a transformer decoder, t5 and marian) and writes logits [batch, vocab] (or
+// [batch, 1, vocab]) and, optionally, attention
 // [batch, src_len]; the decoder's state lives in state tensors. Greedy decoding runs one
 // row; beam search runs one row per beam and reorders the states after every step
 // (Session::permute_state_batch), so the model must be planned for a batch of at least

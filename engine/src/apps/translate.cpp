@@ -65,18 +65,27 @@ struct Io {
   int prev_rank = 1;  // prev_ids [batch], or [batch, seq] (a transformer decoder, run one step at a time)
 };
 
+// The input named `newer`, else the one named `older`, else -1.
+int find_either(const Session& s, const char* newer, const char* older) {
+  const int i = s.find_input(newer);
+  return i >= 0 ? i : s.find_input(older);
+}
+
+// transformers' names (input_ids, attention_mask, decoder_input_ids: the t5 and marian
+// presets) or the older ones (source_ids, source_mask, prev_ids: rnn-seq2seq, and t5 and
+// marian files converted before). The source mask may be absent (an optional input).
 Status find_io(const Session& s, Io* io) {
-  io->source_ids = s.find_input("source_ids");
-  io->source_mask = s.find_input("source_mask");
-  io->prev_ids = s.find_input("prev_ids");
+  io->source_ids = find_either(s, "input_ids", "source_ids");
+  io->source_mask = find_either(s, "attention_mask", "source_mask");
+  io->prev_ids = find_either(s, "decoder_input_ids", "prev_ids");
   io->logits = s.find_output("logits");
   io->attention = s.find_output("attention");
   io->encode = s.find_stage("encode");
   io->decode = s.find_stage("decode");
-  if (io->source_ids < 0 || io->source_mask < 0 || io->prev_ids < 0 || io->logits < 0 || io->encode < 0 ||
-      io->decode < 0) {
+  if (io->source_ids < 0 || io->prev_ids < 0 || io->logits < 0 || io->encode < 0 || io->decode < 0) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "translate needs stages encode/decode, inputs source_ids, source_mask, prev_ids "
+                         "translate needs stages encode/decode, inputs input_ids (or source_ids), "
+                         "decoder_input_ids (or prev_ids), optionally attention_mask (or source_mask), "
                          "and output logits");
   }
   io->prev_rank = s.model().tensor(s.model().input_tensor(io->prev_ids)).shape.rank;
@@ -101,7 +110,7 @@ Status encode(Session& s, const Io& io, const int32_t* source, size_t length, si
   const Shape shape = shape2(int64_t(rows), int64_t(length));
   s.reset_state();
   FOCAL_RETURN_IF_ERROR(s.set_input(io.source_ids, shape, ids, rows * length * 4));
-  FOCAL_RETURN_IF_ERROR(s.set_input(io.source_mask, shape, mask, rows * length * 4));
+  if (io.source_mask >= 0) FOCAL_RETURN_IF_ERROR(s.set_input(io.source_mask, shape, mask, rows * length * 4));
   return s.run_stage(io.encode);
 }
 
@@ -268,7 +277,9 @@ Result<Translation> translate(Session& session, const int32_t* source, size_t so
   const size_t rows = o.beam_width;
   FOCAL_RETURN_IF_ERROR(encode(session, io, source, source_length, rows, at<int32_t>(ws, lay.source),
                                at<int32_t>(ws, lay.mask)));
-  const size_t vocab = size_t(session.model().tensor(session.model().output_tensor(io.logits)).shape.dims[1]);
+  // logits [batch, vocab], or [batch, seq, vocab] (every position; one per step here)
+  const Shape logits_shape = session.model().tensor(session.model().output_tensor(io.logits)).shape;
+  const size_t vocab = size_t(logits_shape.dims[logits_shape.rank - 1]);
   if (o.beam_width == 1) return greedy(session, io, o, source_length, vocab, tokens, alignment);
   return beam(session, io, o, lay, ws, source_length, vocab, tokens, alignment);
 }

@@ -246,8 +246,12 @@ Status check_length(const char* option, int64_t requested, int64_t planned) {
 
 Status bench_seq2seq(Session& s, const Options& o, Report* r) {
   r->kind = "seq2seq";
-  const int64_t planned_source = planned_length(s.model(), "source_ids");
-  if (planned_source == 0) return Status::error(StatusCode::kInvalidArgument, "the model has no input 'source_ids'");
+  // input_ids (t5, marian), or source_ids (rnn-seq2seq and older files)
+  int64_t planned_source = planned_length(s.model(), "input_ids");
+  if (planned_source == 0) planned_source = planned_length(s.model(), "source_ids");
+  if (planned_source == 0) {
+    return Status::error(StatusCode::kInvalidArgument, "the model has no input 'input_ids' (or 'source_ids')");
+  }
   FOCAL_RETURN_IF_ERROR(check_length("--seq", o.seq, planned_source));
   // A decoder with a KV cache keeps one position per step; a recurrent one has no limit.
   if (s.cache_capacity() > 0) FOCAL_RETURN_IF_ERROR(check_length("--gen", o.gen, s.cache_capacity()));
