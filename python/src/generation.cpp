@@ -60,9 +60,12 @@ int32_t token_id(const py::handle& value, const char* argument) {
   return static_cast<int32_t>(id);
 }
 
-std::vector<int32_t> token_ids(const Model& model, const py::object& text_or_ids, const char* argument) {
+// A prompt's text gets the tokenizer template's special tokens (add_special_tokens: Llama's
+// bos), as transformers' generate and focal generate --prompt; a source's is encoded alone.
+std::vector<int32_t> token_ids(const Model& model, const py::object& text_or_ids, const char* argument,
+                               bool add_special_tokens) {
   if (py::isinstance<py::str>(text_or_ids)) {
-    std::vector<int32_t> ids = tokenize(model, utf8_text(text_or_ids, argument), false);
+    std::vector<int32_t> ids = tokenize(model, utf8_text(text_or_ids, argument), false, add_special_tokens);
     if (ids.empty()) raise_error(StatusCode::kInvalidArgument, "the text has no tokens");
     return ids;
   }
@@ -113,7 +116,7 @@ std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt,
   const PySession::Use use(owner);
   Session& session = owner.session();
   const Model& model = session.model();
-  const std::vector<int32_t> ids = token_ids(model, prompt, "prompt");
+  const std::vector<int32_t> ids = token_ids(model, prompt, "prompt", true);
   const int logits = session.find_output("logits");
   if (logits < 0) raise_error(StatusCode::kInvalidArgument, "the model has no 'logits' output");
   const Shape logits_shape = model.tensor(model.output_tensor(logits)).shape;
@@ -155,7 +158,7 @@ py::tuple translate_source(PySession& owner, const py::object& source, size_t ma
                            const py::object& end_id, float length_penalty) {
   const PySession::Use use(owner);
   Session& session = owner.session();
-  const std::vector<int32_t> ids = token_ids(session.model(), source, "source");
+  const std::vector<int32_t> ids = token_ids(session.model(), source, "source", false);
   TranslateOptions options;
   options.max_steps = cli::decode_step_limit(session, max_new, 0);
   options.beam_width = beam;

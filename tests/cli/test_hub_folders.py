@@ -13,10 +13,10 @@ they are checked against Llama 3's and Qwen3's ids after checking that the vocab
 merges and pre-tokenizer are the same, with special tokens and the post-processor's bos
 checked from the file itself), then `focal generate X.focal --prompt TEXT -n 8`: text
 comes out, and `--ids` equals the float64 PyTorch greedy continuation of the prompt's ids.
-`focal generate --prompt` encodes the text without the template's special tokens (as
-`focal tokenize --no-add-special`); transformers' generate on the tokenizer's output
-starts with bos where the post-processor adds it (Llama 3.2, Gemma 3, the SentencePiece
-files), so the template's ids are also given with --prompt-ids and checked likewise.
+`focal generate --prompt` encodes the text with the template's special tokens (as
+`focal tokenize` without --no-add-special), as transformers' generate on the tokenizer's
+output starts with bos where the post-processor adds it (Llama 3.2, Gemma 3, the
+SentencePiece files); the same ids are also given with --prompt-ids and checked likewise.
 Where tokenizer_config.json has a chat_template (Llama 3.2, Qwen2.5, Gemma 3), `focal
 generate --chat USER --system SYSTEM --ids` equals PyTorch's greedy ids on the conversation
 as jinja2 renders the template (tests/tokenizers/render_chat_templates.py, as transformers'
@@ -348,14 +348,15 @@ def main():
             assert "the planned context is 2047, config.json's sliding_window 2047" in r.stderr, r.stderr
         tokenizer_line = check_tokenizer(x, t, tok_name, ref_name)
 
-        # The prompts' ids: the text alone (what focal generate --prompt encodes), with the
-        # post-processor's bos (what transformers' generate gets from the tokenizer), and the
-        # chat template as jinja2 renders it, encoded without added specials (as transformers'
-        # apply_chat_template(tokenize=True)).
+        # The prompts' ids: the text with the post-processor's bos (what focal generate --prompt
+        # encodes, as transformers' generate gets it from the tokenizer), the same given as ids,
+        # and the chat template as jinja2 renders it, encoded without added specials (as
+        # transformers' apply_chat_template(tokenize=True)).
         prompt_text = corpus[PROMPT_LINE]
         plain = expected["files"][ref_name]["plain"][PROMPT_LINE]
         assert tokenize(x, prompt_text, "--no-add-special") == plain
-        prompts = {"text": plain}
+        prompts = {"text": template_prefix(t) + plain}
+        assert tokenize(x, prompt_text) == prompts["text"]  # focal tokenize adds them too
         if template_prefix(t):
             prompts["template"] = template_prefix(t) + plain
         tokenizer_config = json.load(open(os.path.join(folder, "tokenizer_config.json")))

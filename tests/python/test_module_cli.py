@@ -329,15 +329,18 @@ def chats_in_the_template(story):
         except TypeError:
             pass
 
+    def rendered_ids(messages):  # the rendered conversation encoded without added specials, as a chat prompt is
+        return ",".join(map(str, model.tokenize(render_with_jinja2(messages), add_special_tokens=False)))
+
     def greedy(messages):  # focal generate on the rendered conversation: the reply's text
-        prompt = render_with_jinja2(messages)
-        ids = [int(t) for t in tool("generate", model_path, "--prompt", prompt, "-n", 3, "--ids").stdout.split()]
+        ids = [int(t) for t in tool("generate", model_path, "--prompt-ids", rendered_ids(messages), "-n", 3,
+                                    "--ids").stdout.split()]
         eos = model.tokenize("<|endoftext|>")
         return model.detokenize([t for t in ids if t not in eos]).decode()
 
     first = [system, {"role": "user", "content": "In the beginning"}]
     chat_ids = tool("generate", model_path, "--chat", "In the beginning", "--system", "Be brief.", "-n", 6, "--ids").stdout
-    prompt_ids = tool("generate", model_path, "--prompt", render_with_jinja2(first), "-n", 6, "--ids").stdout
+    prompt_ids = tool("generate", model_path, "--prompt-ids", rendered_ids(first), "-n", 6, "--ids").stdout
     assert chat_ids == prompt_ids, (chat_ids, prompt_ids)
     # (The story model holds 128 positions; the markers take many of its tokens.)
     short = {"role": "system", "content": "Be."}

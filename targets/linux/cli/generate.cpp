@@ -153,7 +153,10 @@ Status parse(int argc, char** argv, Options* o) {
   return Status();
 }
 
-// Text through the model's tokenizer (or the given ids; --chat: the chat prompt's).
+// Text through the model's tokenizer (or the given ids; --chat: the chat prompt's). A
+// decoder's prompt gets the special tokens the tokenizer's template adds (Llama's and
+// Gemma's bos), as transformers' generate gets them from its tokenizer and llama.cpp adds
+// bos; a source is encoded alone (source_eos below).
 Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (o.chat) {
     std::vector<ChatTurn> turns;
@@ -164,10 +167,13 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (o.text.empty()) return o.ids;
   auto tokenizer = Tokenizer::from_model(model);
   if (!tokenizer.ok()) return tokenizer.status();
-  std::vector<int32_t> ids(o.text.size() + 1);
+  std::vector<int32_t> ids(4 * o.text.size() + 64);  // a few ids per byte at most (NFC), and the template's
   std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(o.text.size()) / 8 + 1);
-  auto count = tokenizer->encode(o.text.data(), o.text.size(), ids.data(), ids.size(), scratch.data(),
-                                 scratch.size() * 8);
+  auto count = o.seq2seq_input
+                   ? tokenizer->encode(o.text.data(), o.text.size(), ids.data(), ids.size(), scratch.data(),
+                                       scratch.size() * 8)
+                   : tokenizer->encode_for_model(o.text.data(), o.text.size(), nullptr, 0, ids.data(), ids.size(),
+                                                 scratch.data(), scratch.size() * 8);
   if (!count.ok()) return count.status();
   ids.resize(count.value());
   if (ids.empty()) return Status::error(StatusCode::kInvalidArgument, "the text has no tokens");
