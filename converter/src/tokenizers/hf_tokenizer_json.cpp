@@ -126,7 +126,7 @@ Status read_bert_text(const json& file, TokenizerSpec* spec) {
 
 Status read_wordpiece(const json& file, const json& model, TokenizerSpec* spec) {
   spec->kind = fb::TokenizerKind_WordPiece;
-  if (model.value("continuing_subword_prefix", "##") != "##" || model.value("max_input_chars_per_word", 100) != 100) {
+  if (model.value("continuing_subword_prefix", "##") != "##" || model.value("max_input_chars_per_word", json(100)) != json(100)) {
     return hf_refuse("model WordPiece", "continuing_subword_prefix must be \"##\", max_input_chars_per_word 100");
   }
   FOCAL_RETURN_IF_ERROR(read_vocab_object(model.value("vocab", json()), spec));

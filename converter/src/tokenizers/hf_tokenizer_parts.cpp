@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "json/json_integer.h"
+
 namespace focal {
 namespace convert {
 namespace {
@@ -59,8 +61,12 @@ Status read_added_tokens(const json& added, bool normalizable, TokenizerSpec* sp
   if (!added.is_array()) return hf_refuse("added_tokens", "not a list");
   for (const json& token : added) {
     const std::string content = token.value("content", "");
-    const int64_t id = token.value("id", int64_t{-1});
     const std::string component = "added token '" + content + "'";
+    // Not token.value("id", int64_t{-1}): a float id out of int64_t's range (1e126) would
+    // be converted by a plain cast, undefined behaviour (found by fuzz_tokenizer_json).
+    const Result<int64_t> read_id = read_json_integer_or(token, "id", -1);
+    if (!read_id.ok()) return hf_refuse(component, read_id.status().message());
+    const int64_t id = read_id.value();
     if (content.empty() || id < 0 || id > static_cast<int64_t>(spec->vocab.size())) {
       return hf_refuse(component, "empty, or its id does not follow the vocabulary");
     }
