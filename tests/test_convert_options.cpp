@@ -265,7 +265,7 @@ TEST_CASE("--logits all: gpt2 and llama logits at every position match PyTorch; 
   o.preset = "bert";
   o.config = bert.dir + "/config.json";
   o.logits_all = true;
-  CHECK(contains(error_of(o), "--logits all is for decoders (gpt2, llama, qwen2, gemma, phi3); bert has no per-position logits"));
+  CHECK(contains(error_of(o), "--logits all is for decoders (gpt2, llama, qwen2, qwen3, gemma, phi3); bert has no per-position logits"));
 }
 
 TEST_CASE("gpt2 and llama from their weights alone: sizes from the tensors, heads from --set") {

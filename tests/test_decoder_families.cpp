@@ -1,4 +1,4 @@
-// The decoders built like Llama (presets qwen2, gemma, phi3, and llama with Llama 3's
+// The decoders built like Llama (presets qwen2, qwen3, gemma, phi3, and llama with Llama 3's
 // rope_scaling and a tied head) against tests/models/make_decoder_reference.py's float64
 // re-implementations of transformers' modeling code (the write_decoder_cases fixture),
 // each converted from its folder's config.json and model weights as the hub lays them out:
@@ -8,7 +8,7 @@
 //  - --dtype f16 and int8: every position's logits within kWeightBounds of float64
 //    (measured below, bounds with margin);
 //  - what is not built is refused by name (rope types, a sliding window shorter than
-//    the context).
+//    the context, Qwen3's q/k norms under a preset without them).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -39,7 +39,7 @@ struct Bounds {
 constexpr Bounds kWeightBounds[] = {{DType::kF16, "f16", 3e-2, 7e-3}, {DType::kI8, "int8", 0.5, 0.1}};
 constexpr int64_t kContext = 32;  // prompt (<= 8) + 24 greedy tokens
 
-const char* const kFamilies[] = {"qwen2", "gemma", "phi3", "llama3"};
+const char* const kFamilies[] = {"qwen2", "qwen3", "gemma", "phi3", "llama3"};
 
 std::vector<ModelCase> family_cases(const char* family) {
   const char* root = std::getenv("FOCAL_MODEL_CASES");
@@ -131,7 +131,7 @@ nlohmann::json config_of(const ModelCase& c) {
 
 }  // namespace
 
-TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3 decoders match float64 PyTorch; greedy tokens exactly") {
+TEST_CASE("Qwen2, Qwen3, Gemma, Phi-3 and Llama 3 decoders match float64 PyTorch; greedy tokens exactly") {
   for (const char* family : kFamilies) {
     for (const ModelCase& c : family_cases(family)) {
       CAPTURE(c.name());
@@ -140,7 +140,7 @@ TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3 decoders match float64 PyTorch; greed
   }
 }
 
-TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3 with --logits all: every position within 1e-4 of float64") {
+TEST_CASE("Qwen2, Qwen3, Gemma, Phi-3 and Llama 3 with --logits all: every position within 1e-4 of float64") {
   for (const char* family : kFamilies) {
     for (const ModelCase& c : family_cases(family)) {
       CAPTURE(c.name());
@@ -153,7 +153,7 @@ TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3 with --logits all: every position wit
   }
 }
 
-TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3: f16 and int8 weights within their bounds of float64") {
+TEST_CASE("Qwen2, Qwen3, Gemma, Phi-3 and Llama 3: f16 and int8 weights within their bounds of float64") {
   for (const char* family : kFamilies) {
     for (const ModelCase& c : family_cases(family)) {
       CAPTURE(c.name());
@@ -170,7 +170,7 @@ TEST_CASE("Qwen2, Gemma, Phi-3 and Llama 3: f16 and int8 weights within their bo
   }
 }
 
-TEST_CASE("--preset auto finds qwen2, gemma, phi3 and llama from config.json's model_type") {
+TEST_CASE("--preset auto finds qwen2, qwen3, gemma, phi3 and llama from config.json's model_type") {
   for (const char* family : kFamilies) {
     const ModelCase c = family_cases(family)[0];
     CAPTURE(c.name());
@@ -223,4 +223,16 @@ TEST_CASE("rope types and sliding windows not built are refused by name") {
   o = options_for(gemma);
   o.config = write_config(scratch, config);
   CHECK(conversion_error(o).find("hidden_activation relu2 is not supported") != std::string::npos);
+}
+
+TEST_CASE("Qwen3's q_norm and k_norm: refused by presets that do not compute them") {
+  const ModelCase c = family_cases("qwen3")[0];
+  for (const char* preset : {"qwen2", "llama"}) {
+    CAPTURE(preset);
+    convert::ConvertOptions o = options_for(c);
+    o.preset = preset;
+    const std::string message = conversion_error(o);
+    CHECK(message.find("model.layers.0.self_attn.q_norm.weight") != std::string::npos);
+    CHECK(message.find("--preset qwen3") != std::string::npos);
+  }
 }

@@ -72,7 +72,7 @@ Status build(const Preset& preset, const nlohmann::json& config, const ConvertOp
   }
   if (options.logits_all && !logits_taken) {
     return Status::error(StatusCode::kInvalidArgument,
-                         "--logits all is for decoders (gpt2, llama, qwen2, gemma, phi3); %s has no per-position logits to add",
+                         "--logits all is for decoders (gpt2, llama, qwen2, qwen3, gemma, phi3); %s has no per-position logits to add",
                          preset.name);
   }
   return Status();

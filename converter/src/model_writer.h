@@ -150,6 +150,8 @@ class ModelWriter {
     int x = -1, wq = -1, bq = -1, wk = -1, bk = -1, wv = -1, bv = -1, wo = -1, bo = -1;
     int key_mask = -1, k_state = -1, v_state = -1, memory = -1;
     int relative_bias = -1;  // rows of a RelativePositionBias op (slot 15)
+    int q_norm = -1, k_norm = -1;  // Qwen3's per-head RMSNorm weights [head_dim] (slots 16, 17)
+    float qk_norm_epsilon = 1e-6f;
     int num_heads = 1, num_kv_heads = 1, head_dim = 1;
     bool causal = false;
     float scale = 0.0f;

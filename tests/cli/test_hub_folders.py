@@ -17,7 +17,7 @@ comes out, and `--ids` equals the float64 PyTorch greedy continuation of the pro
 `focal tokenize` without --no-add-special), as transformers' generate on the tokenizer's
 output starts with bos where the post-processor adds it (Llama 3.2, Gemma 3, the
 SentencePiece files); the same ids are also given with --prompt-ids and checked likewise.
-Where tokenizer_config.json has a chat_template (Llama 3.2, Qwen2.5, Gemma 3), `focal
+Where tokenizer_config.json has a chat_template (Llama 3.2, Qwen2.5, Gemma 3, Qwen3), `focal
 generate --chat USER --system SYSTEM --ids` equals PyTorch's greedy ids on the conversation
 as jinja2 renders the template (tests/tokenizers/render_chat_templates.py, as transformers'
 apply_chat_template), encoded without added specials; and `focal chat` answers the same
@@ -34,7 +34,8 @@ Families and what stands in for what:
   phi3        the same SentencePiece file, Phi3ForCausalLM (fused qkv_proj, gate_up_proj)
   smollm2     the llama preset with a byte-level BPE: no SmolLM2 tokenizer is cached, so
               GPT-2's files stand in (vocab 50257, <|endoftext|> as bos and eos)
-Qwen3 is left out: no qwen3 preset exists and Qwen3's q_norm / k_norm are not in qwen2's.
+  qwen3       Qwen3's tokenizer and config.json as Qwen3-0.6B writes it (head_dim stated,
+              not hidden / heads; no biases; q_norm and k_norm), on the qwen3 preset
 
 Without the cached tokenizer files the test is skipped (exit 77), and fails under CI=true.
 Usage: test_hub_folders.py FOCAL_BINARY SOURCE_DIR WORK_DIR"""
@@ -125,6 +126,14 @@ def family_qwen25():
         use_sliding_window=False), head_dim_key=False)
 
 
+def family_qwen3():
+    s = dec.sizes(151936, 16, 40, 2, 4, 2, 8)  # head_dim 8, not 16 / 4 (Qwen3-0.6B: 128, not 1024 / 16)
+    return llama_like("qwen3", "Qwen3ForCausalLM", s, True, 1e-6, 1000000.0, dict(
+        attention_bias=False, bos_token_id=151643, eos_token_id=151645, hidden_act="silu", initializer_range=0.02,
+        max_position_embeddings=40960, max_window_layers=2, rope_scaling=None, sliding_window=None,
+        use_sliding_window=False))
+
+
 def family_gemma():
     # Gemma 3's vocabulary (262144 and the image token 262144: 262208 as gemma-3-4b's config rounds it)
     s = dec.sizes(262208, 16, 32, 2, 2, 1, 8)
@@ -184,6 +193,9 @@ FAMILIES = [
     ("phi3", "llama2", "llama2", "phi3", family_phi3,
      {"bos_token_id": 1, "eos_token_id": [32000, 32001, 32007], "pad_token_id": 32000}),
     ("smollm2", "gpt2", "gpt2", "llama", family_smollm2, {"bos_token_id": 50256, "eos_token_id": 50256}),
+    ("qwen3", "qwen3", "qwen3", "qwen3", family_qwen3,
+     {"bos_token_id": 151643, "eos_token_id": [151645, 151643], "pad_token_id": 151643, "do_sample": True,
+      "temperature": 0.6, "top_k": 20, "top_p": 0.95}),
 ]
 
 

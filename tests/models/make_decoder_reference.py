@@ -3,7 +3,7 @@
 
 Usage: make_decoder_reference.py OUT_DIR
 
-Families (case.json "family" / "preset"): qwen2 / qwen2, gemma / gemma, phi3 / phi3, and
+Families (case.json "family" / "preset"): qwen2 / qwen2, qwen3 / qwen3, gemma / gemma, phi3 / phi3, and
 llama3 / llama (Llama 3.2 and SmolLM2 style: rope_scaling of rope_type llama3, tied head).
 Each case is written as make_reference.py writes its llama cases (weights in all three
 formats under the names transformers' save_pretrained gives them, config.json with
@@ -23,6 +23,11 @@ version 4.46.0 (src/transformers/models/<model>/modeling_<model>.py):
     low_freq_factor, high_freq_factor, original_max_position_embeddings);
   - modeling_qwen2.py: Qwen2Attention with bias=True on q_proj, k_proj, v_proj and no
     o_proj bias; head_dim = hidden_size // num_attention_heads;
+  - modeling_qwen3.py (transformers 4.51.0, where Qwen3 first appears): Qwen3Attention
+    without q/k/v biases (attention_bias false), head_dim from the config, and
+    self.q_norm / self.k_norm = Qwen3RMSNorm(head_dim, eps=rms_norm_eps) (Llama's
+    RMSNorm) applied to q_proj(x) and k_proj(x) viewed as [.., heads, head_dim], before
+    apply_rotary_pos_emb; the rest is Qwen2's (Qwen3MLP is LlamaMLP);
   - modeling_gemma.py: GemmaRMSNorm (x * rsqrt(mean(x^2) + eps) * (1.0 + weight.float()),
     in f32), GemmaModel's normalizer torch.tensor(hidden_size ** 0.5, dtype=hidden dtype)
     on the embeddings (the tied lm_head reads the unscaled table), GemmaMLP with
@@ -116,6 +121,10 @@ class Attention(nn.Module):
             self.q_proj = nn.Linear(d, self.n_heads * hd, bias=bias)
             self.k_proj = nn.Linear(d, self.n_kv * hd, bias=bias)
             self.v_proj = nn.Linear(d, self.n_kv * hd, bias=bias)
+        self.qk_norm = c["model_type"] == "qwen3"
+        if self.qk_norm:  # over each head's head_dim values (randomize(): 1 + 0.1 randn)
+            self.q_norm = ref.RMSNorm(hd, c["rms_norm_eps"])
+            self.k_norm = ref.RMSNorm(hd, c["rms_norm_eps"])
         self.o_proj = nn.Linear(self.n_heads * hd, d, bias=False)
         self.register_buffer("inv_freq", rope_inv_freq(c), persistent=False)
 
@@ -130,8 +139,10 @@ class Attention(nn.Module):
     def forward(self, x):
         q, k, v = self.projections(x)
         inv_freq = self.inv_freq.double()
-        q = apply_rope(ref.split_heads(q, self.n_heads), inv_freq)
-        k = apply_rope(ref.split_heads(k, self.n_kv), inv_freq)
+        q, k = ref.split_heads(q, self.n_heads), ref.split_heads(k, self.n_kv)  # [B, H, S, hd]
+        if self.qk_norm:  # Qwen3: per head, before RoPE
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = apply_rope(q, inv_freq), apply_rope(k, inv_freq)
         v = ref.split_heads(v, self.n_kv)
         groups = self.n_heads // self.n_kv  # repeat_kv: query head h reads kv head h // groups
         k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
@@ -221,6 +232,7 @@ QWEN2 = sizes(180, 48, 112, 2, 6, 2, 8)
 GEMMA = sizes(170, 40, 96, 2, 4, 1, 24)
 PHI3 = sizes(150, 64, 120, 2, 8, 4, 8)
 LLAMA3 = sizes(160, 48, 100, 2, 6, 2, 16)
+QWEN3 = sizes(190, 40, 104, 2, 6, 2, 12)  # head_dim 12, not 40 / 6
 
 # (case name, family, preset, the model's config as the reference reads it, config.json, prompt length)
 CASES = [
@@ -252,6 +264,13 @@ CASES = [
             rope_scaling={"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                           "original_max_position_embeddings": 64, "rope_type": "llama3"},
             tie_word_embeddings=True, bos_token_id=128000, eos_token_id=128001), 7),
+    # Last, so the cases above keep their seeds. Untied, as Qwen3-8B; GQA 3.
+    ("qwen3_qknorm_hd12_l2_d40_h6_kv2", "qwen3", "qwen3",
+     dict(QWEN3, model_type="qwen3", rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=False),
+     dict(config("qwen3", "Qwen3ForCausalLM", QWEN3, hidden_act="silu", max_position_embeddings=160,
+                 max_window_layers=2, rms_norm_eps=1e-6, rope_scaling=None, rope_theta=1000000.0,
+                 sliding_window=None, tie_word_embeddings=False, use_sliding_window=False, attention_bias=False,
+                 bos_token_id=151643, eos_token_id=151645), transformers_version="4.51.0"), 5),
 ]
 
 

@@ -1,5 +1,5 @@
 // Llama (HuggingFace names and config.json) and the decoders built like it (Qwen2,
-// Gemma, Phi-3: llama_family.h): RMSNorm, rotary positions (half-split, as HF stores
+// Qwen3, Gemma, Phi-3: llama_family.h): RMSNorm, rotary positions (half-split, as HF stores
 // q_proj/k_proj; Llama 3's rope_scaling as a stored frequency table), grouped-query
 // attention with head_dim from the config, a gated MLP (gate and up stacked into one
 // GEMM), a KV cache per layer and an untied (or, with tie_word_embeddings, tied: one
@@ -59,7 +59,8 @@ Result<int64_t> sliding_window(const nlohmann::json& j, const LlamaVariant& v) {
 Status read_config_only(const nlohmann::json& j, const PresetOptions& options, const LlamaVariant& v, LlamaConfig* c) {
   FOCAL_ASSIGN_OR_RETURN(c->heads, head_count(j, "num_attention_heads", v.default_heads, options));
   if (c->heads < 1) return config_refused("num_attention_heads must be at least 1");
-  FOCAL_ASSIGN_OR_RETURN(c->head_dim, config_int(j, "head_dim", c->hidden / c->heads));
+  const int64_t default_head_dim = v.default_head_dim > 0 ? v.default_head_dim : c->hidden / c->heads;
+  FOCAL_ASSIGN_OR_RETURN(c->head_dim, config_int(j, "head_dim", default_head_dim));
   if (c->head_dim < 1) return config_refused("head_dim must be at least 1 (hidden_size / num_attention_heads when absent)");
   FOCAL_ASSIGN_OR_RETURN(c->positions, config_int(j, "max_position_embeddings", v.default_positions));
   FOCAL_ASSIGN_OR_RETURN(c->epsilon, config_float(j, "rms_norm_eps", v.default_epsilon));
@@ -138,6 +139,21 @@ Result<int64_t> intermediate_size(const WeightSource& w, const nlohmann::json& j
   return stated;
 }
 
+// Qwen3's q_norm and k_norm change every attention score: a preset without them refuses
+// a checkpoint holding them rather than compute without them.
+Status check_qk_norms(const WeightSource& w, const LlamaVariant& v) {
+  if (v.qk_norm) return Status();
+  const std::string attn = "model.layers.0.self_attn.";
+  for (const char* norm : {"q_norm.weight", "k_norm.weight"}) {
+    if (w.has(attn + norm)) {
+      return config_refused("tensor '" + attn + norm + "' (and " + attn + (norm[0] == 'q' ? "k" : "q") +
+                            "_norm.weight): per-head query and key norms, as Qwen3's, which this preset "
+                            "does not compute; convert with --preset qwen3");
+    }
+  }
+  return Status();
+}
+
 Result<LlamaConfig> read_config(const WeightSource& w, const nlohmann::json& j, const PresetOptions& options,
                                 const LlamaVariant& v) {
   LlamaConfig c;
@@ -149,6 +165,7 @@ Result<LlamaConfig> read_config(const WeightSource& w, const nlohmann::json& j, 
   const Status rest = read_config_only(j, options, v, &c);
   if (!rest.ok()) return config_error(options, rest);
   FOCAL_RETURN_IF_ERROR(check_heads(w, j, v, &c));
+  FOCAL_RETURN_IF_ERROR(check_qk_norms(w, v));
   c.tied = c.tied || (w.shape_of(embed) != nullptr && !w.has("lm_head.weight"));  // no head: tied, as HF saves it
   return c;
 }
@@ -205,6 +222,11 @@ int llama_layer(GraphBuilder& b, const DecoderGraph& g, const std::string& p, in
   s.rope = fb::RopeLayout_HalfSplit;
   s.rope_theta = c.rope.theta;
   s.rope_inv_freq = c.rope.inv_freq;
+  if (v.qk_norm) {  // Qwen3
+    s.q_norm = b.param(attn + ".q_norm.weight", {c.head_dim});
+    s.k_norm = b.param(attn + ".k_norm.weight", {c.head_dim});
+    s.qk_norm_epsilon = c.epsilon;
+  }
   const int h = b.add(attn + ".residual", x, b.attention(attn, s));
   const std::string mlp = p + ".mlp";
   const int normed = llama_norm(b, p + ".post_attention_layernorm", h, c, v);

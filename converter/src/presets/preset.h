@@ -80,6 +80,7 @@ Status build_torch_transformer_encoder(const nlohmann::json& config, const Prese
 Status build_gpt2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_llama(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_qwen2(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
+Status build_qwen3(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_gemma(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_phi3(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);
 Status build_rnn_seq2seq(const nlohmann::json& config, const PresetOptions& options, GraphBuilder& b);

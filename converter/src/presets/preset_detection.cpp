@@ -25,6 +25,7 @@ const ConfigAnchor kConfigAnchors[] = {
     {"llama", "mistral", "MistralFor"},  // Llama's layers with a sliding window (sliding_window)
     {"marian", "marian", "MarianMT"},
     {"qwen2", "qwen2", "Qwen2For"},
+    {"qwen3", "qwen3", "Qwen3For"},
     {"gemma", "gemma", "GemmaFor"},
     {"phi3", "phi3", "Phi3For"},
     {"t5", "t5", "T5"},

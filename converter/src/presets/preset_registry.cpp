@@ -27,6 +27,9 @@ const Preset kPresets[] = {
      build_llama},
     {"qwen2", "Qwen2 / Qwen2.5 decoder (HF names, config.json): Llama's with q/k/v biases, tied embeddings",
      build_qwen2},
+    {"qwen3", "Qwen3 decoder (HF names, config.json): Qwen2's without biases, RMSNorm per head on q and k "
+              "(q_norm, k_norm), head_dim from the config",
+     build_qwen3},
     {"gemma", "Gemma decoder (HF names, config.json): RMSNorm by 1 + w, scaled embeddings, GeGLU, multi-query",
      build_gemma},
     {"phi3", "Phi-3 decoder (HF names, config.json): Llama's with fused qkv_proj and gate_up_proj", build_phi3},

@@ -80,7 +80,7 @@ double resolved_scale(float scale, int head_dim) {
 
 // ---- MultiHeadAttention ------------------------------------------------------------
 
-enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kRelativeBias = 15 };
+enum Slot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kRelativeBias = 15, kQNorm, kKNorm };
 
 // Pair k's inverse frequency: the stored table's (Llama 3's rope_scaling; its length
 // is checked when the engine loads the model), else theta's.
@@ -116,6 +116,22 @@ void rope(const fb::MultiHeadAttentionOptions& o, double* x, size_t batch, size_
   }
 }
 
+// Qwen3's q or k norm (slot kQNorm or kKNorm), in place on `heads` contiguous rows of
+// head_dim values: x / sqrt(mean(x^2) + epsilon) * norm; nothing without it.
+void head_norm(const OpContext& c, int slot, double* x, size_t heads) {
+  if (!c.has_input(slot)) return;
+  const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
+  const size_t head_dim = static_cast<size_t>(o.head_dim());
+  const double* gamma = c.in(slot).values;
+  for (size_t h = 0; h < heads; ++h) {
+    double* row = x + h * head_dim;
+    double squares = 0.0;
+    for (size_t d = 0; d < head_dim; ++d) squares += row[d] * row[d];
+    const double inverse = 1.0 / std::sqrt(squares / static_cast<double>(head_dim) + static_cast<double>(o.qk_norm_epsilon()));
+    for (size_t d = 0; d < head_dim; ++d) row[d] = row[d] * inverse * gamma[d];
+  }
+}
+
 // Keys and values for one run: where they are, and how many keys there are.
 struct KeyValues {
   Rows keys, values;
@@ -133,6 +149,7 @@ void project_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
   kv->v.resize(kv->k.size());
   dense_rows(c, c.in(kWk), &c.in(kBk), source.values, source.dim(2), batch * kv->kv_len, kv->k.data(), kvf);
   dense_rows(c, c.in(kWv), &c.in(kBv), source.values, source.dim(2), batch * kv->kv_len, kv->v.data(), kvf);
+  head_norm(c, kKNorm, kv->k.data(), batch * kv->kv_len * size_t(o.num_kv_heads()));
   if (o.rope() != fb::RopeLayout_None) {
     rope(o, kv->k.data(), batch, kv->kv_len, size_t(o.num_kv_heads()), kv->kv_len * kvf, 0);
   }
@@ -181,6 +198,7 @@ void state_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
       const double* xb = x.values + b * q_len * in;
       dense_rows(c, c.in(kWk), &c.in(kBk), xb, in, q_len, k_state.values + (b * capacity + first) * kvf, kvf);
       dense_rows(c, c.in(kWv), &c.in(kBv), xb, in, q_len, v_state.values + (b * capacity + first) * kvf, kvf);
+      head_norm(c, kKNorm, k_state.values + (b * capacity + first) * kvf, q_len * size_t(o.num_kv_heads()));
     }
     if (o.rope() != fb::RopeLayout_None) {
       rope(o, k_state.values + first * kvf, batch, q_len, size_t(o.num_kv_heads()), capacity * kvf, c.cached_length);
@@ -228,6 +246,7 @@ Status multi_head_attention_op(const OpContext& c) {
   }
   std::vector<double> q(batch * q_len * qf);
   dense_rows(c, c.in(kWq), &c.in(kBq), x.values, x.dim(2), batch * q_len, q.data(), qf);
+  head_norm(c, kQNorm, q.data(), batch * q_len * heads);
   if (o.rope() != fb::RopeLayout_None) rope(o, q.data(), batch, q_len, heads, q_len * qf, cache ? c.cached_length : 0);
   std::vector<int64_t> lengths;
   if (c.has_input(kKeyMask)) FOCAL_RETURN_IF_ERROR(mask_lengths(c.in(kKeyMask), batch, kv.kv_len, "key mask", &lengths));

@@ -18,7 +18,7 @@
 namespace focal {
 namespace reference {
 
-constexpr int kMaxOperands = 16;
+constexpr int kMaxOperands = 18;  // the engine's (focal/limits.h)
 
 struct OpContext {
   const fb::Model& model;

@@ -229,6 +229,7 @@ void ModelWriter::add_multi_head_attention(const std::string& name, const MultiH
   options.rope_theta = s.rope_theta;
   options.rotary_dim = s.rotary_dim;
   options.rope_inv_freq = s.rope_inv_freq;
+  options.qk_norm_epsilon = s.qk_norm_epsilon;
   std::vector<int32_t> inputs{s.x,  s.wq, s.bq,       s.wk,      s.bk,      s.wv,    s.bv,
                               s.wo, s.bo, s.key_mask, s.k_state, s.v_state, s.memory};
   if (s.k_state >= 0 && s.wk >= 0) {  // a KV cache, stored as set_kv_cache_type says
@@ -239,6 +240,10 @@ void ModelWriter::add_multi_head_attention(const std::string& name, const MultiH
   if (s.relative_bias >= 0) {
     inputs.resize(15, -1);  // slots 13, 14 (int8 cache scales) absent unless set above
     inputs.push_back(s.relative_bias);
+  }
+  if (s.q_norm >= 0 || s.k_norm >= 0) {
+    inputs.resize(16, -1);  // slots 13 to 15 absent unless set above
+    inputs.insert(inputs.end(), {s.q_norm, s.k_norm});
   }
   add_op(name, options, std::move(inputs), {y});
 }

@@ -15,8 +15,8 @@ constexpr int kMaxRank = 6;
 constexpr uint32_t kMaxTensors = 16384;
 constexpr uint32_t kMaxOps = 16384;
 constexpr int64_t kMaxDim = (int64_t(1) << 31) - 1;
-// Input or output operands per op.
-constexpr int kMaxOperands = 16;
+// Input or output operands per op (MultiHeadAttention has 18 input slots).
+constexpr int kMaxOperands = 18;
 // Symbolic dims (batch, seq, ...), model inputs, and stages (prefill, decode, ...) per
 // model: the session keeps fixed arrays of each, so a run never allocates.
 constexpr int kMaxSymbols = 8;

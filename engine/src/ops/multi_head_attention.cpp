@@ -28,7 +28,7 @@ namespace {
 
 enum Slot {
   kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kKState, kVState, kMemory, kKScales, kVScales,
-  kRelativeBias, kSlots
+  kRelativeBias, kQNorm, kKNorm, kSlots
 };
 
 enum class Mode {
@@ -218,6 +218,20 @@ Status check_relative_bias(const OpCheck& c, const fb::MultiHeadAttentionOptions
   return Status();
 }
 
+// Qwen3's per-head RMSNorm weights of queries and keys: [Dh] f32, both or neither, and
+// only where the op projects the keys itself.
+Status check_qk_norms(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) {
+  if (!c.has_input(kQNorm) && !c.has_input(kKNorm)) return Status();
+  if (!c.has_input(kQNorm) || !c.has_input(kKNorm) || mode_of(c.op) == Mode::kPrecomputed) {
+    return c.fail("q and k norms come together, with K projections (not precomputed states)");
+  }
+  if (!(o.qk_norm_epsilon() >= 0.0f) || !std::isfinite(o.qk_norm_epsilon())) {
+    return c.fail("qk_norm_epsilon must be finite and >= 0");
+  }
+  FOCAL_RETURN_IF_ERROR(expect_optional_vector(c, kQNorm, o.head_dim()));
+  return expect_optional_vector(c, kKNorm, o.head_dim());
+}
+
 Status check_mha(const OpCheck& c) {
   const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
   FOCAL_RETURN_IF_ERROR(check_options(c, o));
@@ -234,6 +248,7 @@ Status check_mha(const OpCheck& c) {
   FOCAL_RETURN_IF_ERROR(check_sequence(c, y, x));
   if (!same_dim(y, 1, x, 1) || dim(y, 2) != dim(wo, 0)) return c.fail("output must be [B, Sq, out features]");
   FOCAL_RETURN_IF_ERROR(check_key_source(c, o, x, kv_features));
+  FOCAL_RETURN_IF_ERROR(check_qk_norms(c, o));
   return check_relative_bias(c, o);
 }
 
@@ -343,6 +358,15 @@ const float* optional_f32(const OpRun& r, int slot) {
   return r.input_count > slot && r.inputs[slot].present() ? r.inputs[slot].f32() : nullptr;
 }
 
+// Qwen3's q or k norm (slot kQNorm or kKNorm), in place on `heads` contiguous head rows
+// of head_dim values; nothing without it.
+void apply_head_norm(const OpRun& r, const fb::MultiHeadAttentionOptions& o, int slot, float* x, size_t heads) {
+  const float* gamma = optional_f32(r, slot);
+  if (gamma == nullptr) return;
+  const kernels::LayerNormParams p{heads, static_cast<size_t>(o.head_dim()), o.qk_norm_epsilon()};
+  rmsnorm(p, x, gamma, x);
+}
+
 Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch, size_t seq,
                   size_t heads, size_t batch_stride, int64_t first_position) {
   kernels::RopeParams p;
@@ -363,7 +387,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
 }
 
 // K and V of this run's tokens written into the states at the cached length.
-Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity, DenseScratch scratch) {
+Status append_to_cache(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, int64_t capacity, DenseScratch scratch) {
   const fb::Model& m = r.model;
   const size_t features = static_cast<size_t>(s.kv_features);
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -375,6 +399,7 @@ Status append_to_cache(const OpRun& r, const Sizes& s, int64_t capacity, DenseSc
                                        optional_f32(r, kBk), k, features, scratch, r.parallel));
     FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x, static_cast<size_t>(s.q_len),
                                        optional_f32(r, kBv), v, features, scratch, r.parallel));
+    apply_head_norm(r, o, kKNorm, k, static_cast<size_t>(s.q_len * o.num_kv_heads()));
   }
   return Status();
 }
@@ -389,6 +414,7 @@ Status append_converted(const OpRun& r, const fb::MultiHeadAttentionOptions& o, 
                                      optional_f32(r, kBk), new_k, 0, scratch, r.parallel));
   FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, r.inputs[kX].f32(), rows,
                                      optional_f32(r, kBv), new_v, 0, scratch, r.parallel));
+  apply_head_norm(r, o, kKNorm, new_k, rows * static_cast<size_t>(o.num_kv_heads()));
   if (o.rope() != fb::RopeLayout_None) {
     FOCAL_RETURN_IF_ERROR(apply_rope(o, new_k, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
                                      static_cast<size_t>(o.num_kv_heads()), 0, r.cached_length));
@@ -444,6 +470,7 @@ Status run_mha(const OpRun& r) {
 
   FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(), rows,
                                      optional_f32(r, kBq), q, 0, scratch, r.parallel));
+  apply_head_norm(r, o, kQNorm, q, rows * static_cast<size_t>(o.num_heads()));
   AttentionParams p = attention_params(o, s);
   const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
   if (mode == Mode::kProject) {
@@ -454,6 +481,7 @@ Status run_mha(const OpRun& r) {
                                        optional_f32(r, kBk), k, 0, scratch, r.parallel));
     FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(), source_rows,
                                        optional_f32(r, kBv), v, 0, scratch, r.parallel));
+    apply_head_norm(r, o, kKNorm, k, source_rows * static_cast<size_t>(o.num_kv_heads()));
     if (o.rope() != fb::RopeLayout_None) {
       FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
                                        static_cast<size_t>(o.num_kv_heads()), 0, 0));
@@ -466,7 +494,7 @@ Status run_mha(const OpRun& r) {
       FOCAL_RETURN_IF_ERROR(append_converted(r, o, s, capacity, type, reinterpret_cast<float*>(ws + reg.k),
                                              reinterpret_cast<float*>(ws + reg.v), scratch));
     } else if (mode == Mode::kCache) {
-      FOCAL_RETURN_IF_ERROR(append_to_cache(r, s, capacity, scratch));
+      FOCAL_RETURN_IF_ERROR(append_to_cache(r, o, s, capacity, scratch));
       if (o.rope() != fb::RopeLayout_None) {
         float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
         FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch),
@@ -539,7 +567,7 @@ const OpDef& multi_head_attention_op_def() {
   constexpr uint32_t kOptional = (1u << kBq) | (1u << kWk) | (1u << kBk) | (1u << kWv) |
                                  (1u << kBv) | (1u << kBo) | (1u << kKeyMask) | (1u << kKState) |
                                  (1u << kVState) | (1u << kMemory) | (1u << kKScales) | (1u << kVScales) |
-                                 (1u << kRelativeBias);
+                                 (1u << kRelativeBias) | (1u << kQNorm) | (1u << kKNorm);
   static const OpDef def = {"MultiHeadAttention", kKScales, kSlots, 1, check_mha, run_mha,
                             mha_workspace, kOptional, 0, mha_cache_capacity, mha_captured_heads, mha_flops};
   return def;
