@@ -41,7 +41,10 @@ Status run_scale(const OpRun& r) {
     const auto scale_i = static_cast<int32_t>(scale), shift_i = static_cast<int32_t>(shift);  // whole, checked
     const int32_t* xi = r.inputs[0].i32();
     int32_t* yi = static_cast<int32_t*>(r.outputs[0].data);
-    for (size_t i = 0; i < count; ++i) yi[i] = static_cast<int32_t>(int64_t{xi[i]} * scale_i + shift_i);
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t scaled = static_cast<int64_t>(xi[i]) * scale_i + shift_i;  // 64-bit: no overflow on the way
+      yi[i] = static_cast<int32_t>(scaled);
+    }
     return Status();
   }
   const float* x = r.inputs[0].f32();
