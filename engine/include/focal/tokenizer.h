@@ -77,6 +77,7 @@ class Tokenizer {
                        size_t text_bytes) const;
   Result<size_t> encode_sentencepiece_bpe(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                           uint8_t* work) const;
+  bool has_byte_pieces(const char* text, size_t bytes) const;
   Status emit_unknown(const char* text, size_t bytes, int32_t* ids, size_t* count, size_t capacity) const;
   Result<size_t> encode_pretokens(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* work,
                                   size_t work_bytes) const;
@@ -88,7 +89,8 @@ class Tokenizer {
 
   const fb::Tokenizer* t_;
   bool parse_special_ = true;
-  // Byte-level BPE: the token of each byte's unicode character; byte fallback: <0xXX>.
+  // Byte-level BPE: the token of each byte's unicode character; byte fallback: <0xXX>, or
+  // -1 where the vocabulary lacks it.
   int32_t byte_token_[256] = {};
   float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)
 };

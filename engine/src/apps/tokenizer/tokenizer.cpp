@@ -94,13 +94,13 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
     }
   }
   if (t->byte_fallback()) {
+    // A byte without its <0xXX> piece stays -1 (Gemma 2's vocabulary has no <0x09>, its tab
+    // is the piece "\t"): a character needing it becomes unk, as tokenizers' BPE and Unigram
+    // do when a byte piece is missing.
     for (uint32_t b = 0; b < 256; ++b) {
       char piece[6];
       tokenizer::byte_piece_text(static_cast<uint8_t>(b), piece);
       tokenizer.byte_token_[b] = tokenizer.find(piece, sizeof(piece));
-      if (tokenizer.byte_token_[b] < 0) {
-        return Status::error(StatusCode::kInvalidModel, "byte fallback needs the piece <0x%02X>", static_cast<unsigned>(b));
-      }
     }
   }
   if (t->kind() == fb::TokenizerKind_ByteLevelBpe) {
@@ -280,10 +280,20 @@ Status Tokenizer::merge_symbols(uint32_t n, void* work, int32_t* ids, size_t* co
   return Status();
 }
 
-// An unknown character: its <0xXX> byte pieces with byte fallback, else unk (a run of
-// unknowns is one unk, as SentencePiece and tokenizers' fuse_unk make it).
+// With byte fallback, whether every byte of `text` has its <0xXX> piece.
+bool Tokenizer::has_byte_pieces(const char* text, size_t bytes) const {
+  if (!t_->byte_fallback()) return false;
+  for (size_t i = 0; i < bytes; ++i) {
+    if (byte_token_[static_cast<uint8_t>(text[i])] < 0) return false;
+  }
+  return true;
+}
+
+// An unknown character: its <0xXX> byte pieces with byte fallback when the vocabulary has
+// them all, else unk (a run of unknowns is one unk, as SentencePiece and tokenizers'
+// fuse_unk make it).
 Status Tokenizer::emit_unknown(const char* text, size_t bytes, int32_t* ids, size_t* count, size_t capacity) const {
-  if (t_->byte_fallback()) {
+  if (has_byte_pieces(text, bytes)) {
     for (size_t i = 0; i < bytes; ++i) {
       if (*count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
       ids[(*count)++] = byte_token_[static_cast<uint8_t>(text[i])];
@@ -522,7 +532,8 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
   // Walk back from the end, writing pieces in reverse, then reverse them in place.
   size_t count = 0;
   for (size_t at = n; at > 0; at = static_cast<size_t>(from[at])) {
-    if (piece[at] == -2 && t_->byte_fallback()) {  // written in reverse, like the pieces
+    const size_t from_at = static_cast<size_t>(from[at]);
+    if (piece[at] == -2 && has_byte_pieces(normal + from_at, at - from_at)) {  // in reverse, like the pieces
       for (size_t b = at; b > static_cast<size_t>(from[at]); --b) {
         if (count == capacity) return Status::error(StatusCode::kResourceExhausted, "more than %zu tokens", capacity);
         ids[count++] = byte_token_[static_cast<uint8_t>(normal[b - 1])];
