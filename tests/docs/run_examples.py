@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Runs every example of docs/*.md that a reader would type: each fenced block tagged
+```sh (issue 34, "Every README and docs example executed by a test").
+
+The convention (docs/README.md, "Examples"): a ```sh block must run as written on the
+host build; a block that cannot run in a test (it needs a board, sudo, the network, a
+hub download, or it rebuilds the project: `cmake --preset`, `./scripts/test`,
+`./scripts/demo`) is tagged ```console, and output is tagged ```text. Blocks in other
+languages (```cpp, ```c, ```python, ```cmake) are not run here; the C, C++ and Python
+interfaces they show have tests of their own (tests/c_api, tests/consumers, tests/python).
+
+Usage: run_examples.py FOCAL SOURCE_DIR WORK_DIR [FILE.md ...]
+
+Every block runs with `bash -euo pipefail` in WORK_DIR (emptied first), in file order,
+so a block may use what an earlier block of the same file wrote. WORK_DIR holds what the
+examples name: dates.focal and story.focal converted from demo/ as scripts/demo converts
+them, a `demo` link to the checkout's demo/ folder, and the build FOCAL belongs to
+installed into WORK_DIR/prefix, found through PKG_CONFIG_PATH (and LD_LIBRARY_PATH). `focal` resolves to FOCAL through
+PATH, and the prefix `./build/host/bin/focal` is rewritten to `focal`. A failing block is
+reported with its file and line, its output and its exit status.
+"""
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+BLOCK_TIMEOUT_S = 60  # the slowest block converts and benches the story model: ~2 s
+FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
+
+
+def fenced_blocks(path):
+    """Yields (first line number, tag, text) of every fenced block of a Markdown file."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, tag = opening.group(1), opening.group(2)
+        body, j = [], i + 1
+        while j < len(lines) and lines[j].strip() != "```":
+            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
+            j += 1
+        yield i + 1, tag, "\n".join(body) + "\n"
+        i = j + 1
+
+
+def prepare(focal, source, work):
+    """Empties WORK and gives it the files and the PATH the examples expect."""
+    if work.exists():
+        shutil.rmtree(work)
+    (work / "bin").mkdir(parents=True)
+    (work / "bin" / "focal").symlink_to(focal)
+    (work / "demo").symlink_to(source / "demo")
+    env = {
+        "PATH": f"{work / 'bin'}:/usr/bin:/bin",  # Debian's python3 (numpy) before any other
+        "HOME": str(work),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": str(work),
+        "FOCAL_SOURCE_DIR": str(source),
+    }
+    demo = source / "demo"
+    conversions = {
+        "dates.focal": ["--preset", "rnn-seq2seq", "--weights", demo / "dates/model.pt",
+                        "--config", demo / "dates/config.json",
+                        "--tokenizer", f"chars:{demo / 'dates/vocab.json'}:source:lowercase",
+                        "--target-tokenizer", f"chars:{demo / 'dates/vocab.json'}:target"],
+        "story.focal": ["--preset", "gpt2", "--weights", demo / "story/model.safetensors",
+                        "--config", demo / "story/config.json",
+                        "--tokenizer", f"bpe:{demo / 'story/vocab.json'}:{demo / 'story/merges.txt'}"],
+    }
+    install_prefix(focal, work, env)
+    for name, args in conversions.items():
+        done = subprocess.run([str(focal), "convert", *map(str, args), "-o", str(work / name)],
+                              env=env, cwd=work, capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+        if done.returncode != 0:
+            sys.exit(f"run_examples: converting {name} failed:\n{done.stderr}")
+    return env
+
+
+def install_prefix(focal, work, env):
+    """Installs the build FOCAL belongs to into WORK/prefix, for the examples that build
+    against the library through pkg-config (docs/embedding.md)."""
+    build = focal.parent.parent
+    prefix = work / "prefix"
+    done = subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix)],
+                          env=env, capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    if done.returncode != 0:
+        sys.exit(f"run_examples: cmake --install {build} failed:\n{done.stdout}{done.stderr}")
+    pc_files = sorted(prefix.glob("**/pkgconfig/focal.pc"))
+    if not pc_files:
+        sys.exit(f"run_examples: no focal.pc under {prefix}")
+    env["PKG_CONFIG_PATH"] = str(pc_files[0].parent)
+    env["LD_LIBRARY_PATH"] = str(pc_files[0].parent.parent)  # the shared engine, where built
+
+
+def run_block(text, env, work):
+    """Runs one block; returns (exit status, combined output)."""
+    script = text.replace("./build/host/bin/focal", "focal")
+    try:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], env=env, cwd=work,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=BLOCK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {BLOCK_TIMEOUT_S} s"
+    return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    focal = pathlib.Path(sys.argv[1]).resolve()
+    source = pathlib.Path(sys.argv[2]).resolve()
+    work = pathlib.Path(sys.argv[3]).resolve()
+    files = [pathlib.Path(f) for f in sys.argv[4:]] or sorted((source / "docs").glob("*.md"))
+    env = prepare(focal, source, work)
+    ran, failures = 0, []
+    for path in files:
+        for line, tag, text in fenced_blocks(path):
+            if tag != "sh":
+                continue
+            status, output = run_block(text, env, work)
+            ran += 1
+            where = f"{path.relative_to(source) if path.is_relative_to(source) else path}:{line}"
+            if status == 0:
+                print(f"ok      {where}")
+                continue
+            print(f"FAILED  {where} (exit {status})\n{text}--- output ---\n{output}")
+            failures.append(where)
+    print(f"{ran} examples run, {len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))
+    if ran == 0:
+        sys.exit("run_examples: no ```sh block found")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
