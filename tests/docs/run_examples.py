@@ -1,26 +1,27 @@
 #!/usr/bin/python3
 """Runs every example of docs/*.md that a reader would type: each fenced block tagged
-```sh (issue 34, "Every README and docs example executed by a test").
+```sh or ```python (issue 34, "Every README and docs example executed by a test").
 
-The convention (docs/README.md, "Examples"): a ```sh block must run as written on the
-host build; a block that cannot run in a test (it needs a board, sudo, the network, a
-hub download, or it rebuilds the project: `cmake --preset`, `./scripts/test`,
-`./scripts/demo`) is tagged ```console, and output is tagged ```text. Blocks in other
-languages (```cpp, ```c, ```python, ```cmake) are not run here; the C, C++ and Python
-interfaces they show have tests of their own (tests/c_api, tests/consumers, tests/python).
+The convention (docs/README.md, "Examples"): a ```sh or ```python block must run as
+written on the host build; a block that cannot run in a test (it needs a board, sudo, the
+network, a hub download, or it rebuilds the project: `cmake --preset`, `./scripts/test`,
+`./scripts/demo`) is tagged ```console (```pycon for Python), and output is tagged
+```text. C, C++ and CMake blocks are fragments, not run here; the interfaces they show
+have tests of their own (tests/c_api, tests/consumers).
 
 Usage: run_examples.py FOCAL SOURCE_DIR WORK_DIR [FILE.md ...]
 
-Every block runs with `bash -euo pipefail` in WORK_DIR (emptied first), in file order,
-so a block may use what an earlier block of the same file wrote. WORK_DIR holds what the
-examples name: dates.focal and story.focal converted from demo/ as scripts/demo converts
-them, a `demo` link to the checkout's demo/ folder, and the build FOCAL belongs to
-installed into WORK_DIR/prefix, found through PKG_CONFIG_PATH (and LD_LIBRARY_PATH). `focal` resolves to FOCAL through
-PATH, and the prefix `./build/host/bin/focal` is rewritten to `focal`. A failing block is
-reported with its file and line, its output and its exit status.
+Every block runs with `bash -euo pipefail` (Python: /usr/bin/python3 with the build's
+module on PYTHONPATH; skipped when the build has none) in WORK_DIR (emptied first), in
+file order, so a block may use what an earlier block of the same file wrote. WORK_DIR
+holds what the examples name: dates.focal and story.focal converted from demo/ as
+scripts/demo converts them, a `demo` link to the checkout's demo/ folder, and the build
+FOCAL belongs to installed into WORK_DIR/prefix, found through PKG_CONFIG_PATH (and
+LD_LIBRARY_PATH). `focal` resolves to FOCAL through PATH, and the prefix
+`./build/host/bin/focal` is rewritten to `focal`. A failing block is reported with its
+file and line, its output and its exit status.
 """
 
-import os
 import pathlib
 import re
 import shutil
@@ -28,6 +29,7 @@ import subprocess
 import sys
 
 BLOCK_TIMEOUT_S = 60  # the slowest block converts and benches the story model: ~2 s
+RUN_TAGS = ("sh", "python")
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 
 
@@ -97,13 +99,17 @@ def install_prefix(focal, work, env):
         sys.exit(f"run_examples: no focal.pc under {prefix}")
     env["PKG_CONFIG_PATH"] = str(pc_files[0].parent)
     env["LD_LIBRARY_PATH"] = str(pc_files[0].parent.parent)  # the shared engine, where built
+    env["PYTHONPATH"] = str(focal.parent.parent / "python")  # import focal, from the build tree
 
 
-def run_block(text, env, work):
+def run_block(tag, text, env, work):
     """Runs one block; returns (exit status, combined output)."""
-    script = text.replace("./build/host/bin/focal", "focal")
+    if tag == "python":
+        command = ["/usr/bin/python3", "-c", text]
+    else:
+        command = ["bash", "-euo", "pipefail", "-c", text.replace("./build/host/bin/focal", "focal")]
     try:
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], env=env, cwd=work,
+        done = subprocess.run(command, env=env, cwd=work,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=BLOCK_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -119,12 +125,16 @@ def main():
     work = pathlib.Path(sys.argv[3]).resolve()
     files = [pathlib.Path(f) for f in sys.argv[4:]] or sorted((source / "docs").glob("*.md"))
     env = prepare(focal, source, work)
+    has_python = (pathlib.Path(env["PYTHONPATH"]) / "focal").is_dir()
     ran, failures = 0, []
     for path in files:
         for line, tag, text in fenced_blocks(path):
-            if tag != "sh":
+            if tag not in RUN_TAGS:
                 continue
-            status, output = run_block(text, env, work)
+            if tag == "python" and not has_python:
+                print(f"skipped {path.name}:{line} (this build has no Python module)")
+                continue
+            status, output = run_block(tag, text, env, work)
             ran += 1
             where = f"{path.relative_to(source) if path.is_relative_to(source) else path}:{line}"
             if status == 0:
