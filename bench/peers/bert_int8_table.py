@@ -33,9 +33,9 @@ def read(path):
             elif r.get("schema") == "focal-bench/1":  # focal bench --json
                 threads = r["machine"]["threads"]
                 rows[(r["name"], threads)] = r["latency_ms"]["p50"]
-                if r["machine"].get("fma_peak_gflops", 0) > 0:
+                if (r["machine"].get("fma_peak_gflops") or 0) > 0:  # null with --no-peak
                     focal_machine = r["machine"]
-                if r.get("int8_gops", 0) > 0:
+                if (r.get("int8_gops") or 0) > 0:
                     rows[(r["name"] + "_gops", threads)] = r["int8_gops"]
             else:
                 rows[(r["name"], r["threads"])] = r["ms"]

@@ -12,21 +12,6 @@ namespace {
 
 float clamp01(float v) { return v != v ? 0.0f : std::min(1.0f, std::max(0.0f, v)); }
 
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string rgb_text(float value) {
   uint8_t rgb[3];
   heatmap_colour(value, rgb);
@@ -47,6 +32,21 @@ void write_to_vector(png_structp png, png_bytep data, png_size_t length) {
 #endif
 
 }  // namespace
+
+std::string escape_xml(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 void heatmap_colour(float value, uint8_t rgb[3]) {
   // Five stops of a viridis-like ramp, linearly interpolated.

@@ -23,6 +23,9 @@ struct Heatmap {
 // green to yellow (1), as 8-bit RGB.
 void heatmap_colour(float value, uint8_t rgb[3]);
 
+// Text for SVG/XML character data and attribute values (<, >, &, " escaped; a newline as \n).
+std::string escape_xml(const std::string& text);
+
 std::string heatmap_svg(const Heatmap& map);
 // PNG bytes: cells of `cell` pixels, then a colour bar 12 pixels high under the grid.
 Result<std::vector<uint8_t>> heatmap_png(const Heatmap& map, int cell = 16);

@@ -1,11 +1,12 @@
 // focal bench MODEL [--seq N] [--prompt N --gen N] [--threads T] [--warmup W] [--repeat R]
-//                   [--no-peak] [--json]
+//                   [--no-peak] [--json] [--plot FILE.svg]
 // Times a model on this device: latency percentiles, prefill and decode tokens/s, time to
 // first token (decoders), arena and KV-cache bytes, peak RSS, GFLOP/s of the matrix work
 // and its fraction of this core's measured FMA peak (and for int8 activations, GOP/s of
 // the int8 products against the int8 dot-product peak), a per-op time table, the CPU and
 // the instruction sets in use. --json prints one object (docs/bench.schema.json).
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_plot.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
@@ -26,6 +28,8 @@
 #include "focal/gemm.h"
 #include "focal/session.h"
 #include "focal/translate.h"
+#include "atomic_file.h"
+#include "cpu_cores.h"
 #include "machine_peak.h"
 #include "thread_pool.h"
 
@@ -37,19 +41,21 @@ using Clock = std::chrono::steady_clock;
 
 const char* kUsage =
     "usage: focal bench MODEL.focal [--seq N] [--prompt N --gen N] [--threads T]\n"
-    "                   [--warmup W] [--repeat R] [--no-peak] [--json]\n"
+    "                   [--warmup W] [--repeat R] [--no-peak] [--json] [--plot FILE.svg]\n"
     "Runs the model on synthetic inputs and reports latency (p50/p90/p99 over R runs after\n"
     "W warm-ups), tokens/s, memory and a per-op time table. Decoders (a KV cache): a prefill\n"
     "of --prompt tokens, then --gen decode steps, timed one by one. Sequence-to-sequence\n"
     "models: a --seq source, then --gen greedy steps. Others: one run at --seq tokens.\n"
-    "--no-peak skips measuring the FMA and int8 dot-product peaks (2 s). --json prints\n"
-    "docs/bench.schema.json.\n";
+    "--no-peak skips measuring the FMA and int8 dot-product peaks (2 s; --json then has null\n"
+    "for them). --json prints docs/bench.schema.json. --plot FILE.svg draws the time per op\n"
+    "kind. --threads: default the physical cores. Progress goes to stderr when it is a terminal.\n";
 
 struct Options {
   const char* model = nullptr;
   int64_t seq = 0, prompt = 32, gen = 32;
-  int threads = 1, warmup = 2, repeat = 10;
+  int threads = physical_core_count(), warmup = 2, repeat = 10;
   bool json = false, peak = true;
+  std::string plot;  // --plot FILE.svg
 };
 
 Status parse(int argc, char** argv, Options* o) {
@@ -62,13 +68,24 @@ Status parse(int argc, char** argv, Options* o) {
       o->json = true;
     } else if (args.flag("--no-peak")) {
       o->peak = false;
+    } else if (args.text("--plot", &o->plot)) {
     } else if (!args.positional(&o->model)) {
       args.refuse_current();
     }
   }
   if (!args.status().ok()) return args.status();
   if (o->model == nullptr) return missing_argument("MODEL.focal");
+  const std::string svg = ".svg";
+  if (!o->plot.empty() && (o->plot.size() <= svg.size() || o->plot.compare(o->plot.size() - svg.size(), svg.size(), svg) != 0)) {
+    return Status::error(StatusCode::kInvalidArgument, "--plot: '%s' does not end in .svg", o->plot.c_str());
+  }
   return Status();
+}
+
+// "focal bench: run 3 of 12", rewritten in place, only where someone watches (a log or a
+// pipe would collect every line of it).
+void show_progress(const Options& o, int run, int runs) {
+  if (!o.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\rfocal bench: run %d of %d", run, runs);
 }
 
 double ms_since(Clock::time_point start) {
@@ -208,7 +225,7 @@ Status bench_decoder(Session& s, const Options& o, Report* r) {
       int8_flops += prefill_int8_flops;
       flop_ms += prefill;
     }
-    if (!o.json) std::fprintf(stderr, "\rfocal bench: run %d of %d", rep + o.warmup + 1, o.warmup + o.repeat);
+    show_progress(o, rep + o.warmup + 1, o.warmup + o.repeat);
   }
   r->prefill_tokens_per_s = double(o.prompt) * o.repeat / (prefill_total / 1000.0);
   double decode_ms = 0;
@@ -289,7 +306,7 @@ Status bench_once(Session& s, const Options& o, Report* r) {
     const auto start = Clock::now();
     FOCAL_RETURN_IF_ERROR(s.run());
     if (rep >= 0) r->latencies_ms.push_back(ms_since(start));
-    if (!o.json) std::fprintf(stderr, "\rfocal bench: run %d of %d", rep + o.warmup + 1, o.warmup + o.repeat);
+    show_progress(o, rep + o.warmup + 1, o.warmup + o.repeat);
   }
   r->flops_per_run = run_flops(s);
   const double p50 = percentile(r->latencies_ms, 50);
@@ -343,6 +360,12 @@ void print_int8_compute(const Report& report, const Peaks& peaks) {
   std::printf("\n");
 }
 
+// A JSON value, or null where it was not measured (a reader must not take 0 for a figure).
+template <typename T>
+nlohmann::json measured_or_null(bool measured, const T& value) {
+  return measured ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
 uint64_t kv_cache_bytes(const Model& m) {
   uint64_t bytes = 0;
   for (int t = 0; t < m.tensor_count(); ++t) {
@@ -375,11 +398,13 @@ int bench_command(int argc, char** argv) {
   Status status = s.find_stage("encode") >= 0 ? bench_seq2seq(s, o, &report)
                   : s.cache_capacity() > 0    ? bench_decoder(s, o, &report)
                                               : bench_once(s, o, &report);
-  if (!o.json) std::fprintf(stderr, "\n");
+  if (!o.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\n");
   if (!status.ok()) {
     return report_failure("bench", status);
   }
   s.set_op_observer(nullptr, nullptr);
+  // Read before the peaks are measured: their loops' buffers are the tool's, not the model's.
+  const long rss_kib = peak_rss_kib();
   const Peaks peaks = o.peak ? measured_peaks(o.threads) : Peaks();
   const double peak = peaks.fma_gflops;
   const char* peak_isa = peaks.fma_isa;
@@ -391,30 +416,41 @@ int bench_command(int argc, char** argv) {
 
   nlohmann::json j;
   j["schema"] = "focal-bench/1";
+  j["focal_version"] = focal_version();
   j["model"] = {{"path", o.model}, {"architecture", m.architecture()}, {"parameters", m.parameter_count()},
                 {"parameter_bytes", m.parameter_bytes()}};
   j["machine"] = {{"cpu", cpu_name()},       {"gemm_isa", gemm_isa()}, {"attention_isa", attention_isa()},
-                  {"threads", o.threads},    {"fma_peak_gflops", peak}, {"fma_peak_isa", peak_isa},
-                  {"gemm_int8_isa", gemm_int8_isa()}, {"int8_peak_gops", peaks.int8_gops},
-                  {"int8_peak_isa", peaks.int8_isa}};
+                  {"threads", o.threads},    {"fma_peak_gflops", measured_or_null(o.peak, peak)},
+                  {"fma_peak_isa", measured_or_null(o.peak, peak_isa)}, {"gemm_int8_isa", gemm_int8_isa()},
+                  {"int8_peak_gops", measured_or_null(o.peak, peaks.int8_gops)},
+                  {"int8_peak_isa", measured_or_null(o.peak, peaks.int8_isa)}};
   j["mode"] = report.kind;
   j["settings"] = {{"seq", o.seq}, {"prompt", o.prompt}, {"gen", o.gen}, {"warmup", o.warmup}, {"repeat", o.repeat}};
   j["latency_ms"] = {{"p50", percentile(report.latencies_ms, 50)},
                      {"p90", percentile(report.latencies_ms, 90)},
                      {"p99", percentile(report.latencies_ms, 99)},
                      {"samples", report.latencies_ms.size()}};
-  j["time_to_first_token_ms"] = report.ttft_ms;
-  j["prefill_tokens_per_s"] = report.prefill_tokens_per_s;
-  j["decode_tokens_per_s"] = report.decode_tokens_per_s;
-  j["gflops"] = report.gflops;
-  j["peak_fraction"] = peak > 0 ? report.gflops / peak : 0.0;
-  j["int8_gops"] = report.int8_gops;
-  j["int8_peak_fraction"] = peaks.int8_gops > 0 ? report.int8_gops / peaks.int8_gops : 0.0;
+  // null where this mode measures nothing: a forward run has no decode, a translation no
+  // separate prefill and no counted matrix work.
+  const bool decoder = report.kind == "decoder", seq2seq = report.kind == "seq2seq";
+  j["time_to_first_token_ms"] = measured_or_null(decoder, report.ttft_ms);
+  j["prefill_tokens_per_s"] = measured_or_null(!seq2seq, report.prefill_tokens_per_s);
+  j["decode_tokens_per_s"] = measured_or_null(decoder || seq2seq, report.decode_tokens_per_s);
+  j["gflops"] = measured_or_null(!seq2seq, report.gflops);
+  j["peak_fraction"] = measured_or_null(!seq2seq && peak > 0, peak > 0 ? report.gflops / peak : 0.0);
+  j["int8_gops"] = measured_or_null(!seq2seq, report.int8_gops);
+  j["int8_peak_fraction"] =
+      measured_or_null(!seq2seq && peaks.int8_gops > 0, peaks.int8_gops > 0 ? report.int8_gops / peaks.int8_gops : 0.0);
   j["memory"] = {{"arena_bytes", owned.arena_bytes}, {"kv_cache_bytes", kv_cache_bytes(m)},
-                 {"peak_rss_bytes", uint64_t(peak_rss_kib()) * 1024}};
+                 {"peak_rss_bytes", uint64_t(rss_kib) * 1024}};
   j["ops"] = nlohmann::json::array();
   for (const auto& [kind, ms] : by_kind) {
     j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", op_total > 0 ? ms / op_total : 0.0}});
+  }
+  if (!o.plot.empty()) {
+    Status plotted = check_output_is_not_an_input(o.plot, {o.model});
+    if (plotted.ok()) plotted = write_op_time_plot(o.plot, o.model, by_kind, op_total);
+    if (!plotted.ok()) return report_failure("bench", plotted);
   }
   if (o.json) {
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -445,7 +481,7 @@ int bench_command(int argc, char** argv) {
   }
   print_int8_compute(report, peaks);
   std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes,
-              (unsigned long long)kv_cache_bytes(m), peak_rss_kib());
+              (unsigned long long)kv_cache_bytes(m), rss_kib);
   std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");
   for (const auto& [kind, ms] : by_kind) {
     std::printf("%-20s %12.3f %7.1f%%\n", kind.c_str(), ms, op_total > 0 ? 100 * ms / op_total : 0.0);

@@ -18,9 +18,11 @@
 #include "cli/generation_defaults.h"
 #include "cli/loaded_model.h"
 #include "cli/printable.h"
+#include "cli/run_habits.h"
 #include "cli/text_file.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
+#include "cpu_cores.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -33,15 +35,17 @@ const char* kUsage =
     "A conversation: each line of standard input is a user message, answered in the model's chat\n"
     "format (tokenizer_config.json's chat_template, stored at conversion), the reply streaming\n"
     "as it is generated and ending at generation_config.json's eos ids. Greedy unless\n"
-    "--temperature > 0. -n N (--max-new): tokens per reply at most (default 256).\n"
+    "--temperature > 0. -n N (--max-new): tokens per reply at most (default 256). -t N (--threads):\n"
+    "default the physical cores. -s S (--seed): default a random seed, printed to stderr when sampling.\n"
     "  --system TEXT   the system message (--system-file FILE: from a file)\n";
 
 struct Options {
   const char* model = nullptr;
   std::string system;
   SamplingOptions sampling;
+  bool seed_given = false;  // else a random seed (run_habits.h)
   size_t max_new = 256;
-  int threads = 1;
+  int threads = physical_core_count();
 };
 
 Status parse(int argc, char** argv, Options* o) {
@@ -58,6 +62,7 @@ Status parse(int argc, char** argv, Options* o) {
     } else if (args.integer("--top-k", 0, INT32_MAX, &o->sampling.top_k)) {
     } else if (args.real("--top-p", 0.0, 1.0, &o->sampling.top_p, LowerBound::kExclusive)) {
     } else if (args.integer("--seed", 0, INT64_MAX, &o->sampling.seed) || args.integer("-s", 0, INT64_MAX, &o->sampling.seed)) {
+      o->seed_given = true;
     } else if (args.integer("--threads", 1, kMaxThreads, &o->threads) || args.integer("-t", 1, kMaxThreads, &o->threads)) {
     } else if (!args.positional(&o->model)) {
       args.refuse_current();
@@ -134,6 +139,7 @@ Status converse(Session& session, const Tokenizer& tokenizer, const Options& o) 
 int chat_command(int argc, char** argv) {
   Options o;
   if (const int exit_code = parse_command_line("chat", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  choose_seed("focal chat", o.seed_given, &o.sampling);
   const auto loaded = load_model_or_report("chat", o.model);
   if (!loaded) return 1;
   auto tokenizer = Tokenizer::from_model(loaded->model);

@@ -5,6 +5,8 @@
 namespace focal {
 namespace cli {
 
+const char* focal_version() { return FOCAL_VERSION; }
+
 void print_version() {
   // FOCAL_VERSION: the project's version (CMakeLists.txt); the kernels this machine runs.
   std::printf("focal %s (Apache-2.0)\nkernels here: f32 %s, int8 %s, int4 %s\n", FOCAL_VERSION, gemm_isa(),

@@ -24,6 +24,8 @@ constexpr int64_t kMaxRepeats = 1000000;      // --warmup, --repeat
 
 // "focal <version>" and the build's instruction sets, to stdout (focal --version).
 void print_version();
+// The project's version ("0.1.0"), as --version prints it and `focal bench --json` records it.
+const char* focal_version();
 
 // True (after printing `usage`, or the version, to stdout) when any argument is --help,
 // -h or --version.

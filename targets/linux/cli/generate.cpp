@@ -18,8 +18,10 @@
 #include "cli/generation_defaults.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_outputs.h"
+#include "cli/run_habits.h"
 #include "cli/text_file.h"
 #include "atomic_file.h"
+#include "cpu_cores.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "focal/translate.h"
@@ -39,7 +41,9 @@ const char* kUsage =
     "                      [--top-k K] [--top-p P] [--seed S] [--beam K] [--end-id ID] [--ids]\n"
     "                      [--attention-out FILE.npy] [--threads N]\n"
     "As llama.cpp spells them: -m MODEL.focal, -p TEXT, -f FILE (- reads standard input; one\n"
-    "trailing newline is dropped), -n N (--max-new), -t N (--threads), -s S (--seed).\n"
+    "trailing newline is dropped), -n N (--max-new), -t N (--threads; default: the physical cores),\n"
+    "-s S (--seed; default: a random seed, printed to stderr when sampling). Timings go to stderr\n"
+    "after generation.\n"
     "       --chat MESSAGE [--system TEXT]: the message as a user turn in the model's chat format\n"
     "(tokenizer_config.json's chat_template, stored at conversion), with the assistant's opening.\n"
     "A model converted from a Hugging Face folder starts (seq2seq: decoder_start_token_id) and\n"
@@ -60,12 +64,13 @@ struct Options {
   std::vector<int32_t> ids;
   bool seq2seq_input = false;  // --source / --source-ids
   SamplingOptions sampling;
+  bool seed_given = false;  // else a random seed (run_habits.h)
   size_t max_new = 16;
   int32_t end_id = -2;  // -2: the stored generation eos, else the tokenizer's (or none); -1: none
   size_t beam = 1;
   bool ids_only = false;
   std::string attention_out;
-  int threads = 1;
+  int threads = physical_core_count();
 };
 
 // "1,2,3": token ids, each a strictly parsed integer in [0, INT32_MAX].
@@ -132,6 +137,7 @@ Status parse(int argc, char** argv, Options* o) {
     } else if (args.integer("--top-k", 0, INT32_MAX, &o->sampling.top_k)) {
     } else if (args.real("--top-p", 0.0, 1.0, &o->sampling.top_p, LowerBound::kExclusive)) {
     } else if (args.integer("--seed", 0, INT64_MAX, &o->sampling.seed) || args.integer("-s", 0, INT64_MAX, &o->sampling.seed)) {
+      o->seed_given = true;
     } else if (args.integer("--beam", 1, kMaxBeam, &o->beam)) {
     } else if (args.integer("--end-id", -1, INT32_MAX, &o->end_id)) {
     } else if (args.text("--attention-out", &o->attention_out)) {
@@ -222,12 +228,16 @@ struct Printer {
 // prompt's length for the first token, then 1).
 struct DecoderRun {
   Printer* printer;
+  GenerationTimer* timer;
+  size_t generated;
   Session* session;
   std::vector<float>* capture;
   std::vector<float>* rows;  // [target, context]
   size_t heads, context, queries;
   static bool on_token(int32_t token, void* user) {
     auto* run = static_cast<DecoderRun*>(user);
+    run->timer->first_token();
+    ++run->generated;
     run->printer->print(token);
     if (run->rows != nullptr) {
       const size_t kv = static_cast<size_t>(run->session->cached_length());
@@ -271,7 +281,8 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
     options.end_token_count = end_tokens.size();
   }
   std::vector<float> capture;
-  DecoderRun run{&printer, &session, &capture, nullptr, 0, 0, prompt.size()};
+  GenerationTimer timer;
+  DecoderRun run{&printer, &timer, 0, &session, &capture, nullptr, 0, 0, prompt.size()};
   if (alignment != nullptr) {
     const int op = last_attention_op(session.model());
     if (op < 0) return Status::error(StatusCode::kInvalidArgument, "the model has no attention op to capture");
@@ -282,8 +293,12 @@ Status run_decoder(Session& session, const Options& o, const std::vector<int32_t
     run.rows = alignment;
     *alignment_cols = run.context;
   }
+  timer.start();
   FOCAL_RETURN_IF_ERROR(
       generate(session, prompt.data(), prompt.size(), sampler.value(), options, DecoderRun::on_token, &run));
+  std::printf("\n");
+  std::fflush(stdout);  // the text before the timings, also when both go to one pipe
+  timer.report("focal generate", prompt.size(), run.generated);
   if (alignment != nullptr && run.context > 0) {
     // Keep the positions that existed: the prompt and the tokens fed back (the last
     // token produced was never fed, so no row attends to it).
@@ -319,6 +334,8 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
   std::vector<uint64_t> scratch(translate_scratch_bytes(options, source.size()) / 8 + 1);
   std::vector<int32_t> tokens(options.max_steps);
   std::vector<float> align(options.max_steps * source.size());
+  GenerationTimer timer;
+  timer.start();
   auto result = translate(session, source.data(), source.size(), options, scratch.data(), scratch.size() * 8,
                           tokens.data(), align.data());
   if (!result.ok()) return result.status();
@@ -326,6 +343,9 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
     if (tokens[t] == options.eos_id && !o.ids_only) break;  // the text ends before eos
     printer.print(tokens[t]);
   }
+  std::printf("\n");
+  std::fflush(stdout);  // the text before the timings, also when both go to one pipe
+  timer.report_translation("focal generate", source.size(), result->length);
   if (alignment != nullptr) {
     alignment->assign(align.begin(), align.begin() + static_cast<long>(result->length * source.size()));
     *alignment_cols = source.size();
@@ -338,6 +358,7 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
 int generate_command(int argc, char** argv) {
   Options o;
   if (const int exit_code = parse_command_line("generate", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  choose_seed("focal generate", o.seed_given, &o.sampling);
   const auto loaded = load_model_or_report("generate", o.model);
   if (!loaded) return 1;
   ThreadPool pool(o.threads);
@@ -364,7 +385,7 @@ int generate_command(int argc, char** argv) {
       std::vector<float>* align = o.attention_out.empty() ? nullptr : &alignment;
       status = seq2seq ? run_seq2seq(session, o, ids.value(), printer, align, &columns)
                        : run_decoder(session, o, ids.value(), printer, align, &columns);
-      std::printf("\n");
+      if (!status.ok()) std::printf("\n");
     }
   }
   if (status.ok() && !o.attention_out.empty()) status = check_output_is_not_an_input(o.attention_out, {o.model});

@@ -18,6 +18,7 @@
 #include "cli/npy_inputs.h"
 #include "cli/npy_outputs.h"
 #include "focal/session.h"
+#include "cpu_cores.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -41,7 +42,7 @@ struct Options {
   const char* model = nullptr;
   NpyInputs inputs;  // name, file
   std::string output_dir;
-  int threads = 1;
+  int threads = physical_core_count();
 };
 
 Status parse(int argc, char** argv, Options* o) {
