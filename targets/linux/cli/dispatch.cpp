@@ -22,7 +22,7 @@ const Command kCommands[] = {
     {"inspect", "print a model's ops, tensors, parameters and arena size", inspect_command},
     {"plan", "write a model's arena size and op list as a C++ header (firmware)", plan_command},
     {"verify", "run the self-test vectors stored in a model", verify_command},
-    {"run", "run a model on .npy inputs, write .npy outputs", run_command},
+    {"run", "run a model on .npy inputs or text, write .npy outputs", run_command},
     {"convert", "convert checkpoints to a verified .focal model", convert_command},
     {"generate", "continue a prompt, or translate a source", generate_command},
     {"chat", "converse with a chat model in its chat format (lines of standard input)", chat_command},
