@@ -51,8 +51,9 @@ const char* kUsage =
     "tokenizer's.\n"
     "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
     "--temperature > 0), printing them as they come. A sequence-to-sequence model encodes the\n"
-    "source and decodes up to N tokens greedily or with a beam of K. Text goes through the\n"
-    "tokenizer stored in the model. --ids prints only the generated ids, on one line.\n"
+    "source and decodes up to N tokens greedily or with a beam of K (the beams are rows of one\n"
+    "batch: convert with --max-batch K or more). Text goes through the tokenizer stored in the\n"
+    "model. --ids prints only the generated ids, on one line.\n"
     "--attention-out saves the alignment [target, source] (seq2seq) or the last layer's\n"
     "attention averaged over heads for the generated tokens [target, positions] (decoders).\n";
 
