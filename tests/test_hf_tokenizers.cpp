@@ -168,8 +168,11 @@ TEST_CASE("unsupported or hostile tokenizer.json parts are refused naming the co
   CHECK(has(refusal("story_bpe.tokenizer.json", [](json& f) { f["post_processor"]["type"] = "Fancy"; }),
             "post_processor"));
   CHECK(has(refusal("kjv_unigram_spm.tokenizer.json",
+                    [](json& f) { f["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AA*A"}}; }),
+            "not base64"));
+  CHECK(has(refusal("kjv_bpe_spm.tokenizer.json",
                     [](json& f) { f["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}; }),
-            "normalizer Precompiled"));
+            "Unigram models only"));
   CHECK(has(refusal("kjv_unigram_spm.tokenizer.json", [](json& f) { f["model"]["vocab"][3] = "x"; }),
             "model Unigram"));
   CHECK(has(refusal("kjv_wordpiece.tokenizer.json", [](json& f) { f["normalizer"]["strip_accents"] = "yes"; }),

@@ -157,7 +157,7 @@ std::vector<int32_t> tokenize(const Model& model, const std::string& text, bool 
   Tokenizer tokenizer = tokenizer_of(model, target);
   tokenizer.set_parse_special(parse_special);
   // At most one id per byte of the normalized text (NFC: up to 3 per byte), and the template's.
-  std::vector<int32_t> ids(4 * text.size() + 64);
+  std::vector<int32_t> ids(16 * text.size() + 64);  // one per normalized byte: 16 per byte under nmt_nfkc
   std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(text.size()) / 8 + 1);
   const size_t scratch_bytes = scratch.size() * 8;
   ids.resize(value_or_raise(

@@ -4,10 +4,12 @@ fuzz_hf_config (tests/fuzz/corpus/<harness>/) from tests/tokenizers: the tokeniz
 files cut down to a few hundred pieces (small seeds keep libFuzzer fast and its length
 limit low), some with a tokenizer_config.json holding a chat template in the style of
 Llama 3, 3.1, Qwen2.5, Qwen3 and Gemma 3; the .model files cut down to their first
-pieces, and those truncated; a few config.json / generation_config.json pairs.
+pieces, and those truncated; a unigram one and a tokenizer.json with a one-block
+SentencePiece character map (Precompiled); a few config.json / generation_config.json pairs.
 
 Usage: tests/fuzz/make_tokenizer_seeds.py (from anywhere; rewrites the three folders)
 """
+import base64
 import json
 import os
 import shutil
@@ -87,6 +89,31 @@ GEMMA3 = ("{{ bos_token }}{%- if messages[0]['role'] == 'system' -%}{%- set firs
           "{%- endfor -%}{%- if add_generation_prompt -%}{{'<start_of_turn>model\\n'}}{%- endif -%}")
 
 
+def tiny_charsmap():
+    """A SentencePiece precompiled_charsmap of one Darts-clone block (256 units): "a" -> " x ",
+    "ab" -> "yy" (the layout tests/test_sentencepiece_charsmap.cpp builds by hand)."""
+    units = [0] * 256
+
+    def unit(offset, leaf, label):
+        return offset << 10 | (1 << 8 if leaf else 0) | label
+    units[0x61] = unit(0x61 ^ 0x80, True, 0x61)
+    units[0x80] = 0x80000000 | 1
+    units[0x80 ^ 0x62] = unit((0x80 ^ 0x62) ^ 0x90, True, 0x62)
+    units[0x90] = 0x80000000 | 5
+    trie = b"".join(u.to_bytes(4, "little") for u in units)
+    return len(trie).to_bytes(4, "little") + trie + b"\0 x \0yy\0"
+
+
+def length_delimited(number, payload):
+    """A protobuf bytes field: its key, varint length and payload."""
+    key, length, n = bytes([number << 3 | 2]), b"", len(payload)
+    while True:
+        length += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if n == 0:
+            return key + length + payload
+
+
 def tokenizer_json_seeds():
     out = fresh("fuzz_tokenizer_json")
     seeds = {
@@ -97,6 +124,10 @@ def tokenizer_json_seeds():
         "bert_cased_strip": cut_tokenizer_json("bert_cased_strip.tokenizer.json", 200),
         "bert_lower_keep": cut_tokenizer_json("bert_lower_keep.tokenizer.json", 200),
     }
+    precompiled = json.loads(dump(seeds["kjv_unigram_spm"]))  # T5's normalizer, a tiny map
+    precompiled["normalizer"] = {"type": "Precompiled",
+                                 "precompiled_charsmap": base64.b64encode(tiny_charsmap()).decode()}
+    seeds["precompiled_unigram"] = precompiled
     for name, t in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(dump(t))
@@ -173,6 +204,9 @@ def sentencepiece_seeds():
             f.write(cut)
         with open(os.path.join(out, stem + "_truncated"), "wb") as f:
             f.write(cut[:len(cut) // 2])
+        if stem == "kjv_unigram_spm":  # a second NormalizerSpec (field 3) holding a character map
+            with open(os.path.join(out, stem + "_charsmap"), "wb") as f:
+                f.write(cut + length_delimited(3, length_delimited(2, tiny_charsmap())))
 
 
 def hf_config_seeds():

@@ -1,10 +1,13 @@
 #include "tokenizers/hf_tokenizer_json.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <nlohmann/json.hpp>
 
 #include "assign_or_return.h"
 #include "json/json_file.h"
+#include "tokenizers/base64.h"
 #include "tokenizers/chat_template.h"
 #include "tokenizers/hf_tokenizer_parts.h"
 #include "tokenizers/tokenizer_files.h"
@@ -66,9 +69,24 @@ Status read_metaspace(const json& m, TokenizerSpec* spec) {
   return Status();
 }
 
+// A Precompiled normalizer: SentencePiece's character map, base64 in the file (null or
+// empty: none, as the tokenizers crate takes it).
+Status read_precompiled(const json& n, TokenizerSpec* spec) {
+  const json& map = n.value("precompiled_charsmap", json());
+  if (map.is_null()) return Status();
+  if (!map.is_string()) return hf_refuse("normalizer Precompiled", "precompiled_charsmap is not a string");
+  std::optional<std::string> bytes = decode_base64(map.get<std::string>());
+  if (!bytes) return hf_refuse("normalizer Precompiled", "precompiled_charsmap is not base64");
+  spec->charsmap = std::move(*bytes);
+  return Status();
+}
+
 // SentencePiece-style text handling (unigram and non-byte-level BPE): a Metaspace
 // pre-tokenizer, or Prepend(U+2581) and Replace(" ", U+2581) normalizers; and
-// SentencePiece's remove_extra_whitespaces as Strip + Replace(" {2,}", " ").
+// SentencePiece's remove_extra_whitespaces as Strip + Replace(" {2,}", " "). A unigram
+// model may have a Precompiled normalizer (T5, XLM-R): SentencePiece's character map; T5's
+// file then splits at whitespace before Metaspace (WhitespaceSplit), which after the map
+// (it makes tabs, newlines and Unicode spaces " ") is remove_extra_whitespaces.
 Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
   spec->add_dummy_prefix = false;
   bool escaped = false, stripped = false, collapsed = false;
@@ -83,15 +101,22 @@ Status read_sentencepiece_text(const json& file, TokenizerSpec* spec) {
       collapsed = true;
     } else if (type == "Strip" && n.value("left", false) && n.value("right", false)) {
       stripped = true;
-    } else if (type == "Precompiled") {
-      return hf_refuse("normalizer Precompiled", "a SentencePiece character map (NFKC and the like) is not supported");
+    } else if (type == "Precompiled" && spec->charsmap.empty()) {
+      FOCAL_RETURN_IF_ERROR(read_precompiled(n, spec));
     } else {
       return hf_refuse("normalizer " + type, "not supported for a SentencePiece-style model");
     }
   }
+  if (!spec->charsmap.empty() && spec->kind != fb::TokenizerKind_Unigram) {
+    return hf_refuse("normalizer Precompiled", "a SentencePiece character map is supported for Unigram models only");
+  }
   for (const json& p : steps_of(file.value("pre_tokenizer", json()), "pretokenizers")) {
     // Gemma splits at " " after its normalizer made every space U+2581: nothing to split.
     if (type_of(p) == "Split" && escaped && p.value("pattern", json::object()).value("String", "") == " ") continue;
+    if (type_of(p) == "WhitespaceSplit" && !spec->charsmap.empty() && !escaped) {
+      stripped = collapsed = true;
+      continue;
+    }
     if (type_of(p) != "Metaspace") return hf_refuse("pre_tokenizer " + type_of(p), "not supported for this model");
     FOCAL_RETURN_IF_ERROR(read_metaspace(p, spec));
     escaped = true;

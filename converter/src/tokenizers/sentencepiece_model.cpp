@@ -144,10 +144,10 @@ Status check_supported(const std::string& path, const Specs& specs) {
     return Status::error(StatusCode::kUnsupported, "'%s': SentencePiece model type %u (word or char) is not supported",
                          path.c_str(), static_cast<unsigned>(specs.model_type));
   }
-  if (!specs.charsmap.empty()) {
+  if (!specs.charsmap.empty() && specs.model_type != kUnigram) {
     return Status::error(StatusCode::kUnsupported,
-                         "'%s': normalizer '%s' (a precompiled character map, e.g. NFKC) is not supported; "
-                         "only identity normalization is",
+                         "'%s': normalizer '%s' (a precompiled character map, e.g. NFKC) is supported for unigram "
+                         "models only, not BPE",
                          path.c_str(), specs.normalizer.c_str());
   }
   if (!specs.escape_whitespaces || specs.suffix_whitespace) {
@@ -282,6 +282,7 @@ Result<TokenizerSpec> read_sentencepiece_model(const std::string& path) {
   spec.add_dummy_prefix = specs.add_dummy_prefix;
   spec.remove_extra_whitespaces = specs.remove_extra_whitespaces;
   spec.byte_fallback = specs.byte_fallback;
+  spec.charsmap = specs.charsmap;  // checked when the engine loads it (tokenizer/charsmap.h)
   std::vector<bool> mergeable;
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];

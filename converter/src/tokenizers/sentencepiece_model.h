@@ -1,8 +1,8 @@
 // A SentencePiece model file (.model: the protobuf ModelProto of sentencepiece_model.proto)
 // as a tokenizer: unigram and BPE models, their pieces, scores and types, the special ids
-// of the trainer spec, and the normalizer spec flags. Refused by name: other model types,
-// a normalizer with a precompiled character map (NFKC and the like), whitespace left
-// unescaped or treated as a suffix.
+// of the trainer spec, the normalizer spec flags and its precompiled character map (NFKC
+// and the like, stored for the engine). Refused by name: other model types, a character
+// map with a BPE model, whitespace left unescaped or treated as a suffix.
 #pragma once
 
 #include <string>

@@ -175,6 +175,18 @@ Result<TokenizerSpec> read_mapped_unigram(const std::string& spm_path, const std
   return map_pieces_to_vocab(pieces, vocab, vocab_path, target ? OtherPieces::kDecodable : OtherPieces::kUnreachable);
 }
 
+// A SentencePiece .model's pieces renumbered by a joint vocab.json (Marian's source.spm,
+// target.spm), with the model's normalizer (its character map) kept.
+Result<TokenizerSpec> read_mapped_sentencepiece(const std::string& model_path, const std::string& vocab_path,
+                                                bool target) {
+  FOCAL_ASSIGN_OR_RETURN(const TokenizerSpec pieces, read_sentencepiece_model(model_path));
+  if (pieces.kind != fb::TokenizerKind_Unigram) {
+    return Status::error(StatusCode::kUnsupported, "'%s': a vocab.json mapping needs a unigram model", model_path.c_str());
+  }
+  FOCAL_ASSIGN_OR_RETURN(const nlohmann::json vocab, read_json_file(vocab_path, "tokenizer vocabulary"));
+  return map_pieces_to_vocab(pieces, vocab, vocab_path, target ? OtherPieces::kDecodable : OtherPieces::kUnreachable);
+}
+
 }  // namespace
 
 Result<TokenizerSpec> read_tokenizer(const std::string& spec) { return read_tokenizer(spec, false); }
@@ -194,6 +206,7 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target) {
   if (parts.size() == 3 && parts[0] == "unigram") return read_mapped_unigram(parts[1], parts[2], target);
   if (parts.size() == 2 && parts[0] == "hf") return read_hf_tokenizer_json(parts[1]);
   if (parts.size() == 2 && parts[0] == "sentencepiece") return read_sentencepiece_model(parts[1]);
+  if (parts.size() == 3 && parts[0] == "sentencepiece") return read_mapped_sentencepiece(parts[1], parts[2], target);
   const auto ends_with = [&](const char* suffix) {
     const size_t n = std::char_traits<char>::length(suffix);
     return spec.size() >= n && spec.compare(spec.size() - n, n, suffix) == 0;
@@ -211,7 +224,7 @@ Result<TokenizerSpec> read_tokenizer(const std::string& spec, bool target) {
   return Status::error(StatusCode::kInvalidArgument,
                        "tokenizer '%s': expected bpe:VOCAB.json:MERGES.txt, wordpiece:VOCAB.txt[:lowercase], "
                        "unigram:SPM.vocab[:VOCAB.json], chars:TOKENS.json[:KEY[:lowercase]], [hf:]PATH/tokenizer.json or "
-                       "[sentencepiece:]SPM.model",
+                       "[sentencepiece:]SPM.model[:VOCAB.json]",
                        spec.c_str());
 }
 

@@ -58,6 +58,10 @@ Result<TokenizerSpec> map_pieces_to_vocab(const TokenizerSpec& pieces, const nlo
   TokenizerSpec mapped;
   mapped.kind = fb::TokenizerKind_Unigram;
   mapped.lowercase = pieces.lowercase;
+  // The SentencePiece model's normalizer: its whitespace flags and character map (a .model's).
+  mapped.add_dummy_prefix = pieces.add_dummy_prefix;
+  mapped.remove_extra_whitespaces = pieces.remove_extra_whitespaces;
+  mapped.charsmap = pieces.charsmap;
   mapped.vocab = by_id;
   mapped.scores.assign(by_id.size(), lowest);
   std::vector<bool> in_model(by_id.size(), false);

@@ -115,7 +115,10 @@ Result<flatbuffers::Offset<fb::Tokenizer>> build_tokenizer(flatbuffers::FlatBuff
                              spec.remove_extra_whitespaces, spec.byte_fallback,
                              added.empty() ? 0 : fbb.CreateVector(added), ints(spec.template_single),
                              ints(spec.template_pair), spec.split_pattern, spec.ignore_merges,
-                             spec.normalization, chat, spec.strip_accents);
+                             spec.normalization, chat, spec.strip_accents,
+                             spec.charsmap.empty() ? 0
+                                                   : fbb.CreateVector(reinterpret_cast<const uint8_t*>(spec.charsmap.data()),
+                                                                      spec.charsmap.size()));
 }
 
 }  // namespace focal

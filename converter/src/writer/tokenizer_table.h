@@ -47,6 +47,8 @@ struct TokenizerSpec {
   std::string chat_note;               // what became of the chat_template (the converter's progress line)
   // WordPiece: BertNormalizer's strip_accents (AsLowercase: its null, strip when lowercasing).
   fb::AccentStripping strip_accents = fb::AccentStripping_AsLowercase;
+  // Unigram: SentencePiece's precompiled_charsmap, the blob as the file holds it; empty: none.
+  std::string charsmap;
 };
 
 // The tokenizer table with its lookup tables (added tokens in string order); an error for

@@ -40,9 +40,10 @@ class Tokenizer {
   bool parse_special() const { return parse_special_; }
 
   // Scratch bytes encode() needs for `text_bytes` of text, for every kind: the most is
-  // byte-level BPE after NFC, which can grow the text threefold (3 bytes per byte) and
-  // then works on it at 48 bytes per byte (tokenizer.cpp, encode_bpe).
-  static constexpr size_t kScratchBytesPerTextByte = 160;
+  // a unigram model with a SentencePiece character map (NFKC), which can grow the text
+  // 16-fold (tokenizer/charsmap.h) and then works on it at 17 bytes per byte
+  // (tokenizer.cpp, encode_unigram); byte-level BPE after NFC needs 147.
+  static constexpr size_t kScratchBytesPerTextByte = 272;
   static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * kScratchBytesPerTextByte + 256; }
 
   // UTF-8 text to ids (no bos/eos added); scratch: 8-byte aligned, encode_scratch_bytes()
@@ -72,6 +73,7 @@ class Tokenizer {
   explicit Tokenizer(const fb::Tokenizer* t) : t_(t) {}
   int32_t find(const char* text, size_t bytes) const;  // id of the exact string, or -1
   int32_t merge(int32_t left, int32_t right, int32_t* rank) const;
+  bool is_control_piece(int32_t id) const;  // unk, bos, eos or pad: unigram never matches them in text
   Result<size_t> encode_model(const char* text, size_t bytes, int32_t* ids, size_t capacity, void* scratch) const;
   Status merge_symbols(uint32_t n, void* work, int32_t* ids, size_t* count, size_t capacity, const char* text,
                        size_t text_bytes) const;
@@ -93,6 +95,9 @@ class Tokenizer {
   // -1 where the vocabulary lacks it.
   int32_t byte_token_[256] = {};
   float min_score_ = 0.0f;        // unigram: the lowest piece score (unknowns score 10 less)
+  // Unigram: the stored SentencePiece character map (checked at load), or null.
+  const uint8_t* charsmap_ = nullptr;
+  size_t charsmap_bytes_ = 0;
 };
 
 }  // namespace focal

@@ -174,7 +174,9 @@ Result<std::vector<int32_t>> input_ids(const Model& model, const Options& o) {
   if (o.text.empty()) return o.ids;
   auto tokenizer = Tokenizer::from_model(model);
   if (!tokenizer.ok()) return tokenizer.status();
-  std::vector<int32_t> ids(4 * o.text.size() + 64);  // a few ids per byte at most (NFC), and the template's
+  // At most one id per normalized byte: 16 per text byte under a SentencePiece character map
+  // (U+FDFA's 3 bytes are 18 characters), 3 after NFC; and the template's.
+  std::vector<int32_t> ids(16 * o.text.size() + 64);
   std::vector<uint64_t> scratch(Tokenizer::encode_scratch_bytes(o.text.size()) / 8 + 1);
   auto count = o.seq2seq_input
                    ? tokenizer->encode(o.text.data(), o.text.size(), ids.data(), ids.size(), scratch.data(),

@@ -99,7 +99,7 @@ Result<std::vector<int32_t>> encode(const Tokenizer& tokenizer, const Options& o
   // At most one id per byte of the text as the tokenizer normalizes it (NFC: up to three
   // bytes per byte; SentencePiece: a prefix piece per stretch between added tokens), and
   // the template's few.
-  std::vector<int32_t> ids(4 * (o.text.size() + o.pair.size()) + 64);
+  std::vector<int32_t> ids(16 * (o.text.size() + o.pair.size()) + 64);  // as generate's input_ids
   Result<size_t> n = o.add_special
                          ? tokenizer.encode_for_model(o.text.data(), o.text.size(), o.has_pair ? o.pair.data() : nullptr,
                                                       o.pair.size(), ids.data(), ids.size(), scratch.data(),

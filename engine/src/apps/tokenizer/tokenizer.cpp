@@ -4,6 +4,7 @@
 
 #include "focal_generated.h"
 #include "apps/tokenizer/byte_unicode.h"
+#include "apps/tokenizer/charsmap.h"
 #include "apps/tokenizer/pretokenize.h"
 #include "apps/tokenizer/sentencepiece_text.h"
 #include "apps/tokenizer/unicode.h"
@@ -84,6 +85,14 @@ Result<Tokenizer> Tokenizer::from_model(const Model& model, bool target) {
     return Status::error(StatusCode::kInvalidModel, "a split pattern, ignore_merges or a normalization is for byte-level BPE only");
   }
   Tokenizer tokenizer(t);
+  if (t->charsmap() != nullptr && t->charsmap()->size() > 0) {
+    if (t->kind() != fb::TokenizerKind_Unigram) {
+      return Status::error(StatusCode::kInvalidModel, "a SentencePiece character map is for unigram tokenizers only");
+    }
+    FOCAL_RETURN_IF_ERROR(tokenizer::check_charsmap(t->charsmap()->data(), t->charsmap()->size()).status());
+    tokenizer.charsmap_ = t->charsmap()->data();
+    tokenizer.charsmap_bytes_ = t->charsmap()->size();
+  }
   if (t->kind() == fb::TokenizerKind_Unigram &&
       (t->scores() == nullptr || t->scores()->size() != t->vocab()->size())) {
     return Status::error(StatusCode::kInvalidModel, "a unigram tokenizer needs one score per piece");
@@ -478,7 +487,9 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
   return count;
 }
 
-// SentencePiece's unigram model: the normalized text (sentencepiece_text.h), then the segmentation into vocabulary pieces with the highest total score (Viterbi over
+// SentencePiece's unigram model: the normalized text (sentencepiece_text.h, or charsmap.h
+// with a character map), then the segmentation into vocabulary pieces with the highest
+// total score (Viterbi over
 // byte positions; a character no piece starts with is an unknown scoring 10 below the
 // lowest piece), consecutive unknowns merged into one, as SentencePiece does (with byte
 // fallback, each unknown character is its bytes' pieces instead). The pieces
@@ -487,9 +498,20 @@ Result<size_t> Tokenizer::encode_wordpiece(const char* text, size_t bytes, int32
 // (kMaxTokenBytes, checked at load).
 Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t* ids, size_t capacity,
                                          uint8_t* work) const {
+  // Scratch: the normalized text, n <= 16 bytes + 3 per text byte (3 + 3 without a
+  // character map), rounded to 8; then the lattice, 16 (n + 1) bytes: 272 per byte and 75.
+  static_assert(17 * tokenizer::kMaxCharsmapGrowth <= kScratchBytesPerTextByte, "the unigram lattice fits the scratch");
   char* normal = reinterpret_cast<char*>(work);
-  const size_t n = tokenizer::normalize_sentencepiece(text, bytes, t_->add_dummy_prefix(),
-                                                      t_->remove_extra_whitespaces(), normal);
+  size_t n = 0;
+  if (charsmap_ != nullptr) {
+    const tokenizer::SentencePieceFlags flags{t_->add_dummy_prefix(), t_->remove_extra_whitespaces()};
+    Result<size_t> normalized = tokenizer::normalize_with_charsmap(tokenizer::charsmap_parts(charsmap_, charsmap_bytes_),
+                                                                   text, bytes, flags, normal);
+    if (!normalized.ok()) return normalized.status();
+    n = normalized.value();
+  } else {
+    n = tokenizer::normalize_sentencepiece(text, bytes, t_->add_dummy_prefix(), t_->remove_extra_whitespaces(), normal);
+  }
   // Lattice over byte positions 0..n: the best score ending there, and its last piece.
   uint8_t* lattice = work + ((n + 8) / 8 * 8);
   double* best = reinterpret_cast<double*>(lattice);
@@ -510,7 +532,7 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
     Prefix p = vocab.all();
     for (size_t end = start + 1; end <= n && vocab.extend(&p, static_cast<uint8_t>(normal[end - 1])); ++end) {
       const int32_t id = vocab.exact(p);
-      if (id < 0 || id == t_->unk_id()) continue;
+      if (id < 0 || is_control_piece(id)) continue;
       single = single || end - start == char_bytes;
       const double score = best[start] + double(t_->scores()->Get(static_cast<uint32_t>(id)));
       if (score > best[end]) {
@@ -553,6 +575,12 @@ Result<size_t> Tokenizer::encode_unigram(const char* text, size_t bytes, int32_t
     ids[count - 1 - i] = swap;
   }
   return count;
+}
+
+// SentencePiece's control pieces (<s>, </s>, <pad>) and <unk> are never matched in the
+// text by the model ("<s>" typed is "<", "s", ">"); added tokens match them before it.
+bool Tokenizer::is_control_piece(int32_t id) const {
+  return id == t_->unk_id() || id == t_->bos_id() || id == t_->eos_id() || id == t_->pad_id();
 }
 
 // One text (no added tokens in it) through the model; encode() checked the arguments.
