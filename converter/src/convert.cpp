@@ -282,6 +282,7 @@ Status take_folder(const ConvertOptions& given, const HfFolder& folder, ConvertO
   options->weights = folder.weights;
   options->config = folder.config;
   if (options->tokenizer.empty()) options->tokenizer = folder.tokenizer;
+  if (options->target_tokenizer.empty() && given.tokenizer.empty()) options->target_tokenizer = folder.target_tokenizer;
   if (options->max_seq == 0) options->max_seq = folder.sentence.max_seq_length;
   if (!options->preset.empty() && options->preset != "auto") return Status();
   FOCAL_ASSIGN_OR_RETURN(const nlohmann::json config, read_config(folder.config));

@@ -31,6 +31,14 @@ std::string readable(const std::string& path, Reader read, std::vector<std::stri
 
 }  // namespace
 
+FolderTokenizers find_marian_tokenizers(const std::string& dir) {
+  const std::string source = dir + "/source.spm", target = dir + "/target.spm", vocab = dir + "/vocab.json";
+  if (dir.find(':') != std::string::npos || !file_exists(source) || !file_exists(target) || !file_exists(vocab)) {
+    return {};
+  }
+  return {"sentencepiece:" + source + ":" + vocab, "sentencepiece:" + target + ":" + vocab};
+}
+
 Result<std::string> find_folder_tokenizer(const std::string& dir, std::vector<std::string>* warnings) {
   const bool has_json = file_exists(dir + "/tokenizer.json");
   const std::string vocab_txt = dir + "/vocab.txt";

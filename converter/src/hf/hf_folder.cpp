@@ -58,6 +58,12 @@ Result<HfFolder> read_hf_folder(const std::string& dir_given) {
   FOCAL_RETURN_IF_ERROR(find_weights(model_dir, &folder));
   FOCAL_RETURN_IF_ERROR(read_generation(model_dir, folder.config, &folder));
   // sentence-transformers keeps the tokenizer beside the Transformer module's weights.
+  const FolderTokenizers marian = find_marian_tokenizers(model_dir);
+  if (!marian.source.empty()) {
+    folder.tokenizer = marian.source;
+    folder.target_tokenizer = marian.target;
+    return folder;
+  }
   FOCAL_ASSIGN_OR_RETURN(folder.tokenizer, find_folder_tokenizer(model_dir, &folder.warnings));
   return folder;
 }

@@ -5,7 +5,8 @@
 //   model.safetensors.index.json           sharded safetensors (every shard it names), else
 //   pytorch_model.bin                      torch.save, else
 //   pytorch_model.bin.index.json           sharded torch.save
-//   tokenizer files                        folder_tokenizer.h
+//   tokenizer files                        folder_tokenizer.h (Marian: source.spm,
+//                                          target.spm and vocab.json)
 //   generation_config.json                 generation ids (generation_config.h)
 //   modules.json, 1_Pooling/config.json,   a sentence-transformers pipeline
 //   2_Normalize, sentence_bert_config.json (sentence_modules.h): the encoder's files are
@@ -29,6 +30,7 @@ struct HfFolder {
   std::vector<std::string> weights;    // checkpoint files: one, or every shard
   std::unique_ptr<ShardIndex> shards;  // the index the shards came from; null for one file
   std::string tokenizer;               // a --tokenizer spec; empty: none readable
+  std::string target_tokenizer;        // a --target-tokenizer spec (Marian's target.spm); empty: none
   Hyperparameters generation;          // generation.bos_token_id, ... (generation_config.h)
   SentenceModules sentence;
   std::vector<std::string> warnings;
