@@ -61,6 +61,12 @@ with .focal models (transformer encoders and decoders, RNN classifiers and
 sequence-to-sequence models). On amd64 it also converts checkpoints
 (safetensors, PyTorch, Keras) into .focal files.")
 
+if(NOT CMAKE_CROSSCOMPILING)
+  # The PNG heatmaps' text is drawn in DejaVu Sans (FOCAL_HEATMAP_FONT); without it only
+  # `focal attention --png` fails, with a message naming the package.
+  set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS fonts-dejavu-core)
+endif()
+
 set(CPACK_DEBIAN_LIB_PACKAGE_NAME ${focal_engine_package})
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 set(CPACK_COMPONENT_LIB_DESCRIPTION "inference engine for attention models (shared library)

@@ -1,9 +1,10 @@
 // Heatmaps: a known matrix rendered to PNG and read back with libpng (every cell's centre
-// has the colour of its weight, the colour bar runs from 0 to 1), and the SVG holds one
-// labelled cell per weight.
+// has the colour of its weight, the colour bar runs from 0 to 1, the title and labels are
+// drawn where the layout puts them), and the SVG holds one labelled cell per weight.
 #include <doctest/doctest.h>
 #include <png.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -59,32 +60,73 @@ const uint8_t* pixel(const Image& image, png_uint_32 x, png_uint_32 y) {
 
 }  // namespace
 
-TEST_CASE("a known matrix round-trips through PNG: each cell has its weight's colour") {
+// Dark pixels (text) in the rectangle [x0, x1) x [y0, y1).
+int ink_pixels(const Image& image, int x0, int y0, int x1, int y1) {
+  int ink = 0;
+  for (int y = std::max(0, y0); y < std::min(int(image.height), y1); ++y) {
+    for (int x = std::max(0, x0); x < std::min(int(image.width), x1); ++x) {
+      const uint8_t* p = pixel(image, png_uint_32(x), png_uint_32(y));
+      ink += p[0] < 128 && p[1] < 128 && p[2] < 128 ? 1 : 0;
+    }
+  }
+  return ink;
+}
+
+TEST_CASE("a known matrix round-trips through PNG: each cell has its weight's colour, the text is drawn") {
   Heatmap map;
   map.rows = 3;
   map.cols = 4;
   map.values = {0.0f, 0.25f, 0.5f, 1.0f, 0.9f, 0.1f, 0.0f, 0.0f, 0.33f, 0.33f, 0.34f, 0.0f};
+  map.row_labels = {"<s>", "Hello", "world"};
+  map.col_labels = {"a", "bb", "ccc", "dddd"};
+  map.title = "Attention, layer 0";
   const int cell = 10;
-  auto png = heatmap_png(map, cell);
+  auto png = render_heatmap_png(map, cell);
   REQUIRE(png.ok());
-  const Image image = read_png(png.value());
-  CHECK(image.width == 4 * cell);
-  CHECK(image.height == 3 * cell + 4 + 12);
+  const HeatmapPngLayout& l = png->layout;
+  const Image image = read_png(png->bytes);
+  CHECK(int(image.width) == l.width);
+  CHECK(int(image.height) == l.height);
   for (size_t r = 0; r < map.rows; ++r) {
     for (size_t c = 0; c < map.cols; ++c) {
       uint8_t want[3];
       heatmap_colour(map.values[r * map.cols + c], want);
-      const uint8_t* got = pixel(image, png_uint_32(c * cell + cell / 2), png_uint_32(r * cell + cell / 2));
+      const uint8_t* got = pixel(image, png_uint_32(l.grid_x + int(c) * cell + cell / 2),
+                                 png_uint_32(l.grid_y + int(r) * cell + cell / 2));
       CHECK(std::memcmp(got, want, 3) == 0);
     }
   }
   uint8_t low[3], high[3];
   heatmap_colour(0.0f, low);
   heatmap_colour(1.0f, high);
-  const png_uint_32 bar_y = image.height - 6;
-  CHECK(std::memcmp(pixel(image, 0, bar_y), low, 3) == 0);
-  CHECK(std::memcmp(pixel(image, image.width - 1, bar_y), high, 3) == 0);
+  const png_uint_32 bar_y = png_uint_32(l.bar_y + l.bar_height / 2);
+  CHECK(std::memcmp(pixel(image, png_uint_32(l.bar_x), bar_y), low, 3) == 0);
+  CHECK(std::memcmp(pixel(image, png_uint_32(l.bar_x + l.bar_width - 1), bar_y), high, 3) == 0);
   CHECK(std::memcmp(low, high, 3) != 0);
+  // Text where each piece belongs: the title band, the row labels left of the grid, the
+  // column labels above it, the scale's 0 and 1 under the bar.
+  CHECK(ink_pixels(image, 0, 0, l.width, l.title_bottom) > 20);
+  CHECK(ink_pixels(image, 0, l.grid_y, l.grid_x, l.grid_y + 3 * cell) > 20);
+  CHECK(ink_pixels(image, l.grid_x, l.title_bottom, l.grid_x + 4 * cell, l.grid_y) > 10);
+  CHECK(ink_pixels(image, l.bar_x, l.bar_y + l.bar_height, l.bar_x + 12, l.height) > 3);
+  // Longer labels take more room: the grid moves right.
+  Heatmap longer = map;
+  longer.row_labels[1] = "a much longer row label";
+  auto wider = render_heatmap_png(longer, cell);
+  REQUIRE(wider.ok());
+  CHECK(wider->layout.grid_x > l.grid_x);
+}
+
+TEST_CASE("a PNG without its font is an error that names the font, not an unlabelled picture") {
+  Heatmap map;
+  map.rows = map.cols = 1;
+  map.values = {0.5f};
+  auto png = render_heatmap_png(map, 8, "/nonexistent/NoSuchFont.ttf");
+  REQUIRE_FALSE(png.ok());
+  CHECK(std::string(png.status().message()).find("/nonexistent/NoSuchFont.ttf") != std::string::npos);
+  Heatmap bad = map;
+  bad.values.clear();
+  CHECK_FALSE(render_heatmap_png(bad, 8).ok());
 }
 
 TEST_CASE("the SVG heatmap has one cell per weight and the labels, escaped") {

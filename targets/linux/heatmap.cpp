@@ -1,9 +1,5 @@
 #include "heatmap.h"
 
-#if FOCAL_HAVE_PNG
-#include <png.h>
-#endif
-
 #include <algorithm>
 #include <cstdio>
 
@@ -20,18 +16,11 @@ std::string rgb_text(float value) {
   return text;
 }
 
-std::string label(const std::vector<std::string>& labels, size_t i) {
+}  // namespace
+
+std::string heatmap_label(const std::vector<std::string>& labels, size_t i) {
   return i < labels.size() ? labels[i] : std::to_string(i);
 }
-
-#if FOCAL_HAVE_PNG
-void write_to_vector(png_structp png, png_bytep data, png_size_t length) {
-  auto* out = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(png));
-  out->insert(out->end(), data, data + length);
-}
-#endif
-
-}  // namespace
 
 std::string escape_xml(const std::string& text) {
   std::string out;
@@ -68,12 +57,12 @@ std::string heatmap_svg(const Heatmap& map) {
   for (size_t c = 0; c < map.cols; ++c) {  // column labels, rotated above the grid
     const int x = left + int(c) * cell + cell / 2 + 4, y = top - 6;
     svg += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" transform=\"rotate(-60 " +
-           std::to_string(x) + " " + std::to_string(y) + ")\">" + escape_xml(label(map.col_labels, c)) + "</text>\n";
+           std::to_string(x) + " " + std::to_string(y) + ")\">" + escape_xml(heatmap_label(map.col_labels, c)) + "</text>\n";
   }
   for (size_t r = 0; r < map.rows; ++r) {
     const int y = top + int(r) * cell;
     svg += "<text x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(y + cell / 2 + 4) +
-           "\" text-anchor=\"end\">" + escape_xml(label(map.row_labels, r)) + "</text>\n";
+           "\" text-anchor=\"end\">" + escape_xml(heatmap_label(map.row_labels, r)) + "</text>\n";
     for (size_t c = 0; c < map.cols; ++c) {
       const float v = map.values[r * map.cols + c];
       svg += "<rect class=\"cell\" x=\"" + std::to_string(left + int(c) * cell) + "\" y=\"" + std::to_string(y) +
@@ -92,54 +81,14 @@ std::string heatmap_svg(const Heatmap& map) {
   return svg + "</svg>\n";
 }
 
-Result<std::vector<uint8_t>> heatmap_png(const Heatmap& map, int cell) {
-#if !FOCAL_HAVE_PNG
-  (void)map;
-  (void)cell;
-  return Status::error(StatusCode::kUnsupported, "this build has no PNG support (libpng); use --svg");
-#else
-  if (map.rows == 0 || map.cols == 0 || cell < 1 || map.values.size() != map.rows * map.cols) {
-    return Status::error(StatusCode::kInvalidArgument, "heatmap: empty or inconsistent matrix");
-  }
-  const int bar = 12, gap = 4;
-  const png_uint_32 width = png_uint_32(map.cols) * png_uint_32(cell);
-  const png_uint_32 height = png_uint_32(map.rows) * png_uint_32(cell) + gap + bar;
-  std::vector<uint8_t> pixels(size_t(width) * height * 3, 255);
-  for (png_uint_32 y = 0; y < height; ++y) {
-    for (png_uint_32 x = 0; x < width; ++x) {
-      float v = -1.0f;
-      if (y < map.rows * png_uint_32(cell)) v = map.values[(y / png_uint_32(cell)) * map.cols + x / png_uint_32(cell)];
-      else if (y >= map.rows * png_uint_32(cell) + gap) v = width > 1 ? float(x) / float(width - 1) : 0.0f;
-      if (v < 0.0f) continue;  // the white gap
-      heatmap_colour(v, &pixels[(size_t(y) * width + x) * 3]);
-    }
-  }
-  std::vector<uint8_t> out;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
-  if (png == nullptr || info == nullptr || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    return Status::error(StatusCode::kIoError, "libpng failed to encode the heatmap");
-  }
-  png_set_write_fn(png, &out, write_to_vector, nullptr);
-  png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (png_uint_32 y = 0; y < height; ++y) png_write_row(png, &pixels[size_t(y) * width * 3]);
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  return out;
-#endif
-}
-
 std::string heatmap_terminal(const Heatmap& map) {
   static const char* kShades[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
   size_t width = 0;
-  for (size_t r = 0; r < map.rows; ++r) width = std::max(width, label(map.row_labels, r).size());
+  for (size_t r = 0; r < map.rows; ++r) width = std::max(width, heatmap_label(map.row_labels, r).size());
   width = std::min<size_t>(width, 16);
   std::string text;
   for (size_t r = 0; r < map.rows; ++r) {
-    std::string name = label(map.row_labels, r).substr(0, width);
+    std::string name = heatmap_label(map.row_labels, r).substr(0, width);
     for (char& ch : name) ch = ch == '\n' ? ' ' : ch;
     text += std::string(width - name.size(), ' ') + name + " |";
     for (size_t c = 0; c < map.cols; ++c) {
