@@ -5,12 +5,16 @@ NumPy arrays, generate and translate, verify and benchmark.
     focal.convert(preset="gpt2", weights="model.safetensors", config="config.json",
                   tokenizer="bpe:vocab.json:merges.txt", output="story.focal")
     model = focal.load("story.focal")            # mapped, verified, used in place
+    print(model)                                 # file, family, inputs and outputs
+    text = model.generate("In the beginning", max_new_tokens=20)   # str in, str out
     session = focal.Session(model)
-    ids = session.generate("In the beginning", max_new=20)
+    ids = session.generate(model.tokenize("In the beginning"), max_new_tokens=20)   # ids in, ids out
     outputs = session.run({"input_ids": np.array([[464, 2068]], np.int32)})
+    session.reset()                              # run() continues a sequence until reset()
 
-Every failure raises focal.Error (a RuntimeError) with the engine's message; its .code
-names the status code. Engine calls release the GIL. A Session serves one thread at a
+Every failure of the engine raises focal.Error (a RuntimeError) with its message; its
+.code names the status code. A wrong argument raises TypeError (a wrong type, an unknown
+keyword) or ValueError (a wrong value), naming the argument. Engine calls release the GIL. A Session serves one thread at a
 time (a second thread entering a call in flight gets focal.Error): give each thread its
 own Session, or hold a lock. Sessions on different threads run in parallel.
 
@@ -23,7 +27,7 @@ next run.
 """
 import os
 
-from . import _focal
+from . import _describe, _focal, _generation  # noqa: F401  (_describe and _generation add methods)
 from ._focal import Conversion, Error, Model, Op, Session, Tensor, __version__, presets
 
 __all__ = ["Conversion", "Error", "Model", "Op", "Session", "Tensor", "__version__", "bench", "convert", "load", "main",
@@ -68,6 +72,16 @@ def _config_text(value):
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def _keyword_error(function, message):
+    """The command line's "unknown option '--max-sq'" as Python says it: a TypeError
+    naming the keyword (the parser is the one source of the options there are)."""
+    prefix = "unknown option '--"
+    if message.startswith(prefix):
+        name = message[len(prefix):].split("'")[0].replace("-", "_")
+        return TypeError(f"{function}() got an unexpected keyword argument '{name}'")
+    return None
+
+
 def convert(output=None, *, progress=None, **options):
     """Converts checkpoints as `focal convert` does, with its options as keyword
     arguments (dashes as underscores): preset="auto", spec=, weights= (a path or a list),
@@ -78,7 +92,8 @@ def convert(output=None, *, progress=None, **options):
     keep_f32="auto" (or a list of names), keep_f32_threshold=, calibration=DIR.
     Writes `output` when given (atomically, never over an input). progress(line) is
     called at each stage. Returns a Conversion (.bytes, .warnings, .self_tests,
-    .self_test_worst_ratio, .accuracy: the int8-activation report or None)."""
+    .self_test_worst_ratio, .accuracy: the int8-activation report or None). An unknown
+    keyword raises TypeError, a value the converter refuses ValueError."""
     arguments = ["convert"]
     for name, value in options.items():
         arguments += _option_values(name, value)
@@ -115,7 +130,8 @@ def bench(model, **options):
             arguments += ["--" + name.replace("_", "-"), str(value)]
     code, printed, errors = _focal._run_cli_captured(arguments)
     if code != 0:
-        raise Error(errors.decode("utf-8", "replace").strip())
+        message = errors.decode("utf-8", "replace").strip()
+        raise _keyword_error("bench", message.removeprefix("focal bench: ")) or Error(message)
     return json.loads(printed)
 
 

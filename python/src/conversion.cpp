@@ -2,6 +2,7 @@
 // into them) parsed by the command's own parser, converted with the GIL released.
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,12 +46,45 @@ struct Progress {
   }
 };
 
+// The command-line parser's message in the words of Python's keyword arguments:
+// "--max-seq" becomes "max_seq".
+std::string keyword_message(const std::string& message) {
+  std::string text;
+  bool in_option = false;
+  for (size_t i = 0; i < message.size(); ++i) {
+    const bool starts = message.compare(i, 2, "--") == 0 && i + 2 < message.size() &&
+                        std::isalpha(static_cast<unsigned char>(message[i + 2])) != 0;
+    if (starts) {
+      in_option = true;
+      ++i;  // skip both dashes
+      continue;
+    }
+    if (in_option && message[i] == '-') {
+      text += '_';
+      continue;
+    }
+    in_option = in_option && (std::isalnum(static_cast<unsigned char>(message[i])) != 0 || message[i] == '_');
+    text += message[i];
+  }
+  return text;
+}
+
 Conversion convert(const std::vector<std::string>& arguments, const std::string& output, const py::object& progress) {
   std::vector<char*> argv;
   for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
   convert::ConvertOptions options;
   std::string ignored_output;  // -o comes as `output`, never in `arguments`
-  check(cli::parse_convert_arguments(static_cast<int>(argv.size()), argv.data(), &options, &ignored_output));
+  const Status parsed = cli::parse_convert_arguments(static_cast<int>(argv.size()), argv.data(), &options, &ignored_output);
+  if (!parsed.ok()) {
+    // An unknown option is a keyword convert() does not take: TypeError, as Python says it.
+    const std::string message = parsed.message();
+    const std::string unknown = "unknown option '--";
+    if (message.rfind(unknown, 0) == 0) {
+      const std::string rest = keyword_message(message.substr(unknown.size() - 2));
+      throw py::type_error("convert() got an unexpected keyword argument '" + rest.substr(0, rest.find('\'')) + "'");
+    }
+    throw py::value_error(keyword_message(message));
+  }
   if (!ignored_output.empty()) raise_error(StatusCode::kInvalidArgument, "give the output file as output=, not -o");
   Progress reporter{progress, nullptr};
   options.progress = [&reporter](const std::string& line) { reporter.report(line); };

@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <string>
@@ -110,7 +111,10 @@ struct TokenSink {
   }
 };
 
-std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt, size_t max_new, float temperature,
+// (tokens, ended): the generated ids, the last one the end token when `ended`. The KV
+// caches are emptied afterwards, so a following run() starts a new sequence, as a
+// transformers forward pass after generate() does (docs/python.md).
+py::tuple generate_tokens(PySession& owner, const py::object& prompt, size_t max_new, float temperature,
                                      int top_k, float top_p, uint64_t seed, const py::object& end_id,
                                      const py::object& on_token) {
   const PySession::Use use(owner);
@@ -147,9 +151,13 @@ std::vector<int32_t> generate_tokens(PySession& owner, const py::object& prompt,
     const py::gil_scoped_release release;
     status = generate(session, ids.data(), ids.size(), sampler, options, TokenSink::on_token, &sink);
   }
+  session.reset_state();
   if (sink.error) std::rethrow_exception(sink.error);
   check(status);
-  return sink.tokens;
+  const bool ended = !sink.tokens.empty() && (sink.tokens.back() == options.end_token ||
+                                              std::find(end_tokens.begin(), end_tokens.end(), sink.tokens.back()) !=
+                                                  end_tokens.end());
+  return py::make_tuple(sink.tokens, ended);
 }
 
 // (tokens, alignment [len(tokens), len(source)]); the tokens end with the end token
@@ -176,6 +184,7 @@ py::tuple translate_source(PySession& owner, const py::object& source, size_t ma
     result.emplace(translate(session, ids.data(), ids.size(), options, scratch.data(), scratch.size() * 8, tokens.data(),
                              alignment_data));
   }
+  session.reset_state();  // as after generate: the next run starts a new sequence
   const Translation translation = value_or_raise(std::move(*result));
   tokens.resize(translation.length);
   alignment.resize({static_cast<py::ssize_t>(translation.length), static_cast<py::ssize_t>(ids.size())});
@@ -204,12 +213,16 @@ py::dict self_test(PySession& owner) {
 
 void register_generation(py::class_<PySession>& session) {
   session
-      .def("generate", &generate_tokens, py::arg("prompt"), py::arg("max_new") = 16, py::arg("temperature") = 0.0f,
-           py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("seed") = 0, py::arg("end_id") = py::none(),
-           py::arg("on_token") = py::none())
+      // focal/_generation.py checks the arguments and makes text of the ids (Session.generate).
+      .def("_generate", &generate_tokens, py::arg("prompt"), py::arg("max_new"), py::arg("temperature"),
+           py::arg("top_k"), py::arg("top_p"), py::arg("seed"), py::arg("end_id"), py::arg("on_token"))
       .def("translate", &translate_source, py::arg("source"), py::arg("max_new") = 16, py::arg("beam") = 1,
-           py::arg("end_id") = py::none(), py::arg("length_penalty") = 0.0f)
-      .def("self_test", &self_test);
+           py::arg("end_id") = py::none(), py::arg("length_penalty") = 0.0f,
+           "A sequence-to-sequence model's translation of `source` (a str through the source tokenizer, or\n"
+           "ids): (ids, alignment [len(ids), len(source)]), the ids ending with the end token when one ended\n"
+           "it. beam=K needs Session(model, max_batch=K). The KV caches are empty afterwards.")
+      .def("self_test", &self_test,
+           "Runs the model's stored self-test: {passed, cases, failed_cases, max_abs_error, worst_tolerance_ratio}");
 }
 
 }  // namespace python

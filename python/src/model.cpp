@@ -281,8 +281,8 @@ void register_model(py::module_& m) {
            "The conversation [{'role': 'system' | 'user' | 'assistant', 'content': str}, ...] as the prompt text\n"
            "of the model's chat format (tokenizer_config.json's chat_template, recognized at conversion), as\n"
            "transformers' apply_chat_template(..., tokenize=False); focal.Error when the model has none")
-      .def("detokenize", &detokenize, py::arg("ids"), py::arg("target") = false,
-           "The bytes the stored tokenizer gives for `ids` (the target side's with target=True)");
+      // focal/_generation.py's Model.detokenize decodes them (errors="replace").
+      .def("_detokenize", &detokenize, py::arg("ids"), py::arg("target"));
   m.def("_load_path", &ModelFile::open, py::arg("path"));
   m.def("_load_buffer", &ModelFile::from_buffer, py::arg("buffer"));
 }

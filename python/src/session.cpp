@@ -19,10 +19,14 @@ namespace python {
 
 PySession::PySession(std::shared_ptr<ModelFile> model, int64_t max_batch, int64_t max_seq, int threads)
     : model_(std::move(model)) {
+  // Bad values are ValueErrors naming the argument, as Python's own functions raise them.
   if (threads < 1 || threads > cli::kMaxThreads) {
-    raise_error(StatusCode::kInvalidArgument, "threads must be 1 to " + std::to_string(cli::kMaxThreads));
+    throw py::value_error("threads must be 1 to " + std::to_string(cli::kMaxThreads) + ", not " + std::to_string(threads));
   }
+  if (max_batch < 0) throw py::value_error("max_batch must be 0 (the model's plan) or more, not " + std::to_string(max_batch));
+  if (max_seq < 0) throw py::value_error("max_seq must be 0 (the model's plan) or more, not " + std::to_string(max_seq));
   pool_ = std::make_unique<ThreadPool>(threads);
+  threads_ = threads;
   check(pool_->status());  // fewer threads than asked
   SessionOptions options;
   options.max_batch = max_batch;
@@ -235,8 +239,11 @@ PyMethodDef fast_methods[] = {
     {"run_stage", as_cfunction(run_stage_method), METH_FASTCALL | METH_KEYWORDS,
      "run_stage(stage, inputs, out=None, view=False) -> {output name: array}\n"
      "Runs one stage (e.g. 'encode', 'decode'); returns the outputs that stage writes."},
-    {"reset_state", as_cfunction(reset_state_method), METH_NOARGS,
-     "Empties the KV caches (the next run starts a new sequence)."},
+    {"reset", as_cfunction(reset_state_method), METH_NOARGS,
+     "reset()\nEmpties the KV caches: the next run() starts a new sequence. run() continues the\n"
+     "sequence the previous run() left (one step at a time); generate() and translate() start\n"
+     "and end with empty caches."},
+    {"reset_state", as_cfunction(reset_state_method), METH_NOARGS, "reset_state()\nThe same as reset()."},
 };
 
 void add_fast_methods(py::handle type) {
@@ -251,16 +258,22 @@ void add_fast_methods(py::handle type) {
 }  // namespace
 
 void register_session(py::module_& m) {
-  py::class_<PySession> session(m, "Session", "A session of a Model, with its own arena and threads");
+  py::class_<PySession> session(m, "Session",
+                                "Session(model, max_batch=0, max_seq=0, threads=1)\n"
+                                "A session of a Model: an arena of its own (sized for max_batch and max_seq; 0: the\n"
+                                "model's plan) and `threads` worker threads. One thread at a time may call it.");
   session
       .def(py::init<std::shared_ptr<ModelFile>, int64_t, int64_t, int>(), py::arg("model"), py::arg("max_batch") = 0,
            py::arg("max_seq") = 0, py::arg("threads") = 1)
-      .def_property_readonly("model", &PySession::model)
-      .def_property_readonly("inputs", [](PySession& s) { return names(s.session(), true); })
-      .def_property_readonly("outputs", [](PySession& s) { return names(s.session(), false); })
-      .def_property_readonly("cached_length", [](PySession& s) { return s.session().cached_length(); })
-      .def_property_readonly("cache_capacity", [](PySession& s) { return s.session().cache_capacity(); })
-      .def_property_readonly("arena_bytes", &PySession::arena_bytes);
+      .def_property_readonly("model", &PySession::model, "The Model this session runs")
+      .def_property_readonly("inputs", [](PySession& s) { return names(s.session(), true); }, "Input names")
+      .def_property_readonly("outputs", [](PySession& s) { return names(s.session(), false); }, "Output names")
+      .def_property_readonly("cached_length", [](PySession& s) { return s.session().cached_length(); },
+                             "Tokens in the KV caches (0 after reset(), generate() and translate())")
+      .def_property_readonly("cache_capacity", [](PySession& s) { return s.session().cache_capacity(); },
+                             "The most tokens the KV caches hold (0 for a model without caches)")
+      .def_property_readonly("threads", &PySession::threads, "Worker threads")
+      .def_property_readonly("arena_bytes", &PySession::arena_bytes, "The size of the session's arena");
   add_fast_methods(session);
   register_generation(session);
 }

@@ -25,6 +25,7 @@ class PySession {
   Session& session() { return *owned_.session; }
   const std::shared_ptr<ModelFile>& model() const { return model_; }
   size_t arena_bytes() const { return owned_.arena_bytes; }
+  int threads() const { return threads_; }
   // Bit i: output i is written by the stage (stage -1: every output).
   uint64_t outputs_of_stage(int stage) const;
 
@@ -45,6 +46,7 @@ class PySession {
   std::unique_ptr<ThreadPool> pool_;
   cli::OwnedSession owned_;
   std::vector<uint64_t> stage_outputs_;
+  int threads_ = 1;
   std::atomic<bool> busy_{false};
 };
 

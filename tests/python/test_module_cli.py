@@ -77,7 +77,7 @@ def loads_in_place(path):
     m = models[0]
     assert [t.name for t in m.inputs] == ["input_ids"] and m.inputs[0].dims == ("batch", "seq"), m.inputs
     assert m.architecture == "gpt2" and m.ops[0].kind == "Embedding" and m.arena_bytes > 0
-    assert m.detokenize(m.tokenize("In the beginning")) == b"In the beginning"
+    assert m.detokenize(m.tokenize("In the beginning")) == "In the beginning"
     # A read-only view of a bytearray still changes with it: copied, so changing the
     # bytearray after load() leaves the model intact (it crashed the interpreter).
     import ctypes
@@ -102,10 +102,14 @@ def generates_as_the_tool(story, dates):
         kwargs = dict(zip([s.lstrip("-").replace("-", "_") for s in sampling[::2]], map(float, sampling[1::2])))
         kwargs = {k: int(v) if k in ("top_k", "seed") else v for k, v in kwargs.items()}
         streamed = []
-        got = session.generate(prompt, max_new=n, end_id=-1, on_token=streamed.append, **kwargs)
+        got = session.generate(session.model.tokenize(prompt), max_new=n, end_id=-1, on_token=streamed.append, **kwargs)
         assert got == want and streamed == want, (prompt, got, want)
+        # Text in, text out: the same tokens, decoded.
+        text = session.generate(prompt, max_new_tokens=n, end_id=-1, **kwargs)
+        assert text == session.model.detokenize(want), (prompt, text)
     ids = session.model.tokenize("In the beginning")
-    assert session.generate(ids, max_new=24, end_id=-1) == session.generate("In the beginning", max_new=24, end_id=-1)
+    assert session.model.detokenize(session.generate(ids, max_new=24, end_id=-1)) == \
+        session.generate("In the beginning", max_new=24, end_id=-1)
     stopped = session.generate(ids, max_new=24, on_token=lambda token: False)
     assert len(stopped) == 1, stopped
     print(f"generate story: {len(cases)} prompts (greedy, sampled) as focal generate's")
@@ -118,7 +122,7 @@ def generates_as_the_tool(story, dates):
             got, alignment = session.translate(source, max_new=12, beam=beam)
             assert got == want, (source, beam, got, want)
             assert alignment.tobytes() == np.load(f"{WORK}/alignment.npy").tobytes(), source
-    text = session.model.detokenize(got, target=True).decode()
+    text = session.model.detokenize(got, target=True)
     print(f"translate dates: 4 sources, greedy and beam 4, tokens and alignment as focal generate's ({text!r})")
 
 
@@ -141,10 +145,10 @@ def long_tokens_print_whole(dates):
     assert dash in ids, ids
     eos = vocab["target"].index("<eos>")
     ids = ids[:ids.index(eos)] if eos in ids else ids  # the printed text ends before eos
-    want = focal.load(dates).detokenize(ids, target=True).decode().replace("-", "-" * 300)
+    want = focal.load(dates).detokenize(ids, target=True).replace("-", "-" * 300)
     printed = tool("generate", path, "--source", source, "--max-new", 12).stdout.strip()
     assert printed == want, (printed[:80], want[:80])
-    assert focal.load(path).detokenize(ids, target=True).decode() == want
+    assert focal.load(path).detokenize(ids, target=True) == want
     print(f"long tokens: a 300-byte token printed and detokenized whole ({len(want)} bytes)")
 
 
@@ -201,8 +205,9 @@ def failures_raise_the_engines_message(story):
     expect_error(lambda: session.run(good, out={"logits": np.zeros((1, 3), np.float32)}), "out['logits']", "shape")
     expect_error(lambda: session.run_stage("decode", good), "no stage 'decode'")
     expect_error(lambda: session.generate([1], max_new=10**6), "exceed the planned context")
-    expect_error(lambda: focal.convert(preset="gpt2", weights=f"{ROOT}/demo/story/model.safetensors", frobnicate=3),
-                 "unknown option '--frobnicate'")
+    expect_python_error(lambda: focal.convert(preset="gpt2", weights=f"{ROOT}/demo/story/model.safetensors",
+                                              frobnicate=3),
+                        TypeError, "convert() got an unexpected keyword argument 'frobnicate'")
     expect_error(lambda: focal.convert(preset="nope", weights=f"{ROOT}/demo/story/model.safetensors"), "nope")
     expect_error(lambda: focal.Session(model, max_seq=10**6), "exceeds the model's planned maximum")
     # A tokenizer larger than the token table is refused at conversion (it converted and
@@ -222,8 +227,9 @@ def failures_raise_the_engines_message(story):
     expect_python_error(lambda: session.generate("a \ud800 b", max_new=2), ValueError, "prompt: the text holds a lone surrogate")
     expect_python_error(lambda: session.generate([1, "2"], max_new=2), TypeError, "prompt must be an int token id, not str")
     expect_python_error(lambda: session.generate(3.5, max_new=2), TypeError, "prompt must be a str or a sequence")
-    assert len(session.generate("In the", max_new=4, end_id=-1, on_token=lambda token: 0)) == 1  # falsy: stop
-    assert len(session.generate("In the", max_new=4, end_id=-1, on_token=lambda token: "yes")) == 4  # truthy: go on
+    in_the = model.tokenize("In the")
+    assert len(session.generate(in_the, max_new=4, end_id=-1, on_token=lambda token: 0)) == 1  # falsy: stop
+    assert len(session.generate(in_the, max_new=4, end_id=-1, on_token=lambda token: "yes")) == 4  # truthy: go on
     assert session.generate(np.array([40, 77], np.int32), max_new=2) == session.generate([40, 77], max_new=2)
     print("failures: focal.Error with the engine's message (loader, inputs, outputs, stages, options); "
           "TypeError and ValueError naming the argument")
@@ -276,7 +282,7 @@ def tokenizes_as_the_tool(story):
     plain = json.loads(tool("tokenize", "-m", story, "-p", text, "--json", "--no-parse-special").stdout)
     assert plain["input_ids"] == model.tokenize(text, parse_special=False), plain
     assert eos not in plain["input_ids"] and len(plain["input_ids"]) > len(out["input_ids"]), plain
-    assert model.detokenize(plain["input_ids"]) == model.detokenize(out["input_ids"]) == text.encode()
+    assert model.detokenize(plain["input_ids"]) == model.detokenize(out["input_ids"]) == text
     assert tool("tokenize", story, text, "--ids").stdout == str(out["input_ids"]) + "\n"
     piped = subprocess.run([FOCAL, "tokenize", story, "-f", "-"], input=text + "\n", capture_output=True, text=True)
     lines = piped.stdout.splitlines()
@@ -336,7 +342,7 @@ def chats_in_the_template(story):
         ids = [int(t) for t in tool("generate", model_path, "--prompt-ids", rendered_ids(messages), "-n", 3,
                                     "--ids").stdout.split()]
         eos = model.tokenize("<|endoftext|>")
-        return model.detokenize([t for t in ids if t not in eos]).decode()
+        return model.detokenize([t for t in ids if t not in eos])
 
     first = [system, {"role": "user", "content": "In the beginning"}]
     chat_ids = tool("generate", model_path, "--chat", "In the beginning", "--system", "Be brief.", "-n", 6, "--ids").stdout

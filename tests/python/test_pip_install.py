@@ -78,8 +78,7 @@ focal.convert("story.focal", preset="gpt2", weights=os.path.join(story, "model.s
               tokenizer="bpe:" + os.path.join(story, "vocab.json") + ":" + os.path.join(story, "merges.txt"))
 model = focal.load("story.focal")
 expected = json.loads(open(os.path.join(story, "prompts_expected.txt")).readline())
-ids = focal.Session(model).generate(expected["prompt"], max_new=len(expected["continuation_ids"]), end_id=-1)
-text = model.detokenize(ids).decode("utf-8", "replace")
+text = model.generate(expected["prompt"], max_new_tokens=len(expected["continuation_ids"]), end_id=-1)
 assert text == expected["continuation"], (text, expected["continuation"])
 print(expected["prompt"] + text)
 """
