@@ -52,8 +52,8 @@ const char* kUsage =
     "A decoder-only model prefills the prompt, then generates up to N tokens (greedy unless\n"
     "--temperature > 0), printing them as they come. A sequence-to-sequence model encodes the\n"
     "source and decodes up to N tokens greedily or with a beam of K (the beams are rows of one\n"
-    "batch: convert with --max-batch K or more). Text goes through the tokenizer stored in the\n"
-    "model. --ids prints only the generated ids, on one line.\n"
+    "batch: the model must be converted with a maximum batch of K or more). Text goes through\n"
+    "the tokenizer stored in the model. --ids prints only the generated ids, on one line.\n"
     "--attention-out saves the alignment [target, source] (seq2seq) or the last layer's\n"
     "attention averaged over heads for the generated tokens [target, positions] (decoders).\n";
 
