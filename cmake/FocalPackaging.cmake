@@ -22,7 +22,8 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME focal)
 set(CPACK_PACKAGE_VENDOR focal)
 set(CPACK_PACKAGE_CONTACT "focal maintainers <maintainers@focal.invalid>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Allocation-free inference engine for attention models")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put it in front of every package's
+# own synopsis (the first line of CPACK_COMPONENT_<COMPONENT>_DESCRIPTION, below).
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)

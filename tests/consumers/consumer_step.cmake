@@ -9,8 +9,9 @@
 #               link SOURCE with `pkg-config --cflags --libs PACKAGE` from PREFIX, run it (the
 #               prefix's LIBDIR on LD_LIBRARY_PATH: the linker picks libfocal_engine.so)
 #   deb         BUILD_DIR ROOT LIBDIR PACKAGES_DIR EMULATOR MODEL: `cpack -G DEB` of
-#               BUILD_DIR, each package `dpkg -x` into an empty ROOT, then `ROOT/usr/bin/focal
-#               verify MODEL` under EMULATOR with ROOT/usr/LIBDIR as the library path
+#               BUILD_DIR, each package `dpkg -x` into an empty ROOT, lintian on them (no
+#               error, no warning), then `ROOT/usr/bin/focal verify MODEL` under EMULATOR
+#               with ROOT/usr/LIBDIR as the library path
 # LIBDIR is the build's CMAKE_INSTALL_LIBDIR (lib/<triplet> on Linux, lib on bare metal).
 # Lists (CACHE_ARGS, FLAGS, RUN_ARGS, EMULATOR, COMPONENTS) are passed with `|` between items.
 cmake_minimum_required(VERSION 3.25)
@@ -83,6 +84,10 @@ elseif(STEP STREQUAL "deb")
       message(FATAL_ERROR "package ${name} has no /usr/share/doc/${name}/copyright")
     endif()
   endforeach()
+  # Debian would accept them: lintian reports no error and no warning (scripts/bootstrap
+  # installs it; scripts/check-packages prints its whole report).
+  find_program(LINTIAN lintian REQUIRED)
+  run(${LINTIAN} --fail-on error,warning ${packages})
   set(ENV{LD_LIBRARY_PATH} "${ROOT}/usr/${LIBDIR}")  # qemu-user passes it to the target's loader
   run(${EMULATOR} "${ROOT}/usr/bin/focal" --version)
   run(${EMULATOR} "${ROOT}/usr/bin/focal" verify "${MODEL}")
