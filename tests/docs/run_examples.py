@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Runs every example of docs/*.md that a reader would type: each fenced block tagged
-```sh or ```python (issue 34, "Every README and docs example executed by a test").
+"""Runs every example of README.md and docs/*.md that a reader would type: each fenced
+block tagged ```sh or ```python (issue 34, "Every README and docs example executed by a
+test").
 
 The convention (docs/README.md, "Examples"): a ```sh or ```python block must run as
 written on the host build; a block that cannot run in a test (it needs a board, sudo, the
@@ -123,7 +124,8 @@ def main():
     focal = pathlib.Path(sys.argv[1]).resolve()
     source = pathlib.Path(sys.argv[2]).resolve()
     work = pathlib.Path(sys.argv[3]).resolve()
-    files = [pathlib.Path(f) for f in sys.argv[4:]] or sorted((source / "docs").glob("*.md"))
+    files = [pathlib.Path(f) for f in sys.argv[4:]] or \
+        [source / "README.md", *sorted((source / "docs").glob("*.md"))]
     env = prepare(focal, source, work)
     has_python = (pathlib.Path(env["PYTHONPATH"]) / "focal").is_dir()
     ran, failures = 0, []
