@@ -5,8 +5,8 @@ outputs with dtypes and planned shapes; generate() takes text and gives text (id
 ids), on a Model or a Session; detokenize() gives a str, U+FFFD for bytes that are not
 UTF-8; a wrong keyword is a TypeError and a wrong value a ValueError, naming the
 argument; reset() empties the KV caches and generate() leaves them empty, so run()
-after generate() starts a new sequence; help() shows the docstrings; the Python examples
-of README.md and docs/python.md run as written.
+after generate() starts a new sequence; help() shows the docstrings; docs/python.md's
+first session runs as written.
 Model: the demo story model (demo/story), converted here. Expected text:
 demo/story/prompts_expected.txt (greedy continuations recorded when it was trained).
 Usage: test_pythonic.py SOURCE_DIR WORK_DIR (PYTHONPATH: the build's python/)"""
@@ -154,7 +154,7 @@ def python_block(path, heading):
 
 
 def documented_examples_run():
-    """README's Python example and docs/python.md's first session run as written, from a
+    """docs/python.md's first session runs as written (tests/docs runs the others), from a
     directory holding demo/ (as the repository root does), and print what they say."""
     import contextlib
     import io
@@ -165,7 +165,7 @@ def documented_examples_run():
     previous = os.getcwd()
     os.chdir(here)
     try:
-        for path, heading in (("README.md", "## Python"), ("docs/python.md", "## A first session")):
+        for path, heading in (("docs/python.md", "## A first session"),):
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
                 exec(compile(python_block(path, heading), path, "exec"), {})
@@ -174,7 +174,7 @@ def documented_examples_run():
             assert "<focal.Model 'story.focal': gpt2, 875,264 parameters (f32)" in shown, (path, shown[:400])
     finally:
         os.chdir(previous)
-    print("examples: README's and docs/python.md's Python examples run and print what they say")
+    print("examples: docs/python.md's first session runs and prints what it says")
 
 
 def main():
