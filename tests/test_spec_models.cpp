@@ -62,8 +62,7 @@ std::vector<float> decoded(const ModelCase& c, Session& s) {
   const std::vector<float> ids = greedy.to_f32();
   const int64_t batch = greedy.shape[0], steps = greedy.shape[1];
   s.reset_state();
-  testing::set_input(s, "source_ids", c.array("inputs/source_ids"));
-  testing::set_input(s, "source_mask", c.array("inputs/source_mask"));
+  testing::set_seq2seq_source(s, c);
   REQUIRE(s.run_stage(s.find_stage("encode")).ok());
   std::vector<int32_t> prev(static_cast<size_t>(batch), c.spec.value("bos_id", 1));
   std::vector<float> all;
@@ -71,7 +70,7 @@ std::vector<float> decoded(const ModelCase& c, Session& s) {
     Shape shape;
     shape.rank = 1;
     shape.dims[0] = batch;
-    REQUIRE(s.set_input(s.find_input("prev_ids"), shape, prev.data(), prev.size() * 4).ok());
+    REQUIRE(s.set_input(testing::seq2seq_input(s, "decoder_input_ids"), shape, prev.data(), prev.size() * 4).ok());
     REQUIRE(s.run_stage(s.find_stage("decode")).ok());
     for (const char* name : {"logits", "attention"}) {
       const TensorView out = s.output(s.find_output(name));

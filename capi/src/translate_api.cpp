@@ -29,9 +29,9 @@ bool has_encode_stage(const Model& model) {
   return false;
 }
 
-// The planned source length: dim 1 of input "input_ids" (or, in older files and the
-// rnn-seq2seq preset, "source_ids") [batch, src_len] of a model with an encode stage
-// (a decoder-only model's input_ids is no source); 0 without it.
+// The planned source length: dim 1 of input "input_ids" (or, in files written before
+// the rnn-seq2seq preset took that name, "source_ids") [batch, src_len] of a model with
+// an encode stage (a decoder-only model's input_ids is no source); 0 without it.
 size_t planned_source_length(const Model& model) {
   if (!has_encode_stage(model)) return 0;
   for (int i = 0; i < model.input_count(); ++i) {

@@ -59,9 +59,9 @@ def main(counter_path, root):
           setup=lambda: (decoder.reset_state(), decoder.run(prompt)))
     dates = focal.load(focal.convert(preset="rnn-seq2seq", weights=f"{d}/model.pt", config=f"{d}/config.json",
                                      self_test=False).bytes)
-    source = {"source_ids": np.array([[5, 6, 7, 8]], np.int32), "source_mask": np.ones((1, 4), np.int32)}
+    source = {"input_ids": np.array([[5, 6, 7, 8]], np.int32), "attention_mask": np.ones((1, 4), np.int32)}
     seq2seq = focal.Session(dates)
-    check("dates decode stage", seq2seq, {"prev_ids": np.array([1], np.int32)}, counter, stage="decode",
+    check("dates decode stage", seq2seq, {"decoder_input_ids": np.array([1], np.int32)}, counter, stage="decode",
           setup=lambda: seq2seq.run_stage("encode", source))
 
 

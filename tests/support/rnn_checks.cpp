@@ -36,8 +36,7 @@ double teacher_forced_error(const ModelCase& c, Session& s, const std::vector<in
   const int64_t vocab = logits.shape[2], src = attention.shape[2];
   const std::vector<float> want_logits = logits.to_f32(), want_attention = attention.to_f32();
   s.reset_state();
-  set_input(s, "source_ids", c.array("inputs/source_ids"));
-  set_input(s, "source_mask", c.array("inputs/source_mask"));
+  set_seq2seq_source(s, c);
   REQUIRE(s.run_stage(s.find_stage("encode")).ok());
   const int32_t bos = c.spec.value("bos_id", 1);
   double worst = 0.0;
@@ -46,7 +45,7 @@ double teacher_forced_error(const ModelCase& c, Session& s, const std::vector<in
     Shape shape;
     shape.rank = 1;
     shape.dims[0] = batch;
-    REQUIRE(s.set_input(s.find_input("prev_ids"), shape, prev.data(), prev.size() * 4).ok());
+    REQUIRE(s.set_input(seq2seq_input(s, "decoder_input_ids"), shape, prev.data(), prev.size() * 4).ok());
     const Status status = s.run_stage(s.find_stage("decode"));
     REQUIRE_MESSAGE(status.ok(), status.message());
     for (int64_t b = 0; b < batch; ++b) {
@@ -66,6 +65,20 @@ double teacher_forced_error(const ModelCase& c, Session& s, const std::vector<in
 }
 
 }  // namespace
+
+int seq2seq_input(const Session& s, const std::string& name) {
+  const char* older = name == "input_ids"        ? "source_ids"
+                      : name == "attention_mask" ? "source_mask"
+                                                 : "prev_ids";
+  const int index = s.find_input(name.c_str());
+  return index >= 0 ? index : s.find_input(older);
+}
+
+void set_seq2seq_source(Session& s, const ModelCase& c) {
+  const bool older = s.find_input("input_ids") < 0;
+  set_input(s, older ? "source_ids" : "input_ids", c.array("inputs/source_ids"));
+  set_input(s, older ? "source_mask" : "attention_mask", c.array("inputs/source_mask"));
+}
 
 // These recurrences amplify rounding (the reference draws large weights so that decoding
 // is not degenerate): PyTorch in float32 lands up to case.json's torch_f32_error from its
@@ -185,6 +198,80 @@ void check_rnn_classifier_without_mask(const ModelCase& c, LoadedCase& loaded) {
       CAPTURE(name);
       CHECK(worst <= kF32Tolerance);
     }
+  }
+}
+
+void check_keras_classifier(const ModelCase& c, LoadedCase& loaded) {
+  const Model& model = *loaded.model;
+  REQUIRE(model.input_count() == 1);
+  CHECK(std::string(model.tensor(model.input_tensor(0)).name) == "input_ids");
+  check_rnn_classifier_without_mask(c, loaded);
+}
+
+namespace {
+
+std::vector<std::string> input_names(const Model& model) {
+  std::vector<std::string> names;
+  for (int i = 0; i < model.input_count(); ++i) names.emplace_back(model.tensor(model.input_tensor(i)).name);
+  return names;
+}
+
+// Row b of the case alone, at its valid length, with input_ids only: the worst logit and
+// attention error over the teacher-forced steps.
+double row_without_mask_error(const ModelCase& c, Session& s, int64_t b) {
+  const auto sources = c.array("inputs/source_ids"), greedy_t = c.array("expected/greedy_ids");
+  const std::vector<int32_t> ids = ints(sources), masks = ints(c.array("inputs/source_mask")), greedy = ints(greedy_t);
+  const std::vector<float> want_logits = c.array("expected/greedy_logits").to_f32(),
+                           want_attention = c.array("expected/greedy_attention").to_f32();
+  const int64_t src = sources.shape[1], steps = greedy_t.shape[1];
+  const int64_t vocab = static_cast<int64_t>(want_logits.size()) / (greedy_t.shape[0] * steps);
+  const int64_t length = std::count(masks.begin() + b * src, masks.begin() + (b + 1) * src, 1);
+  const std::vector<int32_t> row(ids.begin() + b * src, ids.begin() + b * src + length);
+  s.reset_state();
+  Shape shape;
+  shape.rank = 2;
+  shape.dims[0] = 1;
+  shape.dims[1] = length;
+  REQUIRE(s.set_input(s.find_input("input_ids"), shape, row.data(), row.size() * 4).ok());
+  const Status encoded = s.run_stage(s.find_stage("encode"));
+  REQUIRE_MESSAGE(encoded.ok(), encoded.message());
+  double worst = 0.0;
+  int32_t prev = c.spec.value("bos_id", 1);
+  for (int64_t t = 0; t < steps; ++t) {
+    Shape one;
+    one.rank = 1;
+    one.dims[0] = 1;
+    REQUIRE(s.set_input(s.find_input("decoder_input_ids"), one, &prev, 4).ok());
+    const Status decoded = s.run_stage(s.find_stage("decode"));
+    REQUIRE_MESSAGE(decoded.ok(), decoded.message());
+    const float* got = output(s, "logits");
+    for (int64_t v = 0; v < vocab; ++v) {
+      const double want = want_logits[size_t((b * steps + t) * vocab + v)];
+      worst = std::max(worst, std::fabs(got[v] - want) / (std::fabs(want) + 1.0));
+    }
+    const float* got_attention = output(s, "attention");
+    for (int64_t j = 0; j < length; ++j) {
+      worst = std::max(worst, double(std::fabs(got_attention[j] - want_attention[size_t((b * steps + t) * src + j)])));
+    }
+    prev = greedy[size_t(b * steps + t)];
+  }
+  return worst;
+}
+
+}  // namespace
+
+void check_seq2seq_without_mask(const ModelCase& c, LoadedCase& loaded) {
+  const Model& model = *loaded.model;
+  CHECK(input_names(model) == std::vector<std::string>{"input_ids", "attention_mask", "decoder_input_ids"});
+  const int mask = loaded.session->find_input("attention_mask");
+  REQUIRE(mask >= 0);
+  CHECK(model.tensor(model.input_tensor(mask)).absent_fill == 1);
+  const int64_t rows = c.array("inputs/source_ids").shape[0];
+  for (int64_t b = 0; b < rows; ++b) {
+    const double error = row_without_mask_error(c, *loaded.session, b);
+    CAPTURE(b);
+    MESSAGE(c.name(), " row ", b, " alone without attention_mask: max logit/attention error ", error);
+    CHECK(error <= seq2seq_tolerance(c));
   }
 }
 

@@ -335,7 +335,7 @@ Status build_keras_classifier(const nlohmann::json& config, const PresetOptions&
   FOCAL_RETURN_IF_ERROR(b.status());
   FOCAL_RETURN_IF_ERROR(take_head(b, blocks, attention, &w, &n));
   FOCAL_RETURN_IF_ERROR(check_config_agrees(config, "hidden", w.hidden, options));
-  return build_classifier_graph(w, n, max_seq, options, b);
+  return build_classifier_graph(w, n, max_seq, options, /*mask_input=*/false, b);
 }
 
 }  // namespace convert

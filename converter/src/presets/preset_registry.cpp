@@ -19,7 +19,7 @@ const Preset kPresets[] = {
     {"torch-encoder",
      "nn.TransformerEncoder classifier: embedding, learned positions, pre/post-LN, CLS/mean pooling",
      build_torch_encoder},
-    {"torch-transformer-encoder", "a bare nn.TransformerEncoder on embeddings: src, src_mask -> output",
+    {"torch-transformer-encoder", "a bare nn.TransformerEncoder on embeddings: src, src_key_padding_mask -> output",
      build_torch_transformer_encoder},
     {"gpt2", "GPT-2 decoder (HF names, config.json) with KV cache and tied LM head", build_gpt2},
     {"llama", "Llama decoder (HF names, config.json): RMSNorm, RoPE (llama3 scaling), SwiGLU, grouped-query, "
@@ -44,16 +44,18 @@ const Preset kPresets[] = {
      "T5 / Flan-T5 encoder-decoder (HF names, config.json): relative position bias, RMS norm, gated-GELU; "
      "stages encode and decode",
      build_t5},
-    {"torch-mha", "a bare nn.MultiheadAttention: query, key_value, key_mask -> output", build_torch_mha},
-    {"torch-decoder", "nn.TransformerDecoder on embeddings: tgt (causal), memory, memory_mask -> output",
+    {"torch-mha", "a bare nn.MultiheadAttention: query, key_value, key_padding_mask -> output", build_torch_mha},
+    {"torch-decoder", "nn.TransformerDecoder on embeddings: tgt (causal), memory, memory_key_padding_mask -> output",
      build_torch_decoder},
     {"rnn-seq2seq",
-     "LSTM/GRU encoder-decoder with Bahdanau or Luong attention: stages encode and decode",
+     "LSTM/GRU encoder-decoder with Bahdanau or Luong attention: stages encode (input_ids, attention_mask) "
+     "and decode (decoder_input_ids)",
      build_rnn_seq2seq},
     {"rnn-classifier", "embedding, (bi)LSTM/GRU, attention pooling, classifier (sigmoid or softmax)",
      build_rnn_classifier},
     {"keras-classifier",
-     "the same classifier from a Keras .h5 or .keras (Embedding, (Bidirectional) LSTM/GRU, attention, Dense)",
+     "the same classifier from a Keras .h5 or .keras (Embedding, (Bidirectional) LSTM/GRU, attention, Dense): "
+     "input_ids alone, as the Keras model",
      build_keras_classifier},
 };
 

@@ -248,7 +248,7 @@ Status build_rnn_classifier(const nlohmann::json& config, const PresetOptions& o
   FOCAL_RETURN_IF_ERROR(take_attention(b, names, &w, &n));
   FOCAL_RETURN_IF_ERROR(take_head(b, names, &w, &n));
   FOCAL_RETURN_IF_ERROR(check_config(config, w, options));
-  return build_classifier_graph(w, n, max_seq, options, b);
+  return build_classifier_graph(w, n, max_seq, options, /*mask_input=*/true, b);
 }
 
 }  // namespace convert

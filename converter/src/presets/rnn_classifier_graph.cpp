@@ -179,7 +179,7 @@ Status check_config_agrees(const nlohmann::json& config, const char* key, int64_
 }
 
 Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames& names,
-                              int64_t max_seq, const PresetOptions& options, GraphBuilder& b) {
+                              int64_t max_seq, const PresetOptions& options, bool mask_input, GraphBuilder& b) {
   FOCAL_RETURN_IF_ERROR(b.status());
   if (w.layers.empty() || w.directions() > 2) {
     return Status::error(StatusCode::kInvalidArgument, "%lld recurrent directions, expected 1 or 2",
@@ -190,8 +190,8 @@ Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames&
   const GraphBuilder::Dim B{options.max_batch, b.symbol("batch", options.max_batch)};
   const GraphBuilder::Dim S{max_seq, b.symbol("seq", max_seq)};
   const int ids = b.input("input_ids", DType::kI32, {B, S});
-  // Optional: a Keras model has no mask input; unset, every position is a token.
-  const int mask = b.optional_input("attention_mask", DType::kI32, {B, S}, 1);
+  // Optional where the model has it (unset, every position is a token); none for Keras.
+  const int mask = mask_input ? b.optional_input("attention_mask", DType::kI32, {B, S}, 1) : -1;
   int states =
       b.embedding("embedding", ids, b.constant("embedding", w.embedding), -1, -1, -1, 1.0f);
   for (size_t l = 0; l < w.layers.size(); ++l)

@@ -2,10 +2,11 @@
 // and Keras (keras-classifier) presets, which differ only in where they find the
 // weights: embedding, 1..n (bi)LSTM/GRU layers, attention pooling
 // (score_s = v . tanh(W h_s + b) over the valid positions, pooled = sum_s a_s h_s) and a
-// classifier with a sigmoid (C == 1) or a softmax. Inputs input_ids, attention_mask
-// [batch, seq] (optional: unset, every position is a token, as a Keras model without a
-// mask computes); outputs logits and probabilities [batch, C] and the pooling weights,
-// attention [batch, seq].
+// classifier with a sigmoid (C == 1) or a softmax. Inputs input_ids [batch, seq] and,
+// for the PyTorch preset, attention_mask [batch, seq] (optional: unset, every position is
+// a token); the Keras preset has exactly the Keras model's one input, input_ids (the
+// tutorial's keras.Input(shape=(maxlen,)) has no mask). Outputs logits and probabilities
+// [batch, C] and the pooling weights, attention [batch, seq].
 #pragma once
 
 #include <string>
@@ -40,8 +41,9 @@ struct ClassifierNames {
   std::string embedding, recurrent, attention_w, attention_b, attention_v, classifier_w,
       classifier_b;
 };
+// `mask_input`: whether the model takes the optional attention_mask (PyTorch) or not (Keras).
 Status build_classifier_graph(const ClassifierWeights& w, const ClassifierNames& names,
-                              int64_t max_seq, const PresetOptions& options, GraphBuilder& b);
+                              int64_t max_seq, const PresetOptions& options, bool mask_input, GraphBuilder& b);
 
 // The planned sequence length: --max-seq, else the config's max_len (256 by default).
 Result<int64_t> classifier_max_seq(const nlohmann::json& config, const PresetOptions& options);

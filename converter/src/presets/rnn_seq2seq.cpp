@@ -3,16 +3,20 @@
 // naming or as tutorials write Encoder/Decoder modules (rnn_seq2seq_names.cpp; the forms
 // in converter/README.md). Each decoder layer starts from the encoder's final state of
 // the same layer (a 1-layer decoder: of the last), through the bridge
-// tanh(Linear([h_fwd; h_bwd])) when there is one. One step, for prev_ids:
+// tanh(Linear([h_fwd; h_bwd])) when there is one. One step, for decoder_input_ids:
 //   context fed (Bahdanau, the tutorial)  context from s_{t-1}; s_t = decoder([emb; context])
 //   Luong                                 s_t = decoder(emb); context from s_t
 //   Luong with input feeding              s_t = decoder([emb; h~_{t-1}]), h~ = tanh(combine(..))
 //   logits = output(s_t), output([s_t; context]) or output(tanh(combine([c; s_t] or [s_t; c])))
 // An LSTM decoder either carries its cell state or starts every step from zeros.
-// Two stages. encode: inputs source_ids, source_mask [batch, src_seq]; the encoder, the
-// decoder's initial states, the memory and its projected keys kept as states.
-// decode (once per token): input prev_ids [batch]; outputs logits [batch, tgt_vocab] and
-// attention [batch, src_seq]. focal::translate() drives it (greedy or beam search).
+// Two stages. encode: inputs input_ids and attention_mask [batch, src_seq] (transformers'
+// encoder-decoder names: PyTorch names no tensors, and the tutorial's Encoder takes
+// only src; the mask is optional, unset every position is a token, as the tutorial's
+// encoder reads them all); the encoder, the decoder's initial states, the memory and its
+// projected keys kept as states. decode (once per token): input decoder_input_ids
+// [batch]; outputs logits [batch, tgt_vocab] and attention [batch, src_seq].
+// focal::translate() drives it (greedy or beam search), and takes files written before
+// these names (source_ids, source_mask, prev_ids) too.
 #include "presets/rnn_seq2seq.h"
 
 namespace focal {
@@ -115,8 +119,8 @@ void decoder_start(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g, cons
 
 void encode_stage(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g) {
   b.writer().begin_stage("encode");
-  const int ids = b.input("source_ids", DType::kI32, {g.batch, g.src});
-  const int mask = b.input("source_mask", DType::kI32, {g.batch, g.src});
+  const int ids = b.input("input_ids", DType::kI32, {g.batch, g.src});
+  const int mask = b.optional_input("attention_mask", DType::kI32, {g.batch, g.src}, 1);
   const int table = b.param(m.names.src_embedding + ".weight", {m.src_vocab, m.src_embedding});
   const int x = b.embedding("src_embedding", ids, table, -1, -1, -1, 1.0f);
   const FinalStates enc = encoder_stack(b, m, g, x, mask);
@@ -127,7 +131,7 @@ void encode_stage(GraphBuilder& b, const Seq2SeqModel& m, Seq2SeqGraph& g) {
     g.feed = b.state("decoder.feed", DType::kF32, {g.batch, {m.decoder_hidden, -1}});
     zeros_from(b, "decoder.feed.zero", g.h[0], m.decoder_hidden, m.decoder_hidden, g.feed);
   }
-  g.mask = b.copy("source_mask.keep", mask, b.state("source_mask.state", DType::kI32, {g.batch, g.src}));
+  g.mask = b.copy("attention_mask.keep", mask, b.state("attention_mask.state", DType::kI32, {g.batch, g.src}));
 }
 
 // The decoder layers on `input` (in wide), each updating its states; the top layer's new h.
@@ -168,7 +172,7 @@ void logits(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g, int s
 
 void decode_stage(GraphBuilder& b, const Seq2SeqModel& m, const Seq2SeqGraph& g) {
   b.writer().begin_stage("decode");
-  const int prev = b.input("prev_ids", DType::kI32, {g.batch});
+  const int prev = b.input("decoder_input_ids", DType::kI32, {g.batch});
   const int table = b.param(m.names.tgt_embedding + ".weight", {m.tgt_vocab, m.tgt_embedding});
   const int e = b.embedding("tgt_embedding", prev, table, -1, -1, -1, 1.0f);
   if (!b.status().ok()) return;

@@ -263,7 +263,7 @@ Status check_length(const char* option, int64_t requested, int64_t planned) {
 
 Status bench_seq2seq(Session& s, const Options& o, Report* r) {
   r->kind = "seq2seq";
-  // input_ids (t5, marian), or source_ids (rnn-seq2seq and older files)
+  // input_ids (t5, marian, rnn-seq2seq), or source_ids (files written before)
   int64_t planned_source = planned_length(s.model(), "input_ids");
   if (planned_source == 0) planned_source = planned_length(s.model(), "source_ids");
   if (planned_source == 0) {
