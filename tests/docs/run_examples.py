@@ -23,6 +23,7 @@ LD_LIBRARY_PATH). `focal` resolves to FOCAL through PATH, and the prefix
 file and line, its output and its exit status.
 """
 
+import os
 import pathlib
 import re
 import shutil
@@ -58,6 +59,7 @@ def prepare(focal, source, work):
         shutil.rmtree(work)
     (work / "bin").mkdir(parents=True)
     (work / "bin" / "focal").symlink_to(focal)
+    add_compiler_flags(work / "bin", os.environ.get("FOCAL_EXAMPLE_CFLAGS", ""))
     (work / "demo").symlink_to(source / "demo")
     env = {
         "PATH": f"{work / 'bin'}:/usr/bin:/bin",  # Debian's python3 (numpy) before any other
@@ -84,6 +86,18 @@ def prepare(focal, source, work):
         if done.returncode != 0:
             sys.exit(f"run_examples: converting {name} failed:\n{done.stderr}")
     return env
+
+
+def add_compiler_flags(bin_dir, flags):
+    """The examples compile with `cc` against the installed libraries. A sanitizer build's
+    libraries need the same -fsanitize flags at link time (tests/CMakeLists.txt passes them
+    as FOCAL_EXAMPLE_CFLAGS), so `cc` on the examples' PATH adds them."""
+    if not flags:
+        return
+    for name in ("cc", "c++"):
+        wrapper = bin_dir / name
+        wrapper.write_text(f"#!/bin/sh\nexec /usr/bin/{name} {flags} \"$@\"\n")
+        wrapper.chmod(0o755)
 
 
 def install_prefix(focal, work, env):
