@@ -32,7 +32,9 @@ import torch
 
 focal, source, work = sys.argv[1:4]
 sys.path.insert(0, os.path.join(source, "tests", "models"))
+sys.path.insert(0, os.path.join(source, "tests", "support"))
 import make_marian_reference as marian  # noqa: E402
+import protobuf_wire as wire  # noqa: E402
 import t5_reference as t5  # noqa: E402
 
 torch.set_num_threads(min(2, torch.get_num_threads()))
@@ -73,41 +75,12 @@ def until_eos(ids, eos):
 # ---------------------------------------------------------------------------------------------
 # T5
 
-def varint(data, at):
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, at
-
-
-def fields(data):
-    """(number, wire type, value) of a protobuf message's fields (varint, 32-bit, bytes)."""
-    at = 0
-    while at < len(data):
-        tag, at = varint(data, at)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value, at = varint(data, at)
-        elif wire == 5:
-            value, at = data[at:at + 4], at + 4
-        elif wire == 2:
-            length, at = varint(data, at)
-            value, at = data[at:at + length], at + length
-        else:
-            raise ValueError(f"wire type {wire}")
-        yield number, wire, value
-
-
 def precompiled_charsmap(model_path):
     """NormalizerSpec.precompiled_charsmap (ModelProto field 3, its field 2)."""
     with open(model_path, "rb") as f:
-        for number, _, value in fields(f.read()):
+        for number, _, value, _ in wire.fields(f.read()):
             if number == 3:
-                for inner, _, blob in fields(value):
+                for inner, _, blob, _ in wire.fields(value):
                     if inner == 2:
                         return blob
     raise ValueError("no precompiled_charsmap")

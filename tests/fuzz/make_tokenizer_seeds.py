@@ -7,24 +7,27 @@ Llama 3, 3.1, Qwen2.5, Qwen3 and Gemma 3; the .model files cut down to their fir
 pieces, and those truncated; a unigram one and a tokenizer.json with a one-block
 SentencePiece character map (Precompiled); a few config.json / generation_config.json pairs.
 
-Usage: tests/fuzz/make_tokenizer_seeds.py (from anywhere; rewrites the three folders)
+Usage: tests/fuzz/make_tokenizer_seeds.py (from anywhere; rewrites the seeds in the three folders)
 """
 import base64
 import json
 import os
-import shutil
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENIZERS = os.path.join(HERE, "..", "tokenizers")
 CORPUS = os.path.join(HERE, "corpus")
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import protobuf_wire as wire  # noqa: E402
 CONFIG_SPLIT = b"\n--tokenizer_config.json--\n"
 GENERATION_SPLIT = b"\n--generation_config.json--\n"
 
 
 def fresh(name):
+    """The harness's corpus folder. Seeds are overwritten in place, not the folder
+    removed: it also keeps the inputs of past findings (e.g. added_token_id_1e126)."""
     path = os.path.join(CORPUS, name)
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
+    os.makedirs(path, exist_ok=True)
     return path
 
 
@@ -104,16 +107,6 @@ def tiny_charsmap():
     return len(trie).to_bytes(4, "little") + trie + b"\0 x \0yy\0"
 
 
-def length_delimited(number, payload):
-    """A protobuf bytes field: its key, varint length and payload."""
-    key, length, n = bytes([number << 3 | 2]), b"", len(payload)
-    while True:
-        length += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
-        n >>= 7
-        if n == 0:
-            return key + length + payload
-
-
 def tokenizer_json_seeds():
     out = fresh("fuzz_tokenizer_json")
     seeds = {
@@ -149,43 +142,6 @@ def tokenizer_json_seeds():
         f.write(dump(wrong) + CONFIG_SPLIT + b'{"chat_template": 7}')
 
 
-def fields(data):
-    """The top-level protobuf fields of `data` as (number, raw bytes) pairs."""
-    pos, out = 0, []
-    while pos < len(data):
-        start, key, shift = pos, 0, 0
-        while True:
-            b = data[pos]
-            pos += 1
-            key |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-        wire = key & 7
-        if wire == 0:
-            while data[pos] >= 0x80:
-                pos += 1
-            pos += 1
-        elif wire == 2:
-            length, shift = 0, 0
-            while True:
-                b = data[pos]
-                pos += 1
-                length |= (b & 0x7F) << shift
-                shift += 7
-                if b < 0x80:
-                    break
-            pos += length
-        elif wire == 5:
-            pos += 4
-        elif wire == 1:
-            pos += 8
-        else:
-            raise ValueError("wire type %d" % wire)
-        out.append((key >> 3, data[start:pos]))
-    return out
-
-
 def sentencepiece_seeds():
     out = fresh("fuzz_sentencepiece_model")
     for name, keep in [("kjv_bpe_spm.model", 320), ("kjv_unigram_spm.model", 120)]:
@@ -193,7 +149,7 @@ def sentencepiece_seeds():
             data = f.read()
         stem = name[:-len(".model")]
         pieces, cut = 0, []
-        for number, raw in fields(data):
+        for number, _, _, raw in wire.fields(data):
             if number == 1:  # ModelProto.pieces
                 pieces += 1
                 if pieces > keep:
@@ -206,7 +162,7 @@ def sentencepiece_seeds():
             f.write(cut[:len(cut) // 2])
         if stem == "kjv_unigram_spm":  # a second NormalizerSpec (field 3) holding a character map
             with open(os.path.join(out, stem + "_charsmap"), "wb") as f:
-                f.write(cut + length_delimited(3, length_delimited(2, tiny_charsmap())))
+                f.write(cut + wire.length_delimited(3, wire.length_delimited(2, tiny_charsmap())))
 
 
 def hf_config_seeds():
