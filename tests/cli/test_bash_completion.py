@@ -33,6 +33,7 @@ def main(focal, root):
             (["focal", "--ver"], ["--version"]),
             (["focal", "generate", "--max"], ["--max-new"]),
             (["focal", "bench", "--pl"], ["--plot"]),
+            (["focal", "serve", "--api"], ["--api-key", "--api-key-file"]),
             (["focal", "tokenize", "--no-"], ["--no-add-special", "--no-parse-special"]),
             (["focal", "generate", "-"], None),  # checked below: short flags are offered too
             (["focal", "generate", "sto"], ["story.focal"]),

@@ -15,6 +15,7 @@ int bench_command(int argc, char** argv);
 int plan_command(int argc, char** argv);
 int tokenize_command(int argc, char** argv);
 int chat_command(int argc, char** argv);
+int serve_command(int argc, char** argv);  // host builds with cpp-httplib (FOCAL_HAVE_SERVE)
 
 // The whole tool: argv[0] is the program's name, argv[1] the command. Returns the exit
 // code, as the commands do; exceptions from the standard library become exit code 1.

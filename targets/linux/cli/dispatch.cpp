@@ -29,6 +29,9 @@ const Command kCommands[] = {
     {"tokenize", "print the token ids (and pieces) the model's tokenizer gives a text", tokenize_command},
     {"attention", "draw attention weights as a heatmap (SVG, PNG)", attention_command},
     {"bench", "time a model on this device (latency, tokens/s, memory, per-op)", bench_command},
+#ifdef FOCAL_HAVE_SERVE
+    {"serve", "serve models over HTTP with OpenAI's API (completions, chat, embeddings)", serve_command},
+#endif
 };
 
 void print_usage(std::FILE* out) {
