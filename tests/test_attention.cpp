@@ -397,14 +397,19 @@ TEST_CASE("attention: extreme logits") {
 #if !defined(FOCAL_TESTS_BARE_METAL)  // firmware has no threads
 TEST_CASE("attention: bitwise identical for 1, 2 and 3 workers" *
           doctest::skip(testing::kUnderEmulation)) {
-  for (size_t q_len : {1, 300, 2}) {  // decode with split-KV, prefill over several tasks; int8
+  // Decode with split-KV, prefill over several tasks, int8; then decode in one key chunk
+  // with its 4 kv heads cut into one range per worker (2 + 2; 1 + 1 + 2), in f16.
+  for (int form = 0; form < 4; ++form) {
+    const size_t q_len = form == 1 ? 300 : form == 2 ? 2 : 1;
+    const bool one_chunk = form == 3;
+    CAPTURE(form);
     Problem p;
-    p.kv_type = q_len == 2 ? KvType::kI8 : KvType::kF32;
-    p.batch = 2;
-    p.heads = 4;
-    p.kv_heads = 2;
+    p.kv_type = form == 2 ? KvType::kI8 : one_chunk ? KvType::kF16 : KvType::kF32;
+    p.batch = one_chunk ? 1 : 2;
+    p.heads = one_chunk ? 8 : 4;
+    p.kv_heads = one_chunk ? 4 : 2;
     p.q_len = q_len;
-    p.kv_len = 1200;
+    p.kv_len = one_chunk ? 300 : 1200;
     p.head_dim = 64;
     p.causal = true;
     p.causal_offset = int64_t(p.kv_len - q_len);

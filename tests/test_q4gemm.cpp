@@ -18,7 +18,11 @@
 #include "focal/gemm.h"
 #include "q4gemm/q4gemm_kernels.h"
 #include "support/aligned_buffer.h"
+#include "support/emulation.h"
 #include "support/random_values.h"
+#if !defined(FOCAL_TESTS_BARE_METAL)
+#include "thread_pool.h"
+#endif
 
 using namespace focal;
 using focal::testing::AlignedBuffer;
@@ -107,6 +111,30 @@ TEST_CASE("int4 GEMM: every variant equals the reference bit for bit on ragged s
     }
   }
 }
+
+#if !defined(FOCAL_TESTS_BARE_METAL)  // firmware has no threads
+// A GEMV is cut into one contiguous range of panels per worker (10 panels: 5 + 5, and
+// 3 + 3 + 4 at 3 workers), a larger M into fixed blocks: every cut gives the same bits.
+TEST_CASE("int4 GEMM: bitwise identical for 1, 2 and 3 workers" *
+          doctest::skip(focal::testing::kUnderEmulation)) {  // qemu-user cannot start threads
+  for (size_t m : {size_t(1), size_t(3), size_t(40)}) {
+    CAPTURE(m);
+    Case c(m, 300, 320, 32);
+    c.x = testing::random_values(c.m * c.k, 3, -2.0f, 2.0f);
+    c.bias = testing::random_values(c.n, 4, -1.0f, 1.0f);
+    const std::vector<float> w = testing::random_values(c.n * c.k, 5, -1.0f, 1.0f);
+    REQUIRE(pack_dense_weights_int4(w.data(), c.n, c.k, c.group, c.packed.data(), c.packed.size()).ok());
+    REQUIRE(gemm(c.params(c.y_ref.data(), Activation::kGeluTanh)).ok());
+    for (int workers : {2, 3}) {
+      CAPTURE(workers);
+      ThreadPool pool(workers);
+      std::fill(c.y.begin(), c.y.end(), NAN);
+      REQUIRE(gemm(c.params(c.y.data(), Activation::kGeluTanh), &pool).ok());
+      CHECK(std::memcmp(c.y.data(), c.y_ref.data(), c.y.size() * sizeof(float)) == 0);
+    }
+  }
+}
+#endif
 
 TEST_CASE("int4 GEMM: extreme nibbles and activations give the reference's exact sums") {
   for (const Q4GemmKernelTable* v : usable_variants()) {

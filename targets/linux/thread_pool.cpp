@@ -1,5 +1,6 @@
 #include "thread_pool.h"
 
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -14,7 +15,22 @@ inline void cpu_relax() {
 #endif
 }
 
-constexpr int kSpinsBeforeSleep = 4096;  // about 20-50 us
+// Spins until done() or kSpinMicroseconds have passed; true when done() held. The clock
+// is read once every 32 pauses (a pause is 3 to 140 cycles depending on the CPU).
+template <class Done>
+bool spin_until(bool spin, Done done) {
+  if (done()) return true;
+  if (!spin) return false;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point end = Clock::now() + std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
+  for (;;) {
+    for (int i = 0; i < 32; ++i) {
+      cpu_relax();
+      if (done()) return true;
+    }
+    if (Clock::now() >= end) return done();
+  }
+}
 
 }  // namespace
 
@@ -25,7 +41,7 @@ ThreadPool::ThreadPool(int workers) {
     return;
   }
   const unsigned cores = std::thread::hardware_concurrency();
-  spins_ = cores == 0 || static_cast<unsigned>(workers) <= cores ? kSpinsBeforeSleep : 0;
+  spin_ = cores == 0 || static_cast<unsigned>(workers) <= cores;
   start_threads(workers);
 }
 
@@ -78,42 +94,58 @@ void ThreadPool::run(size_t count, void (*task)(void*, size_t, int), void* conte
     return;
   }
   std::lock_guard<std::mutex> serial(run_mutex_);  // another session's run finishes first
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    count_ = count;
-    task_ = task;
-    context_ = context;
-    next_.store(0);
-    busy_.store(static_cast<int>(threads_.size()));
-    generation_.fetch_add(1, std::memory_order_release);
+  count_ = count;
+  task_ = task;
+  context_ = context;
+  next_.store(0, std::memory_order_relaxed);
+  const uint64_t open = state_.load(std::memory_order_relaxed) + 1;
+  state_.store(open);  // seq_cst: ordered before the sleepers_ load below
+  if (sleepers_.load() > 0) {
+    // Taking the lock orders this after a sleeper's check of state_, so the
+    // notification cannot be missed.
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    wake_.notify_all();
   }
-  wake_.notify_all();
   drain(0);
-  // The others finish their last task on their own cores: spin a little, then sleep.
-  for (int spin = 0; spin < spins_ && busy_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
-  if (busy_.load(std::memory_order_acquire) != 0) {
+  // Every task is taken. Close the run: a worker that has not joined yet finds it closed
+  // and leaves without touching it; wait for those inside (seq_cst store, then load:
+  // a worker that joins increments active_ before it reads state_).
+  state_.store(open + 1);
+  if (!spin_until(spin_, [this] { return active_.load() == 0; })) {
+    caller_asleep_.store(true);
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+    done_.wait(lock, [this] { return active_.load() == 0; });
+    caller_asleep_.store(false, std::memory_order_relaxed);
   }
+}
+
+// The next open run after `seen` (or any value when stopping).
+uint64_t ThreadPool::wait_for_run(uint64_t seen) {
+  const auto ready = [&] {
+    const uint64_t s = state_.load();  // seq_cst: after the sleepers_ increment below
+    return stopping_.load(std::memory_order_relaxed) || (s != seen && (s & 1) != 0);
+  };
+  if (!spin_until(spin_, ready)) {
+    sleepers_.fetch_add(1);  // seq_cst: before the check under the lock
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait(lock, ready);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return state_.load(std::memory_order_acquire);
 }
 
 void ThreadPool::work(int worker) {
   uint64_t seen = 0;
   for (;;) {
-    for (int spin = 0; spin < spins_ && generation_.load(std::memory_order_acquire) == seen; ++spin) {
-      cpu_relax();
-    }
-    if (generation_.load(std::memory_order_acquire) == seen) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_.load(std::memory_order_acquire) != seen; });
-    }
-    if (stopping_) return;
-    seen = generation_.load(std::memory_order_acquire);
-    drain(worker);
-    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      // The last one out wakes the caller if it went to sleep. Taking the lock orders
-      // this after the caller's check, so the notification cannot be missed.
-      std::lock_guard<std::mutex> lock(mutex_);
+    wait_for_run(seen);
+    if (stopping_.load(std::memory_order_relaxed)) return;
+    active_.fetch_add(1);  // seq_cst: before reading state_ (see run())
+    const uint64_t s = state_.load();
+    if ((s & 1) != 0) drain(worker);  // still open: its fields are the current run's
+    seen = s;
+    if (active_.fetch_sub(1) == 1 && caller_asleep_.load()) {
+      // The last one out wakes the caller; the lock orders this after its check.
+      { std::lock_guard<std::mutex> lock(mutex_); }
       done_.notify_one();
     }
   }

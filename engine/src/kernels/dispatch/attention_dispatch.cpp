@@ -1,6 +1,7 @@
 // Running attention on a kernel set: cut the problem into tasks (prefill: blocks of
-// query rows per kv-head group; decode: chunks of keys, merged by log-sum-exp), run them
-// over the caller's workers, merge split-KV partials, write requested weights.
+// query rows per kv-head group; decode: chunks of keys, merged by log-sum-exp, and, on
+// several workers, the kv heads of a chunk cut into one contiguous range per worker),
+// run them over the caller's workers, merge split-KV partials, write requested weights.
 #include "dispatch/attention_dispatch.h"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "attention/attention_mask.h"
 #include "attention/kv_storage.h"
+#include "dispatch/parallel_threshold.h"
 #include "simd/vec_scalar.hpp"
 #include "support/saturating_size.h"
 #include "support/trusted_call.h"
@@ -78,6 +80,13 @@ struct Plan {
   size_t query_block;  // prefill: query positions per task
   size_t query_blocks;
   size_t chunks;     // decode: key chunks per (batch, kv head)
+  // Decode over all heads (decode_all_heads): the kv heads of each chunk are cut into
+  // this many contiguous ranges, one task each, so each worker streams its own bytes of
+  // every K and V row (whole kv heads; only reads can share a cache line, at the ends of
+  // f16 or int8 rows) and writes its own heads' outputs (head_dim floats, a multiple of
+  // 64 bytes on the streaming path). Every row (head, query) is computed on its own by
+  // the streaming path, so the cut changes no bit.
+  size_t head_parts;
   float* partials;   // null when not split
   uint8_t* scratch;  // per worker, scratch_stride bytes each
   size_t scratch_stride;
@@ -85,7 +94,7 @@ struct Plan {
 
 size_t task_count(const Plan& plan) {
   const AttentionParams& p = *plan.params;
-  if (decode_all_heads(p)) return p.batch * plan.chunks;
+  if (decode_all_heads(p)) return p.batch * plan.chunks * plan.head_parts;
   return p.batch * p.kv_heads * (is_decode(p) ? plan.chunks : plan.query_blocks);
 }
 
@@ -97,12 +106,17 @@ AttentionTask make_task(const Plan& plan, size_t index) {
   AttentionTask t;
   t.partial = nullptr;
   if (is_decode(p)) {
-    const size_t kv_tasks = decode_all_heads(p) ? 1 : p.kv_heads;
+    const size_t kv_tasks = decode_all_heads(p) ? plan.head_parts : p.kv_heads;
     t.kv_head = index % kv_tasks;
     const size_t chunk = (index / kv_tasks) % plan.chunks;
     t.batch = index / kv_tasks / plan.chunks;
-    t.head_begin = decode_all_heads(p) ? 0 : t.kv_head * plan.group;
-    t.head_end = decode_all_heads(p) ? p.heads : t.head_begin + plan.group;
+    if (decode_all_heads(p)) {  // t.kv_head: the part
+      t.head_begin = p.kv_heads * t.kv_head / plan.head_parts * plan.group;
+      t.head_end = p.kv_heads * (t.kv_head + 1) / plan.head_parts * plan.group;
+    } else {
+      t.head_begin = t.kv_head * plan.group;
+      t.head_end = t.head_begin + plan.group;
+    }
     t.query_begin = 0;
     t.query_end = p.q_len;
     t.key_begin = chunk * kAttentionDecodeChunk;
@@ -258,8 +272,18 @@ Status run_attention(const AttentionParams& params, void* workspace, size_t work
   plan.scratch = base + partial_bytes(params);
   plan.scratch_stride = scratch_bytes_per_worker(params);
 
+  // Score and value multiply-adds (in double: the product of five sizes can pass 2^64):
+  // below kMinParallelMacs the calling thread does it all.
+  const double macs = 2.0 * double(params.batch) * double(params.heads) * double(params.q_len) *
+                      double(params.kv_len) * double(params.head_dim);
+  const bool parallel_ok = parallel != nullptr && workers > 1 && macs >= double(kMinParallelMacs);
+  plan.head_parts = 1;
+  if (parallel_ok && decode_all_heads(params)) {
+    plan.head_parts = static_cast<size_t>(workers) < params.kv_heads ? static_cast<size_t>(workers) : params.kv_heads;
+  }
+
   const size_t tasks = task_count(plan);
-  if (parallel != nullptr && workers > 1) {
+  if (parallel_ok) {
     parallel->run(tasks, run_one_task, &plan);
   } else {
     for (size_t t = 0; t < tasks; ++t) run_one_task(&plan, t, 0);

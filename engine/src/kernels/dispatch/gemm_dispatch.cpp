@@ -1,7 +1,13 @@
 // Running a GEMM on a kernel set: describe the problem for the kernels, cut it into tasks
 // (blocks of rows x blocks of panels, fixed sizes, so the split never depends on the
-// workers), run them over the caller's workers.
+// workers; a GEMV into one contiguous range of panels per worker), run them over the
+// caller's workers. A task only decides who computes an output, never how (every kernel
+// computes each panel on its own), so results are bitwise the same for any split.
 #include "dispatch/gemm_dispatch.h"
+
+#include <cstdint>
+
+#include "dispatch/parallel_threshold.h"
 
 #include "support/trusted_call.h"
 
@@ -15,8 +21,7 @@ using kernels::kGemmPanel;
 
 // Tiled path: a task is tile_rows * kTilesPerTask rows by kPanelsPerTask panels (on
 // AVX-512 64 rows x 128 outputs; its x block, 64 x 768 floats, and a panel's k block,
-// 768 x 32 floats, stay in L2 while every row tile uses them). GEMV: all rows by
-// kPanelsPerTask panels. The split only decides who computes an output, never how.
+// 768 x 32 floats, stay in L2 while every row tile uses them).
 constexpr size_t kTilesPerTask = 8;
 constexpr size_t kPanelsPerTask = 4;
 
@@ -25,6 +30,11 @@ struct Plan {
   kernels::GemmTaskFn run_task;
   size_t row_block;  // rows per task
   size_t panel_blocks;
+  // GEMV (m <= kGemvMaxRows): the panels are cut into this many contiguous ranges, one
+  // task each (row_block is m, panel_blocks the same count), so each worker streams one
+  // part of the packed weights from start to end and writes outputs no other task writes
+  // (whole panels: 32 floats, 128 bytes, so no cache line is shared either).
+  size_t gemv_parts;
 };
 
 GemmTask make_task(const Plan& plan, size_t index) {
@@ -33,10 +43,36 @@ GemmTask make_task(const Plan& plan, size_t index) {
   GemmTask t;
   t.row_begin = row_index * plan.row_block;
   t.row_end = t.row_begin + plan.row_block < p.m ? t.row_begin + plan.row_block : p.m;
+  if (plan.gemv_parts != 0) {
+    t.panel_begin = p.panels * panel_index / plan.gemv_parts;
+    t.panel_end = p.panels * (panel_index + 1) / plan.gemv_parts;
+    return t;
+  }
   t.panel_begin = panel_index * kPanelsPerTask;
   t.panel_end =
       t.panel_begin + kPanelsPerTask < p.panels ? t.panel_begin + kPanelsPerTask : p.panels;
   return t;
+}
+
+int worker_count(const ParallelFor* parallel) { return parallel != nullptr ? parallel->workers() : 1; }
+
+// The task split of `gemm` (its f32 view) for `row_block` rows per task beyond a GEMV's,
+// and whether its tasks go to the workers (false: all on the calling thread).
+bool plan_tasks(const GemmProblem& gemm, size_t row_block, const ParallelFor* parallel, Plan* plan) {
+  // In 64 bits: on 32-bit targets m * n * k can pass SIZE_MAX (each is at most kMaxGemmDim).
+  const uint64_t macs = uint64_t{gemm.m} * gemm.n * gemm.k;
+  const bool parallel_ok = worker_count(parallel) > 1 && macs >= kMinParallelMacs;
+  if (gemm.m <= kernels::kGemvMaxRows) {
+    const size_t workers = static_cast<size_t>(worker_count(parallel));
+    plan->row_block = gemm.m;
+    plan->gemv_parts = parallel_ok ? (workers < gemm.panels ? workers : gemm.panels) : 1;
+    plan->panel_blocks = plan->gemv_parts;
+  } else {
+    plan->row_block = row_block;
+    plan->gemv_parts = 0;
+    plan->panel_blocks = (gemm.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  }
+  return parallel_ok;
 }
 
 void run_one_task(void* context, size_t index, int /*worker*/) {
@@ -89,8 +125,7 @@ void run_quantized_gemm(const Problem& problem, const GemmProblem& gemm, const T
   plan.epilogue = kernels::kernels_of(set, &kernels::KernelSet::gemm);
   plan.tasks.problem = &gemm;
   plan.tasks.run_task = nullptr;
-  plan.tasks.row_block = gemm.m <= kernels::kGemvMaxRows ? gemm.m : row_block;
-  plan.tasks.panel_blocks = (gemm.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  if (!plan_tasks(gemm, row_block, parallel, &plan.tasks)) parallel = nullptr;
   run_tasks(parallel, (gemm.m + kQuantizeRows - 1) / kQuantizeRows, quantize_one_block<QPlan>, &plan);
   const size_t row_blocks = (gemm.m + plan.tasks.row_block - 1) / plan.tasks.row_block;
   run_tasks(parallel, row_blocks * plan.tasks.panel_blocks, run_one_quantized_task<QPlan>, &plan);
@@ -210,8 +245,7 @@ void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::Ke
   Plan plan;
   plan.problem = &problem;
   plan.run_task = table.run_task[static_cast<int>(problem.type)];
-  plan.row_block = problem.m <= kernels::kGemvMaxRows ? problem.m : table.tile_rows * kTilesPerTask;
-  plan.panel_blocks = (problem.panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  if (!plan_tasks(problem, table.tile_rows * kTilesPerTask, parallel, &plan)) parallel = nullptr;
   const size_t row_blocks = (problem.m + plan.row_block - 1) / plan.row_block;
   const size_t tasks = row_blocks * plan.panel_blocks;
   run_tasks(parallel, tasks, run_one_task, &plan);
