@@ -60,7 +60,8 @@ TEST_CASE("gemm: packing rounds to nearest even, quantizes symmetrically, pads w
           want =
               std::ldexp(std::nearbyint(std::ldexp(v, bits - 1 - exponent)), exponent - (bits - 1));
         } else if (type == DType::kI8) {
-          const double q = scale == 0.0f ? 0.0 : std::nearbyint(double(float(v) / scale));
+          // q = rint(w * 127 / amax) (the one row quantizer's, focal/internal/int8_row.h)
+          const double q = scale == 0.0f ? 0.0 : std::nearbyint(double(float(v) * (127.0f / amax)));
           want = double(scale) * std::max(-127.0, std::min(127.0, q));
           CHECK(std::fabs(want - v) <= double(scale) * 0.5 * (1 + 1e-6));
         }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -17,29 +18,19 @@ namespace focal {
 namespace convert {
 
 const char* element_type_name(ElementType type) {
-  switch (type) {
-    case ElementType::kF64: return "F64";
-    case ElementType::kF32: return "F32";
-    case ElementType::kF16: return "F16";
-    case ElementType::kBF16: return "BF16";
-    case ElementType::kI64: return "I64";
-    case ElementType::kI32: return "I32";
-    case ElementType::kI16: return "I16";
-    case ElementType::kI8: return "I8";
-    case ElementType::kU8: return "U8";
-    case ElementType::kBool: return "BOOL";
-  }
-  return "?";
-}
-
-size_t element_size(ElementType type) {
-  switch (type) {
-    case ElementType::kF64: case ElementType::kI64: return 8;
-    case ElementType::kF32: case ElementType::kI32: return 4;
-    case ElementType::kF16: case ElementType::kBF16: case ElementType::kI16: return 2;
-    case ElementType::kI8: case ElementType::kU8: case ElementType::kBool: return 1;
-  }
-  return 0;
+  static const struct Names {
+    char text[kElementTypeCount][8] = {};
+    Names() {
+      for (size_t i = 0; i < kElementTypeCount; ++i) {
+        const char* name = element_type_row(static_cast<ElementType>(i)).name;
+        for (size_t c = 0; name[c] != '\0' && c + 1 < sizeof(text[i]); ++c) {
+          text[i][c] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[c])));
+        }
+      }
+    }
+  } names;
+  const size_t i = static_cast<size_t>(type);
+  return i < kElementTypeCount ? names.text[i] : "?";
 }
 
 int64_t CheckpointTensor::element_count() const {
@@ -68,16 +59,13 @@ std::vector<float> CheckpointTensor::to_f32() const {
       case ElementType::kF64: out[i] = static_cast<float>(read_le<double>(p)); break;
       case ElementType::kF32: out[i] = read_le<float>(p); break;
       case ElementType::kF16: out[i] = half_to_float(read_le<uint16_t>(p)); break;
-      case ElementType::kBF16: {
-        const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;
-        std::memcpy(&out[i], &bits, 4);
-        break;
-      }
+      case ElementType::kBF16: out[i] = bf16_to_float(read_le<uint16_t>(p)); break;
       case ElementType::kI64: out[i] = static_cast<float>(read_le<int64_t>(p)); break;
       case ElementType::kI32: out[i] = static_cast<float>(read_le<int32_t>(p)); break;
       case ElementType::kI16: out[i] = static_cast<float>(read_le<int16_t>(p)); break;
       case ElementType::kI8: out[i] = static_cast<float>(read_le<int8_t>(p)); break;
       case ElementType::kU8: case ElementType::kBool: out[i] = static_cast<float>(*p); break;
+      case ElementType::kI4: break;  // the engine's packed int4: no reader makes it
     }
   }
   return out;
@@ -111,10 +99,7 @@ double real_element(ElementType type, const uint8_t* p) {
   if (type == ElementType::kF64) return read_le<double>(p);
   if (type == ElementType::kF32) return read_le<float>(p);
   if (type == ElementType::kF16) return half_to_float(read_le<uint16_t>(p));
-  const uint32_t bits = uint32_t(read_le<uint16_t>(p)) << 16;  // bf16: the top half of an f32
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
+  return bf16_to_float(read_le<uint16_t>(p));
 }
 
 }  // namespace
@@ -123,7 +108,7 @@ Result<std::vector<int32_t>> CheckpointTensor::to_i32() const {
   const size_t size = element_size(type);
   const int64_t count = element_count();
   // The bytes must be exactly the shape's: the loop below reads them and nothing else.
-  if (count < 0 || byte_size() / size != static_cast<uint64_t>(count) || byte_size() % size != 0) {
+  if (count < 0 || size == 0 || byte_size() / size != static_cast<uint64_t>(count) || byte_size() % size != 0) {
     return Status::error(StatusCode::kInvalidArgument, "'%s' holds %zu bytes, not %lld elements of %s", name.c_str(),
                          byte_size(), static_cast<long long>(count), element_type_name(type));
   }

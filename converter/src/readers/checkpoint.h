@@ -9,15 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "focal/internal/element_types.h"
 #include "focal/status.h"
 
 namespace focal {
 namespace convert {
 
-enum class ElementType { kF64, kF32, kF16, kBF16, kI64, kI32, kI16, kI8, kU8, kBool };
+// The engine's one element type table (focal/internal/element_types.h); checkpoints
+// hold every type but kI4.
+using ElementType = focal::ElementType;
 
+// The table's name in capitals, as safetensors spells it: "F32", "BOOL".
 const char* element_type_name(ElementType type);
-size_t element_size(ElementType type);
+inline size_t element_size(ElementType type) { return element_type_row(type).bytes; }
 
 struct CheckpointTensor {
   std::string name;

@@ -24,7 +24,9 @@ Status malformed(const std::string& path, const std::string& what) {
   return reader_error(path, "the reader process sent " + what);
 }
 
-bool known_type(uint8_t type) { return type <= static_cast<uint8_t>(ElementType::kBool); }
+bool known_type(uint8_t type) {
+  return type <= static_cast<uint8_t>(ElementType::kBool) && type != static_cast<uint8_t>(ElementType::kI4);
+}
 
 Result<CheckpointTensor> receive_tensor(ChildStream& stream, const std::string& path, ReadBudget& budget) {
   CheckpointTensor tensor;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "focal/internal/half.h"
+#include "focal/internal/int8_row.h"
 #include "reference/reference_ops.h"
 
 namespace focal {
@@ -157,13 +158,15 @@ void project_key_values(const OpContext& c, size_t kvf, KeyValues* kv) {
   kv->values = Rows{kv->v.data(), kv->kv_len * kvf, kvf};
 }
 
-// One kv head's values as an int8 cache keeps them (schema/focal.fbs): steps of
-// max |x| / 127, rounded half to even; a head with a NaN or infinity reads back NaN.
+// One kv head's values as an int8 cache keeps them (schema/focal.fbs): the f32 values
+// through the engine's one row quantizer, read back as q * scale; a head with a NaN or
+// infinity reads back NaN.
 void round_to_int8_steps(double* x, size_t n) {
-  double max_abs = 0.0;
-  for (size_t d = 0; d < n; ++d) max_abs = std::isfinite(x[d]) ? std::fmax(max_abs, std::fabs(x[d])) : INFINITY;
-  const double step = max_abs / 127.0;
-  for (size_t d = 0; d < n; ++d) x[d] = step == 0.0 ? 0.0 : !std::isfinite(step) ? NAN : std::nearbyint(x[d] / step) * step;
+  std::vector<float> head(n);
+  for (size_t d = 0; d < n; ++d) head[d] = static_cast<float>(x[d]);
+  std::vector<int8_t> q(n);
+  const double scale = quantize_int8_row(head.data(), n, q.data());
+  for (size_t d = 0; d < n; ++d) x[d] = q[d] * scale;
 }
 
 // This run's keys or values, `tokens` rows `stride` apart, as an f16 or int8 cache

@@ -1,28 +1,20 @@
 #include "reference/int8_rows.h"
 
-#include <cmath>
+#include <cstdint>
 #include <vector>
+
+#include "focal/internal/int8_row.h"
 
 namespace focal {
 namespace reference {
 
 double quantize_row(const double* x, size_t k, double* q) {
-  float amax = 0.0f;
-  bool finite = true;
-  for (size_t i = 0; i < k; ++i) {
-    const float v = static_cast<float>(x[i]);
-    finite = finite && std::isfinite(v);
-    amax = std::fmax(amax, std::fabs(v));
-  }
-  for (size_t i = 0; i < k; ++i) q[i] = 0.0;
-  if (!finite) return NAN;
-  if (amax == 0.0f) return 0.0;
-  const float inv = 127.0f / amax;
-  for (size_t i = 0; i < k; ++i) {
-    const float rounded = std::nearbyint(static_cast<float>(x[i]) * inv);  // nearest even
-    q[i] = std::fmin(127.0f, std::fmax(-127.0f, rounded));
-  }
-  return amax / 127.0f;
+  std::vector<float> row(k);  // the f32 row the engine quantizes
+  for (size_t i = 0; i < k; ++i) row[i] = static_cast<float>(x[i]);
+  std::vector<int8_t> ints(k);
+  const float scale = quantize_int8_row(row.data(), k, ints.data());
+  for (size_t i = 0; i < k; ++i) q[i] = ints[i];
+  return scale;
 }
 
 void int8_dense_rows(const Operand& w, const Operand* bias, const double* x, size_t x_stride, size_t rows,

@@ -1,8 +1,8 @@
 // Int8 activations as focal/gemm.h specifies them for a weight in the int8-dot layout:
 // each input row quantized to int8 with its own symmetric scale, exact integer sums,
-// then y = sum * scale_x * scale_w + bias. The quantization is specified in f32
-// (amax, 127 / amax and x * that, rounded to nearest even), so it runs in f32 here as
-// well; the sums and the epilogue run in double.
+// then y = sum * scale_x * scale_w + bias. The quantization is the engine's one row
+// quantizer (focal/internal/int8_row.h, in f32), which tests/test_int8_row.cpp checks
+// against an independent twin; the sums and the epilogue run in double.
 #pragma once
 
 #include <cstddef>

@@ -1,39 +1,34 @@
 // ModelWriter's op helpers: each records one op kind's operands and options (the
 // schema's object API, fb::<Kind>OptionsT) through add_op, packing dense weights and
 // converting embedding tables as they go.
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "focal/gemm.h"
 #include "model_writer.h"
 #include "focal/internal/half.h"
+#include "focal/internal/int8_row.h"
 
 namespace focal {
 namespace {
 
-// q = round(w / scale) with scale = max |row| / 127 per row (1 for an all-zero row, whose
-// q are all 0): symmetric, so 0 stays exactly 0 and no offset is needed.
+// Each row by the engine's one row quantizer (focal/internal/int8_row.h): scale = max
+// |row| / 127 (0 for an all-zero row, whose q are all 0), symmetric, so 0 stays exactly
+// 0 and no offset is needed.
 Status quantize_rows(const std::string& name, const std::vector<float>& values, size_t rows, size_t width,
                      std::vector<uint8_t>* bytes, std::vector<float>* scales) {
   bytes->resize(values.size());
   scales->resize(rows);
   for (size_t r = 0; r < rows; ++r) {
-    float largest = 0.0f;
     for (size_t i = 0; i < width; ++i) {
       const float v = values[r * width + i];
       if (!std::isfinite(v)) {
         return Status::error(StatusCode::kInvalidArgument, "embedding table '%s' row %zu holds %g", name.c_str(), r,
                              static_cast<double>(v));
       }
-      largest = std::max(largest, std::fabs(v));
     }
-    const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
-    (*scales)[r] = scale;
-    for (size_t i = 0; i < width; ++i) {
-      const long q = std::lround(values[r * width + i] / scale);
-      (*bytes)[r * width + i] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(q, -127L, 127L)));
-    }
+    (*scales)[r] = quantize_int8_row(values.data() + r * width, width,
+                                     reinterpret_cast<int8_t*>(bytes->data() + r * width));
   }
   return Status();
 }

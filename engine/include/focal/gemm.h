@@ -31,9 +31,10 @@
 // so a panel streams front to back; decode (M <= 4) reads whole rows of a few panels
 // at once, each weight byte exactly once, in address order.
 //
-// f16 and bf16 are rounded to nearest even; int8 is q = round(w / scale) clamped to
-// [-127, 127], with scale = max_k |W[n, k]| / 127 per output unless the caller gives the
-// scales. Sums are f32 over increasing k (int8: of x * q, times the scale at the end;
+// f16 and bf16 are rounded to nearest even; int8 is q = rint(w * 127 / amax) clamped to
+// [-127, 127], with scale = amax / 127 per output (amax = max_k |W[n, k]|; an all-zero
+// output has q = 0 and scale 0), the same quantizer as int8 activations', unless the
+// caller gives the scales: then q = rint(w / scale). Sums are f32 over increasing k (int8: of x * q, times the scale at the end;
 // for M <= 4, k mod S in S <= 4 interleaved partial sums added pairwise), then bias,
 // then the activation. Every output element is computed by one task in a fixed order,
 // so results are bitwise identical for any number of workers.

@@ -46,14 +46,6 @@ Status check_attention(const OpCheck& c) {
   return expect_same_shape(c, q, c.output(0));
 }
 
-AttentionStrides packed_strides(int64_t seq, int64_t features, int head_dim) {
-  AttentionStrides strides;
-  strides.batch = static_cast<size_t>(seq * features);
-  strides.seq = static_cast<size_t>(features);
-  strides.head = static_cast<size_t>(head_dim);
-  return strides;
-}
-
 // The kernel's description of this op for q [B, Sq, H*D] and k, v [B, Sk, Hkv*D].
 AttentionParams make_params(const fb::AttentionOptions& o, int64_t batch, int64_t q_len,
                             int64_t kv_len) {
@@ -69,9 +61,9 @@ AttentionParams make_params(const fb::AttentionOptions& o, int64_t batch, int64_
   p.mask.causal_offset = kv_len - q_len;  // queries are the last q_len positions
   const int64_t q_features = int64_t(o.num_heads()) * o.head_dim();
   const int64_t kv_features = int64_t(o.num_kv_heads()) * o.head_dim();
-  p.q_strides = packed_strides(q_len, q_features, o.head_dim());
+  p.q_strides = dense_strides(q_len, q_features, o.head_dim());
   p.out_strides = p.q_strides;
-  p.k_strides = packed_strides(kv_len, kv_features, o.head_dim());
+  p.k_strides = dense_strides(kv_len, kv_features, o.head_dim());
   p.v_strides = p.k_strides;
   return p;
 }

@@ -258,14 +258,6 @@ struct Sizes {
   int64_t batch, q_len, kv_len, q_features, kv_features;
 };
 
-AttentionStrides dense_strides(int64_t seq, int64_t features, int head_dim) {
-  AttentionStrides s;
-  s.batch = static_cast<size_t>(seq * features);
-  s.seq = static_cast<size_t>(features);
-  s.head = static_cast<size_t>(head_dim);
-  return s;
-}
-
 AttentionParams attention_params(const fb::MultiHeadAttentionOptions& o, const Sizes& s) {
   AttentionParams p;
   p.batch = static_cast<size_t>(s.batch);

@@ -1,6 +1,7 @@
 // Appending to a KV cache: f32 K or V rows, as the op projected them, written in the
 // cache's storage type (KvType in focal/attention.h). int8 is symmetric with one scale
-// per (token, kv head): scale = max |x| / 127, q = round-to-nearest-even(x / scale).
+// per (token, kv head), by the one row quantizer (focal/internal/int8_row.h): scale =
+// max |x| / 127, q = rint(x * (127 / max |x|)), 0 for an all-zero head.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +24,6 @@ struct KvRows {
 // prompt's appends are a small share of its projections.
 void store_kv_rows(const KvRows& rows, KvType type, void* dst, size_t dst_stride, float* scales,
                    size_t scale_stride);
-
-// One head's int8 quantization (the definition store_kv_rows and the converter's
-// reference share): writes q[0, n) and returns the scale.
-float quantize_kv_head(const float* x, size_t n, int8_t* q);
 
 }  // namespace kernels
 }  // namespace focal

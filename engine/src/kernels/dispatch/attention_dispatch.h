@@ -5,6 +5,8 @@
 // unless a test or benchmark names another.
 #pragma once
 
+#include <cstdint>
+
 #include "attention/attention_kernels.h"
 #include "dispatch/kernel_set.h"
 #include "focal/attention.h"
@@ -14,6 +16,16 @@ namespace focal {
 // Decode (few queries per kv head) splits keys into chunks of this many, each a task,
 // merged by log-sum-exp. Fixed, so results do not depend on the worker count.
 constexpr size_t kAttentionDecodeChunk = 512;
+
+// The strides of a dense [B, seq, features] tensor whose features are heads of head_dim
+// (how the attention ops keep q, k, v, caches and their scales).
+inline AttentionStrides dense_strides(int64_t seq, int64_t features, int head_dim) {
+  AttentionStrides s;
+  s.batch = static_cast<size_t>(seq * features);
+  s.seq = static_cast<size_t>(features);
+  s.head = static_cast<size_t>(head_dim);
+  return s;
+}
 
 // Everything focal::attention refuses before it looks at the data, as its Status.
 Status check_attention_params(const AttentionParams& params, const void* workspace,

@@ -101,10 +101,16 @@ size_t gemm_packed_bytes(GemmWeights type, size_t n, size_t k);
 // The check gemm_pack() runs before writing anything (also the int8-dot packing's).
 bool gemm_check_weights(GemmWeights type, const float* w, size_t n, size_t k, const float* scales,
                         PackFailure* failure);
-// int8 weights: output row n's scale (the caller's scales[n] when given, else max |w| /
-// 127, 0 for an all-zero row) and one q = round(w / scale) clamped to [-127, 127].
-float int8_weight_scale(const float* w_row, size_t k, const float* scales, size_t n);
-int8_t int8_weight(float value, float scale);
+// int8 weights: output row n's scale and its q, clamped to [-127, 127]. With the
+// caller's scales, scale = scales[n] and q = rint(w / scale); without, the one row
+// quantizer's (focal/internal/int8_row.h: scale = max |w| / 127, q = rint(w * 127 /
+// max |w|), all 0 for an all-zero row).
+struct Int8WeightRow {
+  float scale;
+  float inv;  // 127 / max |w| for the row's own scale, 0 otherwise
+};
+Int8WeightRow int8_weight_row(const float* w_row, size_t k, const float* scales, size_t n);
+int8_t int8_weight(float value, const Int8WeightRow& row);
 
 }  // namespace kernels
 }  // namespace focal

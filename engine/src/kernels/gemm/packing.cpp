@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "focal/internal/int8_row.h"
 #include "simd/vec_scalar.hpp"
 
 #include "gemm/gemm_kernels.h"
@@ -54,18 +55,18 @@ bool storable(GemmWeights type, float value, const char** why) {
 
 }  // namespace
 
-// The scale of output row `n`: the caller's (checked before), or max |w| / 127 (0 for
-// an all-zero row, whose q are all 0).
-float int8_weight_scale(const float* w_row, size_t k, const float* scales, size_t n) {
-  if (scales != nullptr) return scales[n];
-  float amax = 0.0f;
-  for (size_t i = 0; i < k; ++i) amax = std::fmax(amax, std::fabs(w_row[i]));
-  return amax / 127.0f;
+// Output row `n`: the caller's scale (checked before), or the row's own (the weights
+// are finite, checked before).
+Int8WeightRow int8_weight_row(const float* w_row, size_t k, const float* scales, size_t n) {
+  Int8WeightRow row{0.0f, 0.0f};
+  row.scale = scales != nullptr ? scales[n] : int8_row_scale(w_row, k, &row.inv);
+  return row;
 }
 
-int8_t int8_weight(float value, float scale) {
-  if (scale == 0.0f) return 0;
-  const float q = std::nearbyint(value / scale);
+int8_t int8_weight(float value, const Int8WeightRow& row) {
+  if (row.inv > 0.0f) return quantize_int8(value, row.inv);
+  if (row.scale == 0.0f) return 0;  // an all-zero row of its own scale
+  const float q = std::nearbyint(value / row.scale);
   return static_cast<int8_t>(q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q);
 }
 
@@ -106,9 +107,10 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
     for (size_t j = 0; j < kGemmPanel; ++j) {
       const size_t row = p * kGemmPanel + j;
       const float* w_row = row < n ? w + row * k : nullptr;  // null: zero padding
-      const float scale =
-          type == GemmWeights::kI8 && w_row != nullptr ? int8_weight_scale(w_row, k, scales, row) : 0.0f;
-      if (type == GemmWeights::kI8) std::memcpy(scales_out + row * 4, &scale, 4);
+      const Int8WeightRow int8_row = type == GemmWeights::kI8 && w_row != nullptr
+                                         ? int8_weight_row(w_row, k, scales, row)
+                                         : Int8WeightRow{0.0f, 0.0f};
+      if (type == GemmWeights::kI8) std::memcpy(scales_out + row * 4, &int8_row.scale, 4);
       for (size_t col = 0; col < k; ++col) {
         const size_t at = (p * k + col) * kGemmPanel + j;
         const float value = w_row != nullptr ? w_row[col] : 0.0f;
@@ -127,7 +129,7 @@ bool gemm_pack(GemmWeights type, const float* w, size_t n, size_t k, const float
             break;
           }
           case GemmWeights::kI8:
-            packed[at] = static_cast<uint8_t>(int8_weight(value, scale));
+            packed[at] = static_cast<uint8_t>(int8_weight(value, int8_row));
             break;
         }
       }

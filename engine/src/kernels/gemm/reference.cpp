@@ -26,12 +26,9 @@ float stored_weight(const GemmProblem& p, size_t n, size_t i) {
       return simd::half_to_float(half);
     }
     case GemmWeights::kBF16: {
-      uint16_t high;
-      std::memcpy(&high, bytes + at * 2, 2);
-      const uint32_t bits = uint32_t(high) << 16;
-      float value;
-      std::memcpy(&value, &bits, 4);
-      return value;
+      uint16_t bf16;
+      std::memcpy(&bf16, bytes + at * 2, 2);
+      return simd::bf16_to_float(bf16);
     }
     case GemmWeights::kI8:
       return static_cast<float>(static_cast<int8_t>(bytes[at]));

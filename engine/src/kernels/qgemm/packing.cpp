@@ -46,10 +46,10 @@ bool qgemm_pack(const float* w, size_t n, size_t k, const float* scales, uint8_t
   uint8_t* scale_slots = packed + qgemm_scales_offset(panels, k);
   for (size_t row = 0; row < n; ++row) {
     const float* w_row = w + row * k;
-    const float scale = int8_weight_scale(w_row, k, scales, row);
-    std::memcpy(scale_slots + row * 4, &scale, 4);
+    const Int8WeightRow int8_row = int8_weight_row(w_row, k, scales, row);
+    std::memcpy(scale_slots + row * 4, &int8_row.scale, 4);
     for (size_t i = 0; i < k; ++i) {
-      packed[weight_at(groups, row, i)] = static_cast<uint8_t>(int8_weight(w_row[i], scale));
+      packed[weight_at(groups, row, i)] = static_cast<uint8_t>(int8_weight(w_row[i], int8_row));
     }
   }
   // finish_packing reads each row's scale before it writes the same slot.

@@ -19,40 +19,25 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "focal/internal/int8_row.h"
 #include "qgemm/qgemm_kernels.h"
 
 namespace focal {
 namespace kernels {
 namespace {
 
-// Phase 1 in plain loops; the bits are those of quantize_row_reference() (products and
-// rint are exact IEEE operations, the same on every ISA; there is no add to contract).
+// Phase 1 by the one scalar row quantizer (focal/internal/int8_row.h; products and rint
+// are exact IEEE operations, the same on every ISA), then the variant's offset.
 template <uint8_t kOffset>
 void quantize_rows_plain(const QGemmProblem& p, size_t row_begin, size_t row_end) {
   const size_t k = p.gemm.k;
   for (size_t r = row_begin; r < row_end; ++r) {
-    const float* x = p.gemm.x + r * p.gemm.x_stride;
     uint8_t* q = p.a + r * p.a_stride;
-    float amax = 0.0f;
-    for (size_t i = 0; i < k; ++i) {
-      const float v = std::fabs(x[i]);
-      amax = v > amax ? v : amax;
+    p.a_scales[r] = quantize_int8_row(p.gemm.x + r * p.gemm.x_stride, k, reinterpret_cast<int8_t*>(q));
+    if (kOffset != 0) {
+      for (size_t i = 0; i < k; ++i) q[i] = static_cast<uint8_t>(q[i] + kOffset);
     }
-    bool finite = true;
-    for (size_t i = 0; i < k; ++i) finite &= std::isfinite(x[i]);  // NaN never wins a max
-    size_t i = 0;
-    if (finite && amax > 0.0f) {
-      const float inv = 127.0f / amax;
-      for (; i < k; ++i) {
-        float t = __builtin_rintf(x[i] * inv);
-        t = t > 127.0f ? 127.0f : t < -127.0f ? -127.0f : t;
-        q[i] = static_cast<uint8_t>(static_cast<int32_t>(t) + kOffset);
-      }
-      p.a_scales[r] = amax / 127.0f;
-    } else {
-      p.a_scales[r] = finite ? 0.0f : __builtin_nanf("");
-    }
-    for (; i < p.a_stride; ++i) q[i] = kOffset;
+    for (size_t i = k; i < p.a_stride; ++i) q[i] = kOffset;
   }
 }
 

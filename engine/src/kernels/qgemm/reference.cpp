@@ -5,32 +5,16 @@
 #include <cstring>
 
 #include "dense/dense_kernels.h"
+#include "focal/internal/int8_row.h"
 #include "qgemm/qgemm_kernels.h"
 
 namespace focal {
 namespace kernels {
 
 float quantize_row_reference(const float* x, size_t k, uint8_t offset, uint8_t* q_out) {
-  float amax = 0.0f;
-  bool finite = true;
-  for (size_t i = 0; i < k; ++i) {
-    finite = finite && std::isfinite(x[i]);
-    if (std::fabs(x[i]) > amax) amax = std::fabs(x[i]);
-  }
-  const size_t padded = qgemm_row_bytes(k);
-  float scale = 0.0f;
-  for (size_t i = 0; i < padded; ++i) q_out[i] = offset;
-  if (!finite) return std::nanf("");
-  if (amax == 0.0f) return scale;
-  const float inv = 127.0f / amax;
-  for (size_t i = 0; i < k; ++i) {
-    const float product = x[i] * inv;
-    float q = std::nearbyint(product);  // nearest even in the default rounding mode
-    if (q > 127.0f) q = 127.0f;
-    if (q < -127.0f) q = -127.0f;
-    q_out[i] = static_cast<uint8_t>(static_cast<int32_t>(q) + offset);
-  }
-  scale = amax / 127.0f;
+  const float scale = quantize_int8_row(x, k, reinterpret_cast<int8_t*>(q_out));
+  for (size_t i = 0; i < k; ++i) q_out[i] = static_cast<uint8_t>(q_out[i] + offset);
+  for (size_t i = k; i < qgemm_row_bytes(k); ++i) q_out[i] = offset;
   return scale;
 }
 
