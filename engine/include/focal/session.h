@@ -14,6 +14,8 @@
 
 namespace focal {
 
+struct PreparedOp;  // ops/op.h
+
 struct SessionOptions {
   // Limits on the symbols named "batch" and "seq"; 0 means the model's planned maximum.
   // A limit above the planned maximum is refused.
@@ -32,7 +34,8 @@ class Session {
   static constexpr int kMaxStages = focal::kMaxStages;
 
   // Bytes of arena that create() needs for this model and these options: the model's
-  // planned activations, then the largest scratch any op's kernel needs.
+  // planned activations, the ops as the session prepares them (each op's definition,
+  // options and operands, resolved once), then the largest scratch any op's kernel needs.
   static Result<size_t> required_arena_bytes(const Model& model, const SessionOptions& options);
 
   // `arena` must be aligned to kBufferAlignment and at least required_arena_bytes()
@@ -117,7 +120,8 @@ class Session {
 
   const Model* model_;
   uint8_t* arena_;
-  uint8_t* workspace_ = nullptr;  // kernel scratch, after the planned activations
+  const PreparedOp* ops_ = nullptr;  // in the arena, after the planned activations
+  uint8_t* workspace_ = nullptr;     // kernel scratch, after the prepared ops
   size_t workspace_bytes_ = 0;
   ParallelFor* parallel_ = nullptr;
   int64_t symbol_limit_[kMaxSymbols] = {};

@@ -85,7 +85,7 @@ size_t attention_workspace(const fb::Model& model, const fb::Op& op, int workers
 
 Status run_attention(const OpRun& r) {
   const Shape& q = r.inputs[0].shape;
-  AttentionParams p = make_params(*r.op.options_as_AttentionOptions(), q.dims[0], q.dims[1],
+  AttentionParams p = make_params(r.options<fb::AttentionOptions>(), q.dims[0], q.dims[1],
                                   r.inputs[1].shape.dims[1]);
   p.q = r.inputs[0].f32();
   p.k = r.inputs[1].f32();

@@ -68,7 +68,7 @@ size_t pool_workspace(const fb::Model& model, const fb::Op& op, int) {
 Status run_pool(const OpRun& r) {
   const Shape& x = r.inputs[kX].shape;
   const size_t batch = size_t(x.dims[0]), seq = size_t(x.dims[1]), dim = size_t(x.dims[2]);
-  const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(kW));
+  const fb::Tensor& w = *r.inputs[kW].tensor;
   const size_t units = size_t(w.shape()->Get(0));
   uint8_t* ws = static_cast<uint8_t*>(r.workspace);
   float* keys = reinterpret_cast<float*>(ws);

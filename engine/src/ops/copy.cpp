@@ -13,7 +13,7 @@ Status check_copy(const OpCheck& c) {
 }
 
 Status run_copy(const OpRun& r) {
-  const fb::Tensor& x = *r.model.tensors()->Get(r.op.inputs()->Get(0));
+  const fb::Tensor& x = *r.inputs[0].tensor;
   const size_t bytes = static_cast<size_t>(r.inputs[0].shape.element_count()) *
                        dtype_size(to_dtype(x.dtype()));
   std::memmove(r.outputs[0].data, r.inputs[0].data, bytes);

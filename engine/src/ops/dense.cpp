@@ -44,14 +44,14 @@ Status check_dense(const OpCheck& c) {
   return Status();
 }
 
-bool packed_weight(const OpRun& r) { return is_packed_weight(*r.model.tensors()->Get(r.op.inputs()->Get(1))); }
+bool packed_weight(const OpRun& r) { return is_packed_weight(*r.inputs[1].tensor); }
 
 Status run_dense_packed(const OpRun& r) {
-  const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(1));
+  const fb::Tensor& w = *r.inputs[1].tensor;
   const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
   return packed_dense(w, r.inputs[1].data, r.inputs[0].f32(), leading_rows(r.inputs[0].shape), bias,
                       r.outputs[0].mutable_f32(), 0, DenseScratch{r.workspace, r.workspace_bytes}, r.parallel,
-                      r.op.options_as_DenseOptions()->activation());
+                      r.options<fb::DenseOptions>().activation());
 }
 
 // Int8 activations' quantized rows at the planned maximum rows (none for other weights).
@@ -72,7 +72,7 @@ Status run_dense(const OpRun& r) {
   params.in = static_cast<size_t>(w.shape.dims[1]);
   params.out = static_cast<size_t>(w.shape.dims[0]);
   params.activation =
-      static_cast<kernels::Activation>(r.op.options_as_DenseOptions()->activation());
+      static_cast<kernels::Activation>(r.options<fb::DenseOptions>().activation());
   const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
   kernels::dense_f32_reference(params, x.f32(), w.f32(), bias, r.outputs[0].mutable_f32());
   return Status();

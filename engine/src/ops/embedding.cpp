@@ -142,7 +142,7 @@ Status run_embedding(const OpRun& r) {
   const size_t batch = static_cast<size_t>(ids.dims[0]);
   const size_t seq = ids.rank == 2 ? static_cast<size_t>(ids.dims[1]) : 1;
   const BoundTensor& table = r.inputs[kTable];
-  const fb::Tensor& table_tensor = *r.model.tensors()->Get(r.op.inputs()->Get(kTable));
+  const fb::Tensor& table_tensor = *r.inputs[kTable].tensor;
   kernels::EmbeddingParams p;
   p.count = batch * seq;
   p.dim = static_cast<size_t>(table.shape.dims[1]);
@@ -155,7 +155,7 @@ Status run_embedding(const OpRun& r) {
   p.table = table.data;
   if (p.type == kernels::EmbeddingType::kI8) p.row_scales = row_scales(table_tensor, p);
   p.ids = r.inputs[kIds].i32();
-  p.scale = r.op.options_as_EmbeddingOptions()->scale();
+  p.scale = r.options<fb::EmbeddingOptions>().scale();
   p.out = r.outputs[0].mutable_f32();
   FOCAL_RETURN_IF_ERROR(embedding_gather(p));
   if (r.inputs[kPositions].present()) FOCAL_RETURN_IF_ERROR(add_positions(r, batch, seq, p.dim, p.out));

@@ -37,7 +37,7 @@ Status run_glu(const OpRun& r) {
   const float* gate = r.inputs[0].f32();
   const float* value = gate + p.width;
   float* out = r.outputs[0].mutable_f32();
-  switch (r.op.options_as_GluOptions()->activation()) {
+  switch (r.options<fb::GluOptions>().activation()) {
     case fb::Activation_Silu:
       swiglu(p, gate, value, out);
       break;

@@ -14,7 +14,7 @@ Status check_layernorm(const OpCheck& c) {
 
 Status run_layernorm(const OpRun& r) {
   const kernels::LayerNormParams params =
-      last_axis_rows(r.inputs[0].shape, r.op.options_as_LayerNormOptions()->epsilon());
+      last_axis_rows(r.inputs[0].shape, r.options<fb::LayerNormOptions>().epsilon());
   layernorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
             r.outputs[0].mutable_f32());
   return Status();

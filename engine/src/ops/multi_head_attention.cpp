@@ -380,16 +380,15 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
 
 // K and V of this run's tokens written into the states at the cached length.
 Status append_to_cache(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, int64_t capacity, DenseScratch scratch) {
-  const fb::Model& m = r.model;
   const size_t features = static_cast<size_t>(s.kv_features);
   for (int64_t b = 0; b < s.batch; ++b) {
     const float* x = r.inputs[kX].f32() + static_cast<size_t>(b * s.q_len) * r.inputs[kX].shape.dims[2];
     const size_t row = static_cast<size_t>(b * capacity + r.cached_length);
     float* k = r.inputs[kKState].mutable_f32() + row * features;
     float* v = r.inputs[kVState].mutable_f32() + row * features;
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, x, static_cast<size_t>(s.q_len),
+    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, x, static_cast<size_t>(s.q_len),
                                        optional_f32(r, kBk), k, features, scratch, r.parallel));
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, x, static_cast<size_t>(s.q_len),
+    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, x, static_cast<size_t>(s.q_len),
                                        optional_f32(r, kBv), v, features, scratch, r.parallel));
     apply_head_norm(r, o, kKNorm, k, static_cast<size_t>(s.q_len * o.num_kv_heads()));
   }
@@ -400,11 +399,10 @@ Status append_to_cache(const OpRun& r, const fb::MultiHeadAttentionOptions& o, c
 // positions), then stored in the f16 or int8 cache at the cached length.
 Status append_converted(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, int64_t capacity,
                         KvType type, float* new_k, float* new_v, DenseScratch scratch) {
-  const fb::Model& m = r.model;
   const size_t rows = static_cast<size_t>(s.batch * s.q_len), features = static_cast<size_t>(s.kv_features);
-  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, r.inputs[kX].f32(), rows,
+  FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, r.inputs[kX].f32(), rows,
                                      optional_f32(r, kBk), new_k, 0, scratch, r.parallel));
-  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, r.inputs[kX].f32(), rows,
+  FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, r.inputs[kX].f32(), rows,
                                      optional_f32(r, kBv), new_v, 0, scratch, r.parallel));
   apply_head_norm(r, o, kKNorm, new_k, rows * static_cast<size_t>(o.num_kv_heads()));
   if (o.rope() != fb::RopeLayout_None) {
@@ -442,7 +440,7 @@ void cache_operands(const OpRun& r, const Sizes& s, int64_t capacity, int kv_hea
 }
 
 Status run_mha(const OpRun& r) {
-  const fb::MultiHeadAttentionOptions& o = *r.op.options_as_MultiHeadAttentionOptions();
+  const fb::MultiHeadAttentionOptions& o = r.options<fb::MultiHeadAttentionOptions>();
   const fb::Model& m = r.model;
   const Mode mode = mode_of(r.op);
   const Shape& x = r.inputs[kX].shape;
@@ -460,7 +458,7 @@ Status run_mha(const OpRun& r) {
   const size_t rows = static_cast<size_t>(s.batch * s.q_len);
   const DenseScratch scratch{ws + reg.kernel, r.workspace_bytes - reg.kernel};
 
-  FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWq), r.inputs[kWq].data, r.inputs[kX].f32(), rows,
+  FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWq].tensor, r.inputs[kWq].data, r.inputs[kX].f32(), rows,
                                      optional_f32(r, kBq), q, 0, scratch, r.parallel));
   apply_head_norm(r, o, kQNorm, q, rows * static_cast<size_t>(o.num_heads()));
   AttentionParams p = attention_params(o, s);
@@ -469,9 +467,9 @@ Status run_mha(const OpRun& r) {
     float* k = reinterpret_cast<float*>(ws + reg.k);
     float* v = reinterpret_cast<float*>(ws + reg.v);
     const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWk), r.inputs[kWk].data, source.f32(), source_rows,
+    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, source.f32(), source_rows,
                                        optional_f32(r, kBk), k, 0, scratch, r.parallel));
-    FOCAL_RETURN_IF_ERROR(packed_dense(tensor_at(m, r.op, kWv), r.inputs[kWv].data, source.f32(), source_rows,
+    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, source.f32(), source_rows,
                                        optional_f32(r, kBv), v, 0, scratch, r.parallel));
     apply_head_norm(r, o, kKNorm, k, source_rows * static_cast<size_t>(o.num_kv_heads()));
     if (o.rope() != fb::RopeLayout_None) {
@@ -526,7 +524,7 @@ Status run_mha(const OpRun& r) {
   p.q = q;
   p.out = ctx;
   FOCAL_RETURN_IF_ERROR(run_attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
-  return packed_dense(tensor_at(m, r.op, kWo), r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
+  return packed_dense(*r.inputs[kWo].tensor, r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
                       r.outputs[0].mutable_f32(), 0, scratch, r.parallel);
 }
 

@@ -30,6 +30,7 @@ struct OpCheck {
 struct BoundTensor {
   void* data = nullptr;
   Shape shape;
+  const fb::Tensor* tensor = nullptr;  // its description in the model (layout, dtype)
 
   bool present() const { return data != nullptr; }
   const int32_t* i32() const { return static_cast<const int32_t*>(data); }
@@ -53,6 +54,14 @@ struct OpRun {
   // Attention weights requested for inspection ([B, H, Sq, Sk] floats), or null.
   float* attention_weights;
   size_t attention_weights_floats;
+  // The op's options table, resolved once when the session was created (its type is
+  // the one the op's load-time check took): options<fb::DenseOptions>() and so on.
+  const void* options_table;
+
+  template <class Options>
+  const Options& options() const {
+    return *static_cast<const Options*>(options_table);
+  }
 };
 
 // An op's operands at one run's actual shapes, for the facts that depend on them
@@ -104,6 +113,23 @@ struct OpDef {
 // The definition for an op type; null for types this engine does not know or this
 // build left out (ops/op_selection.h).
 const OpDef* find_op_def(fb::OpOptions type);
+
+// One op as Session::create prepares it, in the session's arena: its definition, its
+// options table and its operands' bytes resolved once, so that a run looks up no op
+// definition, options union or tensor table entry (it only binds the run's shapes).
+struct PreparedOperand {
+  void* data = nullptr;  // null: an absent optional slot
+  const fb::Tensor* tensor = nullptr;
+};
+struct PreparedOp {
+  const OpDef* def;
+  const fb::Op* op;
+  const void* options;               // op->options()
+  const PreparedOperand* operands;   // input_count inputs, then output_count outputs
+  int input_count;
+  int output_count;
+  int64_t kv_cache_capacity;         // def->kv_cache_capacity's answer, 0 for none
+};
 
 // One definition per op family, each in its own file (focal/internal/op_kinds.h lists them).
 #define FOCAL_DECLARE_OP_DEF(Name, def, spec_kind) const OpDef& def##_op_def();

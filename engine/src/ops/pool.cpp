@@ -66,7 +66,7 @@ Status run_pool(const OpRun& r) {
     FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[1].i32(), p.batch, p.seq, "mask", lengths));
     p.lengths = lengths;
   }
-  switch (r.op.options_as_PoolOptions()->mode()) {
+  switch (r.options<fb::PoolOptions>().mode()) {
     case fb::PoolMode_Cls:
       cls_pool(p);
       return Status();
@@ -75,7 +75,7 @@ Status run_pool(const OpRun& r) {
     default:
       break;
   }
-  last_or_max_pool(p, r.op.options_as_PoolOptions()->mode() == fb::PoolMode_Max);
+  last_or_max_pool(p, r.options<fb::PoolOptions>().mode() == fb::PoolMode_Max);
   return Status();
 }
 

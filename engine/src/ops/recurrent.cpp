@@ -138,7 +138,7 @@ struct Run {
   float* gates_h() const { return reinterpret_cast<float*>(ws + reg.gates_h); }
   float* h() const { return reinterpret_cast<float*>(ws + reg.h); }
   float* c() const { return reinterpret_cast<float*>(ws + reg.c); }
-  const fb::Tensor& tensor(int slot) const { return *r.model.tensors()->Get(r.op.inputs()->Get(slot)); }
+  const fb::Tensor& tensor(int slot) const { return *r.inputs[slot].tensor; }
   const float* optional(int slot) const {
     return r.input_count > slot && r.inputs[slot].present() ? r.inputs[slot].f32() : nullptr;
   }
@@ -235,7 +235,7 @@ Status run_direction(const Run& run, int d) {
 }
 
 Status run_recurrent(const OpRun& r) {
-  const fb::RecurrentOptions& o = *r.op.options_as_RecurrentOptions();
+  const fb::RecurrentOptions& o = r.options<fb::RecurrentOptions>();
   const Shape& x = r.inputs[kX].shape;
   const size_t hidden = static_cast<size_t>(o.hidden());
   Run run{r, o, size_t(x.dims[0]), size_t(x.dims[1]), size_t(x.dims[2]), hidden,

@@ -62,14 +62,14 @@ const float* optional(const OpRun& r, int slot) {
 }
 
 Status run_step(const OpRun& r) {
-  const fb::RecurrentStepOptions& o = *r.op.options_as_RecurrentStepOptions();
+  const fb::RecurrentStepOptions& o = r.options<fb::RecurrentStepOptions>();
   const size_t batch = static_cast<size_t>(r.inputs[kX].shape.dims[0]);
   const size_t hidden = static_cast<size_t>(o.hidden()), gates = size_t(gate_count(o)) * hidden;
   float* gates_x = static_cast<float*>(r.workspace);
   float* gates_h = gates_x + align_up(batch * gates, 16);
   uint8_t* scratch_begin = reinterpret_cast<uint8_t*>(gates_h + align_up(batch * gates, 16));
   const DenseScratch scratch{scratch_begin, r.workspace_bytes - size_t(scratch_begin - static_cast<uint8_t*>(r.workspace))};
-  const auto weight = [&](int slot) -> const fb::Tensor& { return *r.model.tensors()->Get(r.op.inputs()->Get(slot)); };
+  const auto weight = [&](int slot) -> const fb::Tensor& { return *r.inputs[slot].tensor; };
   FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch,
                                      optional(r, kBih), gates_x, 0, scratch, r.parallel));
   float* h = r.inputs[kH].mutable_f32();

@@ -41,7 +41,7 @@ Status check_relative_position_bias(const OpCheck& c) {
 }
 
 Status run_relative_position_bias(const OpRun& r) {
-  const fb::RelativePositionBiasOptions& o = *r.op.options_as_RelativePositionBiasOptions();
+  const fb::RelativePositionBiasOptions& o = r.options<fb::RelativePositionBiasOptions>();
   const size_t heads = static_cast<size_t>(r.outputs[0].shape.dims[0]);
   const size_t row_length = static_cast<size_t>(r.outputs[0].shape.dims[1]);
   const int64_t center = static_cast<int64_t>(row_length / 2);  // the entry of distance 0

@@ -33,11 +33,10 @@ Status check_scale(const OpCheck& c) {
 
 // y may alias x: each element is read before it is written.
 Status run_scale(const OpRun& r) {
-  const fb::ScaleOptions& options = *r.op.options_as_ScaleOptions();
+  const fb::ScaleOptions& options = r.options<fb::ScaleOptions>();
   const float scale = options.scale(), shift = options.shift();
   const size_t count = static_cast<size_t>(r.outputs[0].shape.element_count());
-  const uint32_t x_tensor = static_cast<uint32_t>(r.op.inputs()->Get(0));
-  if (r.model.tensors()->Get(x_tensor)->dtype() == fb::DType_I32) {
+  if (r.inputs[0].tensor->dtype() == fb::DType_I32) {
     const auto scale_i = static_cast<int32_t>(scale), shift_i = static_cast<int32_t>(shift);  // whole, checked
     const int32_t* xi = r.inputs[0].i32();
     int32_t* yi = static_cast<int32_t*>(r.outputs[0].data);

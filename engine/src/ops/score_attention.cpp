@@ -140,7 +140,7 @@ size_t score_workspace(const fb::Model& model, const fb::Op& op, int) {
 }
 
 Status run_score(const OpRun& r) {
-  const fb::ScoreAttentionOptions& o = *r.op.options_as_ScoreAttentionOptions();
+  const fb::ScoreAttentionOptions& o = r.options<fb::ScoreAttentionOptions>();
   const Shape& keys = r.inputs[kKeys].shape;
   const size_t batch = size_t(keys.dims[0]), src = size_t(keys.dims[1]), dk = size_t(keys.dims[2]);
   const size_t dq = size_t(r.inputs[kQuery].shape.dims[1]), dv = size_t(r.inputs[kValues].shape.dims[2]);
@@ -153,7 +153,7 @@ Status run_score(const OpRun& r) {
   if (has_mask) FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kMask].i32(), batch, src, "mask", lengths));
   const float* bias = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : nullptr;
   if (o.kind() == fb::ScoreKind_Additive) {
-    const fb::Tensor& w = *r.model.tensors()->Get(r.op.inputs()->Get(kW));
+    const fb::Tensor& w = *r.inputs[kW].tensor;
     FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
                                        DenseScratch{scratch, scratch_bytes}, r.parallel));
   }

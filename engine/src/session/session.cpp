@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "focal/internal/graph.h"
 #include "ops/op.h"
@@ -65,17 +66,12 @@ void fill_absent_input(const fb::Tensor& t, const int64_t* symbol_values, uint8_
 
 // The positions this run appends to the KV caches (a cache-keeping op's input 0 dim 1),
 // or an error when a cache has no room for them: checked before any op changes a cache.
-Status kv_cache_room(const Model& model, int first_op, int op_count, const int64_t* symbol_values, int64_t cached,
+Status kv_cache_room(const PreparedOp* ops, int first_op, int op_count, const int64_t* symbol_values, int64_t cached,
                      int64_t* appended) {
-  const fb::Model& schema = model.schema();
   for (int i = first_op; i < first_op + op_count; ++i) {
-    // The op's own callback, not Model::op(): this runs before every run.
-    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
-    const OpDef& def = *find_op_def(op.options_type());
-    const int64_t capacity = def.kv_cache_capacity != nullptr ? def.kv_cache_capacity(schema, op) : 0;
+    const int64_t capacity = ops[i].kv_cache_capacity;
     if (capacity == 0) continue;
-    const fb::Tensor& x = *schema.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)));
-    *appended = actual_shape(x, symbol_values).dims[1];
+    *appended = actual_shape(*ops[i].operands[0].tensor, symbol_values).dims[1];
     if (cached + *appended > capacity) {
       return Status::error(StatusCode::kOutOfRange,
                            "sequence longer than planned: %lld cached + %lld new positions "
@@ -101,14 +97,15 @@ size_t ops_workspace_bytes(const Model& model, int workers) {
   return largest;
 }
 
-// Bit i set when one of ops [first, first + count) reads model input i.
-uint64_t inputs_read(const Model& model, int first, int count) {
+// Bit i set when one of the prepared ops [first, first + count) reads model input i.
+uint64_t inputs_read(const Model& model, const PreparedOp* ops, int first, int count) {
+  const fb::Model& schema = model.schema();
   uint64_t read = 0;
   for (int op = first; op < first + count; ++op) {
-    for (int slot = 0; slot < model.op(op).input_count; ++slot) {
-      const int t = model.op_input(op, slot);
-      for (int i = 0; t >= 0 && i < model.input_count(); ++i) {
-        if (model.input_tensor(i) == t) read |= uint64_t(1) << i;
+    for (int slot = 0; slot < ops[op].input_count; ++slot) {
+      const fb::Tensor* t = ops[op].operands[slot].tensor;
+      for (int i = 0; t != nullptr && i < model.input_count(); ++i) {
+        if (schema.tensors()->Get(static_cast<uint32_t>(model.input_tensor(i))) == t) read |= uint64_t(1) << i;
       }
     }
   }
@@ -120,14 +117,27 @@ size_t activations_bytes(const Model& model) {
   return static_cast<size_t>(align_up(model.arena_bytes(), kBufferAlignment));
 }
 
-}  // namespace
+// The prepared ops (PreparedOp per op, then their operands), after the activations.
+size_t operand_count(const Model& model) {
+  size_t count = 0;
+  for (const fb::Op* op : *model.schema().ops()) count += op->inputs()->size() + op->outputs()->size();
+  return count;
+}
+// The verifier bounds the ops and their operands (kMaxOps, kMaxOperands): no overflow.
+size_t prepared_ops_bytes(const Model& model) {
+  const size_t ops = static_cast<size_t>(model.op_count()) * sizeof(PreparedOp);
+  const size_t bytes = ops + operand_count(model) * sizeof(PreparedOperand);
+  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
 
-Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOptions& options) {
-  int64_t limits[kMaxSymbols] = {};
+// The arena: the planned activations, the prepared ops, then the largest op scratch.
+// `limits` gets the session's symbol limits. Computed once per session (create()).
+Result<size_t> plan_arena(const Model& model, const SessionOptions& options, int64_t* limits) {
   FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, limits));
   // The plan is made for the maximum shapes; smaller limits reuse the same offsets.
   const int workers = options.parallel != nullptr ? options.parallel->workers() : 1;
-  const size_t total = saturating_add(activations_bytes(model), ops_workspace_bytes(model, workers));
+  const size_t total = saturating_add(saturating_add(activations_bytes(model), prepared_ops_bytes(model)),
+                                      ops_workspace_bytes(model, workers));
   // Half the address space: no arena of that size can exist, and sums below stay exact.
   if (total > SIZE_MAX / 2) {
     return Status::error(StatusCode::kResourceExhausted,
@@ -138,11 +148,48 @@ Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOp
   return total;
 }
 
+// Every op's definition, options and operands, resolved once into `ops` (at `at`, as
+// prepared_ops_bytes() lays them out).
+void prepare_ops(const Model& model, uint8_t* arena, uint8_t* at) {
+  const fb::Model& schema = model.schema();
+  PreparedOp* ops = reinterpret_cast<PreparedOp*>(at);
+  const size_t ops_bytes = static_cast<size_t>(model.op_count()) * sizeof(PreparedOp);
+  static_assert(sizeof(PreparedOp) % alignof(PreparedOperand) == 0, "operands follow the ops aligned");
+  PreparedOperand* operand = reinterpret_cast<PreparedOperand*>(at + ops_bytes);
+  const auto resolve = [&](int32_t index) {
+    PreparedOperand prepared;
+    if (index < 0) return prepared;  // an absent optional operand
+    const fb::Tensor& t = *schema.tensors()->Get(static_cast<uint32_t>(index));
+    prepared.tensor = &t;
+    prepared.data = t.role() == fb::TensorRole_Constant
+                        ? const_cast<uint8_t*>(model.data_segment() + t.data()->offset())
+                        : static_cast<void*>(arena + t.arena_offset());
+    return prepared;
+  };
+  for (int i = 0; i < model.op_count(); ++i) {
+    const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
+    const OpDef* def = find_op_def(op.options_type());
+    PreparedOp& p = *new (ops + i) PreparedOp{def, &op, op.options(), operand,
+                                              static_cast<int>(op.inputs()->size()),
+                                              static_cast<int>(op.outputs()->size()), 0};
+    p.kv_cache_capacity = def->kv_cache_capacity != nullptr ? def->kv_cache_capacity(schema, op) : 0;
+    for (const flatbuffers::Vector<int32_t>* list : {op.inputs(), op.outputs()}) {
+      for (int32_t t : *list) *operand++ = resolve(t);
+    }
+  }
+}
+
+}  // namespace
+
+Result<size_t> Session::required_arena_bytes(const Model& model, const SessionOptions& options) {
+  int64_t limits[kMaxSymbols] = {};
+  return plan_arena(model, options, limits);
+}
+
 Result<Session> Session::create(const Model& model, const SessionOptions& options, void* arena,
                                 size_t arena_bytes) {
   Session session(&model, static_cast<uint8_t*>(arena));
-  FOCAL_RETURN_IF_ERROR(symbol_limits(model, options, session.symbol_limit_));
-  const Result<size_t> required = required_arena_bytes(model, options);
+  const Result<size_t> required = plan_arena(model, options, session.symbol_limit_);
   if (!required.ok()) return required.status();
   const size_t needed = required.value();
   if (arena == nullptr && needed > 0) {
@@ -159,13 +206,17 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
                          needed);
   }
   session.parallel_ = options.parallel;
-  session.workspace_ = session.arena_ + activations_bytes(model);
-  session.workspace_bytes_ = needed - activations_bytes(model);
+  const size_t prepared_at = activations_bytes(model);
+  prepare_ops(model, session.arena_, session.arena_ + prepared_at);
+  session.ops_ = reinterpret_cast<const PreparedOp*>(session.arena_ + prepared_at);
+  const size_t prepared_bytes = prepared_ops_bytes(model);
+  session.workspace_ = session.arena_ + prepared_at + prepared_bytes;
+  session.workspace_bytes_ = needed - prepared_at - prepared_bytes;
   for (int s = 0; s < kMaxSymbols; ++s) session.symbol_value_[s] = session.symbol_limit_[s];
   // Which inputs each stage reads, once, so a run (a decode step) does not rescan the graph.
-  session.all_inputs_ = inputs_read(model, 0, model.op_count());
+  session.all_inputs_ = inputs_read(model, session.ops_, 0, model.op_count());
   for (int s = 0; s < model.stage_count(); ++s) {
-    session.stage_inputs_[s] = inputs_read(model, model.stage(s).first_op, model.stage(s).op_count);
+    session.stage_inputs_[s] = inputs_read(model, session.ops_, model.stage(s).first_op, model.stage(s).op_count);
   }
   return session;
 }
@@ -402,19 +453,15 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
   }
 
   const fb::Model& schema = model_->schema();
-  const uint8_t* constants = model_->data_segment();
-  const auto bind = [&](int32_t index) {
+  const auto bind = [&](const PreparedOperand& operand) {
     BoundTensor bound;
-    if (index < 0) return bound;  // an absent optional operand
-    const fb::Tensor& t = *schema.tensors()->Get(index);
-    bound.data = t.role() == fb::TensorRole_Constant
-                     ? const_cast<uint8_t*>(constants + t.data()->offset())
-                     : static_cast<void*>(arena_ + t.arena_offset());
-    bound.shape = actual_shape(t, values);
+    bound.data = operand.data;
+    bound.tensor = operand.tensor;
+    if (operand.tensor != nullptr) bound.shape = actual_shape(*operand.tensor, values);
     return bound;
   };
   int64_t appended = 0;
-  const Status room = kv_cache_room(*model_, first_op, op_count, values, cached_length_, &appended);
+  const Status room = kv_cache_room(ops_, first_op, op_count, values, cached_length_, &appended);
   if (!room.ok()) {
     // Refused before anything ran: the inputs are spent, so a shorter retry can bind
     // its own sizes.
@@ -432,20 +479,23 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
   }
 
   if (observer_ != nullptr) observer_(-1, observer_user_);
+  // Built once per run: each op binds its own operands and marks absent the slots it may
+  // read past them (up to its definition's maximum), so no op sees another's.
+  BoundTensor inputs[kMaxOperands];
+  BoundTensor outputs[kMaxOperands];
   for (int i = first_op; i < first_op + op_count; ++i) {
-    const fb::Op* op = schema.ops()->Get(static_cast<uint32_t>(i));
-    BoundTensor inputs[kMaxOperands];
-    BoundTensor outputs[kMaxOperands];
-    const int input_count = static_cast<int>(op->inputs()->size());
-    for (int k = 0; k < input_count; ++k) inputs[k] = bind(op->inputs()->Get(k));
-    for (uint32_t k = 0; k < op->outputs()->size(); ++k) outputs[k] = bind(op->outputs()->Get(k));
+    const PreparedOp& op = ops_[i];
+    for (int k = 0; k < op.input_count; ++k) inputs[k] = bind(op.operands[k]);
+    for (int k = op.input_count; k < op.def->max_inputs; ++k) inputs[k].data = nullptr;
+    for (int k = 0; k < op.output_count; ++k) outputs[k] = bind(op.operands[op.input_count + k]);
+    for (int k = op.output_count; k < op.def->outputs; ++k) outputs[k].data = nullptr;
     const bool capture = i == capture_op_;
-    const OpRun run{schema,          *op,        inputs,     input_count,
-                    outputs,         static_cast<int>(op->outputs()->size()),
+    const OpRun run{schema,          *op.op,     inputs,     op.input_count,
+                    outputs,         op.output_count,
                     workspace_,      workspace_bytes_, parallel_,
                     cached_length_,  capture ? capture_weights_ : nullptr,
-                    capture ? capture_capacity_ : 0};
-    const Status status = find_op_def(op->options_type())->run(run);
+                    capture ? capture_capacity_ : 0, op.options};
+    const Status status = op.def->run(run);
     if (!status.ok()) {
       // The caches may hold part of this run's keys past cached_length_: harmless, as
       // only positions below it are ever read.
