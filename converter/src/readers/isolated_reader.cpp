@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -94,7 +96,28 @@ Status child_death(const std::string& path, const IsolationLimits& limits, int s
                        path.c_str(), signal, strsignal(signal));
 }
 
+std::atomic<bool> readers_in_process{false};
+
+// set_readers_in_process: the child's records in a memfd, read back by the parent.
+Status run_in_process(const std::string& path, const IsolationLimits& limits, const std::function<bool(int fd)>& child,
+                      const std::function<Status(ChildStream& stream)>& parent) {
+  const int fd = memfd_create("focal-reader", MFD_CLOEXEC);
+  if (fd < 0) return reader_error(path, "cannot make a buffer for the in-process reader");
+  (void)child(fd);  // a false return is a write that failed: the parent finds the stream cut short
+  Status read;
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    read = reader_error(path, "cannot rewind the in-process reader's buffer");
+  } else {
+    ChildStream stream(fd, std::chrono::steady_clock::now() + std::chrono::seconds(limits.wall_seconds));
+    read = parent(stream);
+  }
+  close(fd);
+  return read;
+}
+
 }  // namespace
+
+void set_readers_in_process(bool in_process) { readers_in_process = in_process; }
 
 bool ChildStream::read(void* data, size_t size) {
   auto* at = static_cast<uint8_t*>(data);
@@ -135,6 +158,7 @@ bool write_to_parent(int fd, const void* data, size_t size) {
 
 Status run_isolated(const std::string& path, const IsolationLimits& limits, const std::function<bool(int fd)>& child,
                     const std::function<Status(ChildStream& stream)>& parent) {
+  if (readers_in_process) return run_in_process(path, limits, child, parent);
   const uint64_t mapped = mapped_bytes();
   const uint64_t address_space = mapped != 0 ? mapped + limits.memory_bytes : 0;
   int ends[2];

@@ -57,5 +57,14 @@ bool write_to_parent(int fd, const void* data, size_t size);
 Status run_isolated(const std::string& path, const IsolationLimits& limits, const std::function<bool(int fd)>& child,
                     const std::function<Status(ChildStream& stream)>& parent);
 
+// For the HDF5 fuzz harness only (tests/fuzz/fuzz_keras_h5.cpp); the converter never
+// sets it. While set, run_isolated runs child(fd) in this process, into an in-memory
+// file, then parent() on that file from its start: the same child and parent code and
+// the same records, without the fork. A forked child's coverage counters die with it
+// and its sanitizer reports become an exit status, so coverage-guided fuzzing of what
+// the child checks needs it in process; no limits apply, so it is only for inputs that
+// libhdf5 itself wrote (a malformed file's libhdf5 crash would end this process).
+void set_readers_in_process(bool in_process);
+
 }  // namespace convert
 }  // namespace focal
