@@ -142,3 +142,36 @@ def check_error(status, body, want_status, code, *texts):
     assert error["code"] == code, (code, body)
     for text in texts:
         assert text in error["message"], (text, body)
+
+
+CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+          "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+
+
+def chat_model(focal, root, work):
+    """The story model with a chat format: its byte-level BPE written as a tokenizer.json
+    beside a tokenizer_config.json whose chat_template is ChatML (the converter recognizes
+    it, as for Qwen2). Its vocabulary has no <|im_start|>: the markers are plain text to
+    it, which is all a test of the plumbing needs; it ends at <|endoftext|> (511)."""
+    s = os.path.join(root, "demo", "story")
+    folder = os.path.join(work, "chat-tokenizer")
+    os.makedirs(folder, exist_ok=True)
+    vocab = json.load(open(os.path.join(s, "vocab.json"), encoding="utf-8"))
+    merges = [l.rstrip("\n") for l in open(os.path.join(s, "merges.txt"), encoding="utf-8")
+              if l.strip() and not l.startswith("#version")]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    tokenizer = {"version": "1.0", "truncation": None, "padding": None,
+                 "added_tokens": [{"id": vocab["<|endoftext|>"], "content": "<|endoftext|>", "single_word": False,
+                                   "lstrip": False, "rstrip": False, "normalized": True, "special": True}],
+                 "normalizer": None, "pre_tokenizer": byte_level, "post_processor": byte_level, "decoder": byte_level,
+                 "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                           "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "vocab": vocab,
+                           "merges": merges}}
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tokenizer, f)
+    with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump({"chat_template": CHATML, "eos_token": "<|endoftext|>"}, f)
+    path = os.path.join(work, "chat.focal")
+    run(focal, "convert", "--preset", "gpt2", "--weights", f"{s}/model.safetensors", "--config", f"{s}/config.json",
+        "--tokenizer", os.path.join(folder, "tokenizer.json"), "-o", path)
+    return path

@@ -4,6 +4,7 @@ port: every route, greedy completions equal to what PyTorch produced when the st
 was trained (demo/story/prompts_expected.txt), seeded sampling repeatable and streamed as
 it is answered whole, stop strings, embeddings equal to `focal run --text`'s
 sentence_embedding and of norm 1, translations equal to the dates model's PyTorch outputs,
+chat in the model's chat format as `focal generate --chat` answers, streamed as deltas,
 and every refusal as a JSON error naming its limit: malformed JSON, a body over --max-body,
 an unknown model, a prompt beyond the plan, max_tokens beyond the KV cache, a wrong type,
 JSON nested too deep, a missing or wrong API key. SIGTERM stops the server with exit 0.
@@ -15,11 +16,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_support import Server, check_error, dates_model, sentence_model, story_model  # noqa: E402
+from serve_support import Server, chat_model, check_error, dates_model, sentence_model, story_model  # noqa: E402
 
 focal, root, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 story, dates, sentence = story_model(focal, root, work), dates_model(focal, root, work), sentence_model(focal, root, work)
+chat = chat_model(focal, root, work)
 
 
 def curl(server, path, body, *extra):
@@ -32,14 +34,47 @@ def curl(server, path, body, *extra):
 
 def check_routes(server):
     status, health = server.json("/health")
-    assert status == 200 and health == {"status": "ok", "models": 3}, health
+    assert status == 200 and health == {"status": "ok", "models": 4}, health
     status, models = server.json("/v1/models")
-    kinds = {m["id"]: m["kind"] for m in models["data"]}
-    assert status == 200 and kinds == {"story": "decoder", "dates": "seq2seq", "sentence": "encoder"}, models
+    kinds = {m["id"]: (m["kind"], m["chat"]) for m in models["data"]}
+    assert status == 200 and kinds == {"story": ("decoder", False), "dates": ("seq2seq", False),
+                                       "sentence": ("encoder", False), "chat": ("decoder", True)}, models
     status, _, text = server.request("/metrics")
     for name in ("focal_requests_total", "focal_tokens_per_second", "focal_queue_length", "focal_arena_bytes"):
         assert f"\n{name} " in "\n" + text.decode(), (name, text)
-    print("routes: /health, /v1/models (3 models of 3 kinds), /metrics")
+    print("routes: /health, /v1/models (4 models of 3 kinds, one with a chat format), /metrics")
+
+
+def check_chat(server):
+    system, user = "Answer briefly.", "Who made the earth?"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    status, body = server.json("/v1/chat/completions", {"model": "chat", "messages": messages, "max_tokens": 30,
+                                                        "temperature": 0})
+    assert status == 200 and body["object"] == "chat.completion", body
+    message = body["choices"][0]["message"]
+    printed = subprocess.run([focal, "generate", chat, "--chat", user, "--system", system, "-n", "30"],
+                             capture_output=True, text=True, check=True).stdout
+    assert message == {"role": "assistant", "content": printed[:-1]}, (message, printed)
+    events = server.events("/v1/chat/completions", {"model": "chat", "messages": messages, "max_tokens": 30,
+                                                    "temperature": 0, "stream": True})
+    assert events[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}, events[0]
+    assert all(e["object"] == "chat.completion.chunk" for e in events)
+    assert "".join(e["choices"][0]["delta"].get("content", "") for e in events) == message["content"]
+    assert events[-1]["choices"][0]["finish_reason"] == body["choices"][0]["finish_reason"]
+    # A conversation: the reply joins it as the assistant's turn, and sampling with a seed repeats.
+    talk = {"model": "chat", "messages": [{"role": "user", "content": user}, {"role": "assistant", "content": "God."},
+                                          {"role": "user", "content": "And then?"}],
+            "max_tokens": 20, "temperature": 0.7, "seed": 5}
+    first, again = (server.json("/v1/chat/completions", talk)[1]["choices"][0]["message"]["content"] for _ in "ab")
+    assert first == again, (first, again)
+    check_error(*server.json("/v1/chat/completions", {"model": "story", "messages": messages}), 400, "no_chat_format",
+                "chat_template", "/v1/completions")
+    check_error(*server.json("/v1/chat/completions", {"model": "chat", "messages": [{"role": "tool", "content": "x"}]}),
+                400, "invalid_role", "'user'")
+    check_error(*server.json("/v1/chat/completions", {"model": "chat", "messages": "hi"}), 400, "invalid_type",
+                "'messages'")
+    print(f"chat: as focal generate --chat ({message['content'][:30]!r}...), streamed as deltas, a seeded "
+          "conversation repeats; no chat format, a bad role, bad messages refused")
 
 
 def check_completions(server):
@@ -173,10 +208,11 @@ def check_api_key():
 
 
 def main():
-    server = Server(focal, story, dates, sentence, "--max-body", "65536")
+    server = Server(focal, story, dates, sentence, chat, "--max-body", "65536")
     try:
         check_routes(server)
         check_completions(server)
+        check_chat(server)
         check_embeddings(server)
         check_translations(server)
         check_refusals(server)

@@ -41,6 +41,9 @@ std::string render_metrics(const Metrics& m, const Scheduler& scheduler,
   out += "focal_responses_total{class=\"5xx\"} " + get(m.status_5xx) + "\n";
   line(&out, "focal_refused_busy_total", "counter", "Requests refused with 429 or 503 (queue full, timeout, shutdown).",
        get(m.refused_busy));
+  line(&out, "focal_connections_refused_total", "counter",
+       "Connections answered 503 unread: every connection thread busy and the waiting list full.",
+       get(m.connections_refused));
   line(&out, "focal_prompt_tokens_total", "counter", "Tokens read: prompts, conversations, embedding inputs, sources.",
        get(m.prompt_tokens));
   line(&out, "focal_generated_tokens_total", "counter", "Tokens generated: completions, replies, translations.",

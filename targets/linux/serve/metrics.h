@@ -22,6 +22,7 @@ struct Metrics {
   std::atomic<uint64_t> generated_tokens{0};  // completions, replies, translations
   std::atomic<uint64_t> generation_ns{0};     // time in the sessions generating them
   std::atomic<uint64_t> embeddings{0};
+  std::atomic<uint64_t> connections_refused{0};  // 503 before reading: every connection thread busy, the list full
 
   void count_status(int status);
 };

@@ -8,6 +8,7 @@
 #include <random>
 #include <nlohmann/json.hpp>
 
+#include "serve/connections.h"
 #include "serve/requests.h"
 
 namespace focal {
@@ -261,6 +262,7 @@ struct RouteHandlers {
     const auto refuse = [&](const ApiError& e) {
       reply_error(res, e);
       res.set_header("Connection", "close");  // the unread body must not be taken for the next request
+      HttpServer::close_after_answer();
       return httplib::Server::HandlerResponse::Handled;
     };
     if (!r.limits_.api_key.empty() && !loopback_only_path(req.path)) {
@@ -331,7 +333,12 @@ void Routes::install(httplib::Server& server) {
     reply_error(res, api_error(500, "server_error", "internal", "", "the request failed inside the server"));
   });
   Metrics* metrics = metrics_;
-  server.set_logger([metrics](const httplib::Request&, const httplib::Response& res) { metrics->count_status(res.status); });
+  // After an error the connection closes: what the client sent next (the rest of a refused
+  // head or body) is not read as a request.
+  server.set_logger([metrics](const httplib::Request&, const httplib::Response& res) {
+    metrics->count_status(res.status);
+    if (res.status >= 400) HttpServer::close_after_answer();
+  });
 }
 
 }  // namespace serve

@@ -4,6 +4,7 @@
 // refused (503), generations in flight end at their next token ("cancelled") and are
 // answered, then the process exits 0.
 #include <httplib.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -21,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/text_file.h"
 #include "cpu_cores.h"
+#include "serve/connections.h"
 #include "serve/metrics.h"
 #include "serve/routes.h"
 #include "serve/scheduler.h"
@@ -143,7 +145,7 @@ void stop_signals(sigset_t* set) {
 }
 
 // Blocked in every thread, the signals come to this thread alone.
-void wait_for_signal(httplib::Server* server, serve::Scheduler* scheduler, serve::Routes* routes) {
+void wait_for_signal(serve::HttpServer* server, serve::Scheduler* scheduler, serve::Routes* routes) {
   sigset_t set;
   stop_signals(&set);
   int received = 0;
@@ -151,16 +153,8 @@ void wait_for_signal(httplib::Server* server, serve::Scheduler* scheduler, serve
   if (received != SIGUSR2) std::fprintf(stderr, "focal serve: %s, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
   scheduler->shut_down();
   routes->cancel_all();
-  server->stop();
+  server->halt();
 }
-
-// httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
-// library): a burst of clients overflows it. listen() again on the bound socket sets
-// a deeper one.
-class Server : public httplib::Server {
- public:
-  void deepen_backlog(int backlog) { ::listen(svr_sock_, backlog); }
-};
 
 }  // namespace
 
@@ -177,6 +171,12 @@ int serve_command(int argc, char** argv) {
   struct sigaction old_pipe = {};
   sigaction(SIGPIPE, &ignore, &old_pipe);
 
+  // A request's buffers (its head, up to 64 KiB; its body, up to --max-body) are freed
+  // after it; glibc's dynamic mmap threshold would keep such sizes in each connection
+  // thread's arena instead, and the RSS would climb to threads x budget. A fixed threshold
+  // gives them back to the system when freed.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+
   std::vector<std::unique_ptr<serve::ServedModel>> models;
   Status status = open_models(o, &models);
   if (!status.ok()) {
@@ -186,25 +186,26 @@ int serve_command(int argc, char** argv) {
   serve::Scheduler scheduler(o.queue, std::chrono::seconds(o.queue_timeout));
   serve::Metrics metrics;
   serve::Routes routes(&models, &scheduler, &metrics, {o.max_body, o.api_key});
-  Server server;
-  size_t sessions = 0, arena = 0;
-  for (const auto& m : models) sessions += m->slots().size(), arena += m->arena_bytes();
-  // A connection thread per session and per queued request, and two for /health and /metrics.
-  const size_t connection_threads = sessions + o.queue + 2;
-  server.new_task_queue = [connection_threads] { return new httplib::ThreadPool(connection_threads); };
-  server.set_read_timeout(o.timeout, 0);
-  server.set_write_timeout(o.timeout, 0);
-  server.set_keep_alive_timeout(5);
-  server.set_keep_alive_max_count(100);
+  serve::HttpServer server;
+  size_t sessions = 0;
+  for (const auto& m : models) sessions += m->slots().size();
+  // A connection thread per session and per queued request, and two for /health and
+  // /metrics; four times as many connections may wait for one.
+  serve::ConnectionLimits limits;
+  limits.threads = sessions + o.queue + 2;
+  limits.pending = std::max<size_t>(16, 4 * limits.threads);
+  limits.request_timeout = limits.write_timeout = std::chrono::seconds(o.timeout);
+  limits.max_request_bytes = o.max_body + serve::kMaxRequestHeadBytes;
+  server.set_keep_alive_max_count(limits.keep_alive_requests);  // what httplib's Keep-Alive header says
+  server.set_keep_alive_timeout(limits.keep_alive.count());
   routes.install(server);
-  int port = static_cast<int>(o.port);
-  const bool bound = port == 0 ? (port = server.bind_to_any_port(o.host)) > 0 : server.bind_to_port(o.host, port);
-  if (!bound) {
+  server.count_refusals_in(&metrics.connections_refused);
+  const int port = server.bind(o.host, static_cast<int>(o.port));
+  if (port < 0) {
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return report_failure("serve", Status::error(StatusCode::kIoError, "cannot listen on %s port %lld",
                                                  printable(o.host).c_str(), static_cast<long long>(o.port)));
   }
-  server.deepen_backlog(static_cast<int>(std::min<size_t>(4096, connection_threads * 8)));
   if (!is_loopback(o.host) && o.api_key.empty()) {
     std::fprintf(stderr, "focal serve: warning: listening on %s, reachable from other machines, without --api-key\n",
                  printable(o.host).c_str());
@@ -218,7 +219,7 @@ int serve_command(int argc, char** argv) {
   std::fprintf(stderr, "focal serve: listening on http://%s%s%s:%d\n", v6 ? "[" : "", printable(o.host).c_str(),
                v6 ? "]" : "", port);
   std::thread signals(wait_for_signal, &server, &scheduler, &routes);
-  const bool listened = server.listen_after_bind();  // returns after stop(); in-flight requests are answered
+  server.serve(limits);  // returns after halt(), once the requests in flight are answered
   scheduler.shut_down();
   pthread_kill(signals.native_handle(), SIGUSR2);  // wakes the signal thread when no signal did
   signals.join();
@@ -226,7 +227,7 @@ int serve_command(int argc, char** argv) {
   sigaction(SIGPIPE, &old_pipe, nullptr);
   std::fprintf(stderr, "focal serve: stopped after %llu requests\n",
                static_cast<unsigned long long>(metrics.requests.load()));
-  return listened ? 0 : report_failure("serve", Status::error(StatusCode::kIoError, "the server stopped listening"));
+  return 0;
 }
 
 }  // namespace cli
