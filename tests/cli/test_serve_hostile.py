@@ -157,7 +157,11 @@ def main():
               f"and JSON, lone surrogates, nesting 5000 deep, binary noise, a lying Content-Length: all refused; "
               f"RSS after each of {ROUNDS} rounds (KiB): {' '.join(map(str, rss))}; {rss[-1] - warm:+d} KiB "
               f"after round {WARM_ROUNDS}")
-        assert rss[-1] - warm < 1024, rss
+        # Under ASan (FOCAL_SANITIZED=1, set by tests/CMakeLists.txt) freed blocks wait in its
+        # quarantine (256 MB by default) instead of being reused, so RSS grows by design there;
+        # growth is judged in the plain build, and the sanitizers judge the memory errors.
+        if os.environ.get("FOCAL_SANITIZED") != "1":
+            assert rss[-1] - warm < 1024, rss
     finally:
         server.stop()
     print("the same completion after the attacks; exit 0 at SIGTERM")
