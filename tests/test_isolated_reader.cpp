@@ -162,3 +162,54 @@ TEST_CASE("isolated reader: a child that exits with an error code mid-stream is 
   });
   check_error(outcome, "the reader process for 'x.h5' failed (exit code 1)");
 }
+
+// set_readers_in_process (the HDF5 fuzz harness's mode): the same child and parent code
+// without the fork, with the same results; the child's work is seen in this process.
+TEST_CASE("isolated reader: in process, a child's tensors and error records arrive as from a process") {
+  set_readers_in_process(true);
+  const pid_t self = getpid();
+  pid_t child_pid = 0;
+  const Outcome good = run_child(small_limits(), [&](int fd) {
+    child_pid = getpid();
+    return send_tensor(fd, tensor_of("a", {2, 3}, 24)) && send_tensor(fd, tensor_of("b/c:0", {}, 4)) &&
+           send_end(fd);
+  });
+  const Outcome error = run_child(small_limits(), [](int fd) {
+    return send_error(fd, reader_error("x.h5", "dataset 'w' is neither float nor integer"));
+  });
+  const Outcome cut = run_child(small_limits(), [](int fd) { return send_tensor(fd, tensor_of("a", {2}, 8)); });
+  const Outcome lying = run_child(small_limits(), [](int fd) {
+    CheckpointTensor tensor = tensor_of("w", {4}, 16);
+    tensor.shape = {5};
+    return send_tensor(fd, tensor) && send_end(fd);
+  });
+  set_readers_in_process(false);
+  CHECK(child_pid == self);
+  REQUIRE(good.status.ok());
+  REQUIRE(good.tensors.size() == 2);
+  CHECK(good.tensors[0].shape == std::vector<int64_t>{2, 3});
+  CHECK(good.tensors[0].bytes == std::vector<uint8_t>(24, 0x3f));
+  CHECK(good.tensors[1].name == "b/c:0");
+  check_error(error, "dataset 'w' is neither float nor integer");
+  check_error(cut, "the reader process stopped before the end");
+  check_error(lying, "a byte count that does not match the shape of 'w'");
+}
+
+TEST_CASE("isolated reader: the in-process mode is off unless set, and off again once cleared") {
+  const std::string self = std::to_string(getpid());
+  const auto child = [](int fd) {  // names its tensor by the process that sends it
+    return send_tensor(fd, tensor_of(std::to_string(getpid()), {}, 4)) && send_end(fd);
+  };
+  const Outcome before = run_child(small_limits(), child);
+  set_readers_in_process(true);
+  const Outcome during = run_child(small_limits(), child);
+  set_readers_in_process(false);
+  const Outcome after = run_child(small_limits(), child);
+  for (const Outcome* outcome : {&before, &during, &after}) {
+    REQUIRE(outcome->status.ok());
+    REQUIRE(outcome->tensors.size() == 1);
+  }
+  CHECK(before.tensors[0].name != self);
+  CHECK(during.tensors[0].name == self);
+  CHECK(after.tensors[0].name != self);
+}
