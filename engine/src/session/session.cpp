@@ -123,10 +123,19 @@ size_t operand_count(const Model& model) {
   for (const fb::Op* op : *model.schema().ops()) count += op->inputs()->size() + op->outputs()->size();
   return count;
 }
+// Bytes reserved per record: their sizes with 64-bit pointers, on every target, so the
+// arena a 64-bit host plans for a firmware (focal plan, the plan header) is the arena the
+// 32-bit device asks for, byte for byte; a 32-bit target leaves 16 B per op and 8 B per
+// operand unused.
+constexpr size_t kPreparedOpReserve = 48;
+constexpr size_t kPreparedOperandReserve = 16;
+static_assert(sizeof(PreparedOp) <= kPreparedOpReserve, "a prepared op fits its reserve");
+static_assert(sizeof(PreparedOperand) <= kPreparedOperandReserve, "a prepared operand fits its reserve");
+
 // The verifier bounds the ops and their operands (kMaxOps, kMaxOperands): no overflow.
 size_t prepared_ops_bytes(const Model& model) {
-  const size_t ops = static_cast<size_t>(model.op_count()) * sizeof(PreparedOp);
-  const size_t bytes = ops + operand_count(model) * sizeof(PreparedOperand);
+  const size_t ops = static_cast<size_t>(model.op_count()) * kPreparedOpReserve;
+  const size_t bytes = ops + operand_count(model) * kPreparedOperandReserve;
   return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
 }
 
