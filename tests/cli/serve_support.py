@@ -81,10 +81,10 @@ def sentence_model(focal, root, work):
 class Server:
     """`focal serve ARGS --port 0` on loopback; stop() sends SIGTERM and checks a clean exit."""
 
-    def __init__(self, focal, *args):
+    def __init__(self, focal, *args, env=None):
         self.log_path = None
         self.proc = subprocess.Popen([str(focal), "serve", *map(str, args), "--port", "0"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         self.lines = []
         for line in self.proc.stderr:
             self.lines.append(line)
