@@ -16,21 +16,26 @@ script leaves them alone.
 
 Usage: tests/fuzz/make_keras_h5_seeds.py (from anywhere; rewrites the other files)
 """
+import ast
 import os
 import random
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "corpus", "fuzz_keras_h5")
 
-# kNames of the harness, in order.
-NAMES = ["model_weights", "optimizer_weights", "layers", "vars", "optimizer", "top_level_model_weights",
-         "embedding", "bidirectional", "forward_lstm", "backward_lstm", "lstm_cell_1", "lstm_cell_2",
-         "forward_gru", "backward_gru", "gru_cell_1", "gru_cell_2", "forward_layer", "backward_layer",
-         "cell", "bahdanau_attention", "attention", "dense", "dense_1", "dense_2",
-         "W", "V", "dropout", "input_1", "embeddings:0", "kernel:0", "recurrent_kernel:0", "bias:0",
-         "W:0", "b:0", "v:0", "u:0", "0", "1", "2", "3",
-         "Adam", "iter:0", "m:0", "lstm", "gru", "_loss_tracker", "embedding_1", "x:0",
-         ".", "..", "a b", "\u00e9", "optimizer_weights/", "layers/x/vars"]
+
+def harness_names():
+    """The harness's kNames, in order, read from tests/fuzz/fuzz_keras_h5.cpp itself, so a
+    seed's name indices cannot drift from the table they index."""
+    with open(os.path.join(HERE, "fuzz_keras_h5.cpp"), encoding="utf-8") as f:
+        source = f.read()
+    table = re.search(r"kNames\[\] = \{(.*?)\};", source, re.S).group(1)
+    return [ast.literal_eval('"' + text + '"').encode("latin-1").decode("utf-8")
+            for text in re.findall(r'"((?:[^"\\]|\\.)*)"', table)]
+
+
+NAMES = harness_names()
 ATTRIBUTES = ["layer_names", "weight_names", "backend", "keras_version", "model_config", "training_config",
               "CLASS", "x"]
 TEXT_COUNT = 11  # kTexts
