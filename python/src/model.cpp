@@ -50,10 +50,11 @@ std::shared_ptr<ModelFile> ModelFile::from_buffer(const py::buffer& buffer) {
   if (info.readonly && reinterpret_cast<uintptr_t>(bytes) % kBufferAlignment == 0 && immutable(buffer)) {
     file->owner_ = buffer;
   } else {
-    file->copy_.reset(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, (size + 63) / 64 * 64 + 64)));
-    if (file->copy_ == nullptr) raise_error(StatusCode::kResourceExhausted, "cannot copy the model's bytes");
-    if (size > 0) std::memcpy(file->copy_.get(), bytes, size);
-    bytes = file->copy_.get();
+    if (!file->copy_.allocate(size, "a copy of the model's bytes").ok()) {
+      raise_error(StatusCode::kResourceExhausted, "cannot copy the model's bytes");
+    }
+    if (size > 0) std::memcpy(file->copy_.data(), bytes, size);
+    bytes = file->copy_.data();
   }
   file->verify(bytes, size);
   return file;

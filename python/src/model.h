@@ -6,7 +6,6 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +13,7 @@
 
 #include "focal/model.h"
 #include "mapped_file.h"
+#include "owned_session.h"
 
 namespace focal {
 namespace python {
@@ -25,7 +25,7 @@ class ModelFile {
 
   const Model& model() const { return *model_; }
   const std::string& path() const { return path_; }  // empty when loaded from bytes
-  bool zero_copy() const { return copy_ == nullptr; }
+  bool zero_copy() const { return copy_.data() == nullptr; }
 
  private:
   ModelFile() = default;
@@ -34,7 +34,7 @@ class ModelFile {
   std::string path_;
   std::optional<MappedFile> file_;
   pybind11::object owner_;  // the Python buffer the bytes belong to (used in place)
-  std::unique_ptr<uint8_t, decltype(&std::free)> copy_{nullptr, std::free};
+  AlignedBlock copy_;
   std::optional<Model> model_;
 };
 

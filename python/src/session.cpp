@@ -32,7 +32,7 @@ PySession::PySession(std::shared_ptr<ModelFile> model, int64_t max_batch, int64_
   options.max_batch = max_batch;
   options.max_seq = max_seq;
   options.parallel = pool_.get();
-  check(cli::open_session(model_->model(), options, &owned_));
+  check(OwnedSession::open(model_->model(), options, &owned_));
   const Model& m = model_->model();
   for (int s = 0; s < m.stage_count(); ++s) {
     const StageInfo stage = m.stage(s);

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "cli/loaded_model.h"
 #include "model.h"
+#include "owned_session.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -22,9 +22,9 @@ class PySession {
  public:
   PySession(std::shared_ptr<ModelFile> model, int64_t max_batch, int64_t max_seq, int threads);
 
-  Session& session() { return *owned_.session; }
+  Session& session() { return owned_.session(); }
   const std::shared_ptr<ModelFile>& model() const { return model_; }
-  size_t arena_bytes() const { return owned_.arena_bytes; }
+  size_t arena_bytes() const { return owned_.arena_bytes(); }
   int threads() const { return threads_; }
   // Bit i: output i is written by the stage (stage -1: every output).
   uint64_t outputs_of_stage(int stage) const;
@@ -44,7 +44,7 @@ class PySession {
  private:
   std::shared_ptr<ModelFile> model_;
   std::unique_ptr<ThreadPool> pool_;
-  cli::OwnedSession owned_;
+  OwnedSession owned_;
   std::vector<uint64_t> stage_outputs_;
   int threads_ = 1;
   std::atomic<bool> busy_{false};

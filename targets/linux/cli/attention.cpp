@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
 #include "cli/npy_inputs.h"
 #include "focal/session.h"
 #include "focal/tokenizer.h"
-#include "atomic_file.h"
 #include "heatmap.h"
+#include "owned_session.h"
 #include "readers/npy.h"
 
 namespace focal {
@@ -123,8 +124,8 @@ Result<Heatmap> from_model(const Options& o) {
   const int heads = m.op(op).attention_heads;
   if (o.head >= heads) return Status::error(StatusCode::kInvalidArgument, "layer %d has %d heads", o.layer, heads);
   OwnedSession owned;
-  FOCAL_RETURN_IF_ERROR(open_session(m, SessionOptions(), &owned));
-  Session* session = owned.session.get();
+  FOCAL_RETURN_IF_ERROR(OwnedSession::open(m, SessionOptions(), &owned));
+  Session* session = &owned.session();
   FOCAL_RETURN_IF_ERROR(set_npy_inputs(*session, o.inputs));
   // Room for this run: [batch, heads, q, kv], with batch, q and kv at most the planned
   // batch and the longest planned sequence (a KV cache's length included).

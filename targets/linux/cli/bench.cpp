@@ -31,6 +31,7 @@
 #include "atomic_file.h"
 #include "cpu_cores.h"
 #include "machine_peak.h"
+#include "owned_session.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -386,11 +387,11 @@ int bench_command(int argc, char** argv) {
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
-  const Status opened = open_session(loaded->model, options, &owned);
+  const Status opened = OwnedSession::open(loaded->model, options, &owned);
   if (!opened.ok()) {
     return report_failure("bench", opened);
   }
-  Session& s = *owned.session;
+  Session& s = owned.session();
   OpTimes times;
   times.ms.assign(size_t(loaded->model.op_count()), 0.0);
   s.set_op_observer(OpTimes::observe, &times);
@@ -441,7 +442,7 @@ int bench_command(int argc, char** argv) {
   j["int8_gops"] = measured_or_null(!seq2seq, report.int8_gops);
   j["int8_peak_fraction"] =
       measured_or_null(!seq2seq && peaks.int8_gops > 0, peaks.int8_gops > 0 ? report.int8_gops / peaks.int8_gops : 0.0);
-  j["memory"] = {{"arena_bytes", owned.arena_bytes}, {"kv_cache_bytes", kv_cache_bytes(m)},
+  j["memory"] = {{"arena_bytes", owned.arena_bytes()}, {"kv_cache_bytes", kv_cache_bytes(m)},
                  {"peak_rss_bytes", uint64_t(rss_kib) * 1024}};
   j["ops"] = nlohmann::json::array();
   for (const auto& [kind, ms] : by_kind) {
@@ -480,7 +481,7 @@ int bench_command(int argc, char** argv) {
                          : "");
   }
   print_int8_compute(report, peaks);
-  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes,
+  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes(),
               (unsigned long long)kv_cache_bytes(m), rss_kib);
   std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");
   for (const auto& [kind, ms] : by_kind) {

@@ -20,9 +20,10 @@
 #include "cli/printable.h"
 #include "cli/run_habits.h"
 #include "cli/text_file.h"
+#include "cpu_cores.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
-#include "cpu_cores.h"
+#include "owned_session.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -149,8 +150,8 @@ int chat_command(int argc, char** argv) {
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
-  Status status = open_session(loaded->model, options, &owned);
-  if (status.ok()) status = converse(*owned.session, tokenizer.value(), o);
+  Status status = OwnedSession::open(loaded->model, options, &owned);
+  if (status.ok()) status = converse(owned.session(), tokenizer.value(), o);
   if (!status.ok()) return report_failure("chat", status);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "cli/chat_prompt.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -20,11 +21,11 @@
 #include "cli/npy_outputs.h"
 #include "cli/run_habits.h"
 #include "cli/text_file.h"
-#include "atomic_file.h"
 #include "cpu_cores.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "focal/translate.h"
+#include "owned_session.h"
 #include "readers/npy.h"
 #include "thread_pool.h"
 
@@ -370,11 +371,11 @@ int generate_command(int argc, char** argv) {
   options.parallel = &pool;
   if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
   OwnedSession owned;
-  Status status = open_session(loaded->model, options, &owned);
+  Status status = OwnedSession::open(loaded->model, options, &owned);
   std::vector<float> alignment;
   size_t columns = 0;
   if (status.ok()) {
-    Session& session = *owned.session;
+    Session& session = owned.session();
     const bool seq2seq = session.find_stage("encode") >= 0;
     auto ids = input_ids(loaded->model, o);
     status = ids.status();

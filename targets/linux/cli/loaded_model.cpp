@@ -8,20 +8,6 @@
 namespace focal {
 namespace cli {
 
-Status open_session(const Model& model, const SessionOptions& options, OwnedSession* out) {
-  const auto needed = Session::required_arena_bytes(model, options);
-  if (!needed.ok()) return needed.status();
-  out->arena_bytes = needed.value();
-  out->arena.reset(std::aligned_alloc(kBufferAlignment, (out->arena_bytes + 63) / 64 * 64 + 64));
-  if (out->arena == nullptr) {
-    return Status::error(StatusCode::kResourceExhausted, "cannot allocate an arena of %zu bytes", out->arena_bytes);
-  }
-  auto session = Session::create(model, options, out->arena.get(), out->arena_bytes);
-  if (!session.ok()) return session.status();
-  out->session = std::make_unique<Session>(session.value());
-  return Status();
-}
-
 std::unique_ptr<LoadedModel> load_model_or_report(const char* command, const char* path) {
   auto file = MappedFile::open(path);
   if (!file.ok()) {

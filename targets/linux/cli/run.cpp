@@ -20,8 +20,9 @@
 #include "cli/npy_outputs.h"
 #include "cli/printable.h"
 #include "cli/text_inputs.h"
-#include "focal/session.h"
 #include "cpu_cores.h"
+#include "focal/session.h"
+#include "owned_session.h"
 #include "thread_pool.h"
 
 namespace focal {
@@ -168,17 +169,17 @@ int run_command(int argc, char** argv) {
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
-  Status status = open_session(loaded->model, options, &owned);
-  if (status.ok()) status = set_npy_inputs(*owned.session, o.inputs);
-  if (status.ok() && o.has_text) status = set_text_inputs(*owned.session, o.text, o.has_pair ? &o.pair : nullptr);
-  if (status.ok()) status = owned.session->run();
+  Status status = OwnedSession::open(loaded->model, options, &owned);
+  if (status.ok()) status = set_npy_inputs(owned.session(), o.inputs);
+  if (status.ok() && o.has_text) status = set_text_inputs(owned.session(), o.text, o.has_pair ? &o.pair : nullptr);
+  if (status.ok()) status = owned.session().run();
   if (status.ok() && !o.output_dir.empty()) {
     ::mkdir(o.output_dir.c_str(), 0755);  // may exist already; the writes report failures
-    status = write_outputs(*owned.session, o.output_dir);
+    status = write_outputs(owned.session(), o.output_dir);
   } else if (status.ok()) {
-    print_outputs(*owned.session);
+    print_outputs(owned.session());
   }
-  if (status.ok()) print_labels(*owned.session);
+  if (status.ok()) print_labels(owned.session());
   if (!status.ok()) return report_failure("run", status);
   return 0;
 }

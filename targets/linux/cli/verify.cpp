@@ -10,6 +10,7 @@
 #include "cli/loaded_model.h"
 #include "focal/self_test.h"
 #include "focal/session.h"
+#include "owned_session.h"
 
 namespace focal {
 namespace cli {
@@ -46,11 +47,11 @@ int verify_command(int argc, char** argv) {
     return 1;
   }
   OwnedSession owned;
-  const Status opened = open_session(model, SessionOptions(), &owned);
+  const Status opened = OwnedSession::open(model, SessionOptions(), &owned);
   if (!opened.ok()) {
     return report_failure("verify", opened);
   }
-  auto report = run_self_tests(*owned.session);
+  auto report = run_self_tests(owned.session());
   if (!report.ok()) {
     return report_failure("verify", report.status());
   }

@@ -190,8 +190,8 @@ Status ServedModel::create_slots(int sessions, int threads) {
     SessionOptions options;
     options.parallel = slot->pool.get();
     options.max_batch = static_cast<int64_t>(kind_ == ModelKind::kSeq2seq ? max_batch_ : 1);
-    FOCAL_RETURN_IF_ERROR(cli::open_session(model, options, &slot->owned));
-    Session& session = *slot->owned.session;
+    FOCAL_RETURN_IF_ERROR(OwnedSession::open(model, options, &slot->owned));
+    Session& session = slot->owned.session();
     slot->piece.resize(max_piece_);
     if (kind_ == ModelKind::kDecoder) {
       const Shape shape = model.tensor(model.output_tensor(session.find_output("logits"))).shape;
@@ -226,7 +226,7 @@ Status ServedModel::create_slots(int sessions, int threads) {
 
 size_t ServedModel::arena_bytes() const {
   size_t total = 0;
-  for (const auto& slot : slots_) total += slot->owned.arena_bytes;
+  for (const auto& slot : slots_) total += slot->owned.arena_bytes();
   return total;
 }
 
@@ -272,7 +272,7 @@ ApiError ServedModel::prompt_ids(const GenerationRequest& request, bool chat, st
 
 ApiError ServedModel::generate(Slot& slot, const GenerationRequest& request, const std::vector<int32_t>& prompt,
                                TextSink sink, void* user, const std::atomic<bool>* cancel, Generated* out) const {
-  Session& session = *slot.owned.session;
+  Session& session = slot.owned.session();
   auto sampler = Sampler::create(request.sampling.options, vocab_, slot.sampler_scratch.data(),
                                  slot.sampler_scratch.size() * 4);
   if (!sampler.ok()) return internal_error(sampler.status());
@@ -302,7 +302,7 @@ ApiError ServedModel::embedding_ids(const std::string& text, std::vector<int32_t
 }
 
 ApiError ServedModel::embed(Slot& slot, const std::vector<int32_t>& ids, std::vector<float>* embedding) const {
-  Session& session = *slot.owned.session;
+  Session& session = slot.owned.session();
   const int output = session.find_output("sentence_embedding");
   if (output < 0) {
     return invalid_request("no_sentence_embedding", "model",
@@ -367,7 +367,7 @@ ApiError ServedModel::source_ids(const TranslationRequest& request, std::vector<
 
 ApiError ServedModel::translate(Slot& slot, const TranslationRequest& request, const std::vector<int32_t>& source,
                                 Translated* out) const {
-  Session& session = *slot.owned.session;
+  Session& session = slot.owned.session();
   const Model& model = session.model();
   TranslateOptions options;
   options.max_steps = std::min(request.max_tokens, max_steps_);

@@ -16,6 +16,7 @@
 #include "cli/loaded_model.h"
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
+#include "owned_session.h"
 #include "serve/api_error.h"
 #include "serve/requests.h"
 #include "thread_pool.h"
@@ -28,7 +29,7 @@ const char* kind_name(ModelKind kind);  // "decoder", "encoder", "seq2seq"
 
 struct Slot {
   std::unique_ptr<ThreadPool> pool;
-  cli::OwnedSession owned;
+  OwnedSession owned;
   std::vector<uint32_t> sampler_scratch;    // decoders: sampler_scratch_bytes(vocab)
   std::vector<char> piece;                  // one token's text, the longest the vocabulary has
   std::vector<int32_t> row;                 // encoders: attention_mask / token_type_ids
