@@ -42,7 +42,7 @@ class Tokenizer {
   // Scratch bytes encode() needs for `text_bytes` of text, for every kind: the most is
   // a unigram model with a SentencePiece character map (NFKC), which can grow the text
   // 16-fold (tokenizer/charsmap.h) and then works on it at 17 bytes per byte
-  // (tokenizer.cpp, encode_unigram); byte-level BPE after NFC needs 147.
+  // (apps/tokenizer/encode_unigram.cpp); byte-level BPE after NFC needs 147.
   static constexpr size_t kScratchBytesPerTextByte = 272;
   static size_t encode_scratch_bytes(size_t text_bytes) { return text_bytes * kScratchBytesPerTextByte + 256; }
 
