@@ -17,48 +17,69 @@ bool better(const Candidate& a, const Candidate& b) {
   return a.hyp != b.hyp ? a.hyp < b.hyp : a.token < b.token;
 }
 
-// Where everything lives in the caller's scratch (k = beam width, T = max_steps,
-// L = source length, V = vocabulary).
-struct Layout {
-  size_t source, mask, prev, rows;                 // int32: k*L, k*L, k, k
-  size_t live_tokens, next_tokens, done_tokens;    // int32: k*T, k*T, 2k*T
-  size_t done_length;                              // int32: 2k
-  size_t live_score, next_score, done_score;       // double: k, k, 2k
-  size_t candidates;                               // Candidate: 2k
-  size_t live_align, next_align, done_align;       // float: k*T*L, k*T*L, 2k*T*L
-  // (up to k hypotheses finish during the search, and up to k more live ones at the end)
-  size_t end;
+// k hypotheses' tokens [k, T] (T = max_steps), their attention rows over the source
+// [k, T, L] (L = source length) and their scores [k].
+struct Hypotheses {
+  int32_t* tokens;
+  float* align;
+  double* score;
 };
 
-size_t align8(size_t n) { return (n + 7) / 8 * 8; }
+// Everything a translation keeps, carved from the caller's scratch in one place (k = beam
+// width): the encoder's inputs, the live hypotheses, the next step's (built from the best
+// candidates), the finished ones (up to k finish during the search, up to k more live
+// ones at the end: 2k) and the candidates. Carving from null only counts the bytes.
+class BeamState {
+ public:
+  BeamState(const TranslateOptions& o, size_t source_length, uint8_t* scratch)
+      : k(o.beam_width), steps(o.max_steps), l(source_length), base_(scratch) {
+    source = take<int32_t>(k * l);
+    mask = take<int32_t>(k * l);
+    prev = take<int32_t>(k);
+    rows = take<int32_t>(k);
+    live.tokens = take<int32_t>(k * steps);
+    next.tokens = take<int32_t>(k * steps);
+    done.tokens = take<int32_t>(2 * k * steps);
+    done_length = take<int32_t>(2 * k);
+    live.score = take<double>(k);
+    next.score = take<double>(k);
+    done.score = take<double>(2 * k);
+    top = take<Candidate>(2 * k);
+    live.align = take<float>(k * steps * l);
+    next.align = take<float>(k * steps * l);
+    done.align = take<float>(2 * k * steps * l);
+  }
+  size_t bytes() const { return used_; }
 
-Layout layout(const TranslateOptions& o, size_t source_length) {
-  const size_t k = o.beam_width, t = o.max_steps, l = source_length;
-  Layout s;
-  size_t at = 0;
-  const auto take = [&](size_t bytes) {
-    const size_t here = at;
-    at = align8(at + bytes);
-    return here;
-  };
-  s.source = take(k * l * 4);
-  s.mask = take(k * l * 4);
-  s.prev = take(k * 4);
-  s.rows = take(k * 4);
-  s.live_tokens = take(k * t * 4);
-  s.next_tokens = take(k * t * 4);
-  s.done_tokens = take(2 * k * t * 4);
-  s.done_length = take(2 * k * 4);
-  s.live_score = take(k * 8);
-  s.next_score = take(k * 8);
-  s.done_score = take(2 * k * 8);
-  s.candidates = take(2 * k * sizeof(Candidate));
-  s.live_align = take(k * t * l * 4);
-  s.next_align = take(k * t * l * 4);
-  s.done_align = take(2 * k * t * l * 4);
-  s.end = at;
-  return s;
-}
+  int32_t* tokens_of(const Hypotheses& h, size_t i) const { return h.tokens + i * steps; }
+  float* align_of(const Hypotheses& h, size_t i) const { return h.align + i * steps * l; }
+
+  // Appends a finished hypothesis of `length` tokens with its normalized score.
+  void finish(const int32_t* tokens, const float* align, size_t length, double normalized) {
+    std::memcpy(tokens_of(done, done_count), tokens, length * 4);
+    std::memcpy(align_of(done, done_count), align, length * l * 4);
+    done_length[done_count] = int32_t(length);
+    done.score[done_count++] = normalized;
+  }
+
+  const size_t k, steps, l;
+  int32_t *source, *mask;  // [k, L]: the source once per row
+  int32_t *prev, *rows;    // [k]: each live hypothesis's last token; the rows the next step keeps
+  Hypotheses live, next, done;
+  int32_t* done_length;  // [2k]
+  Candidate* top;        // [2k], best first
+  size_t live_count = 1, done_count = 0;
+
+ private:
+  template <class T>
+  T* take(size_t count) {
+    const size_t here = used_;
+    used_ = (used_ + count * sizeof(T) + 7) / 8 * 8;
+    return base_ != nullptr ? reinterpret_cast<T*>(base_ + here) : nullptr;
+  }
+  uint8_t* base_;
+  size_t used_ = 0;
+};
 
 struct Io {
   int source_ids, source_mask, prev_ids, logits, attention, encode, decode;
@@ -164,98 +185,98 @@ void offer(Candidate* top, size_t* count, size_t capacity, const Candidate& c) {
   top[at] = c;
 }
 
-template <class T>
-T* at(uint8_t* ws, size_t offset) {
-  return reinterpret_cast<T*>(ws + offset);
+// Offers every extension of every live hypothesis; returns how many candidates `top` holds.
+size_t rank_candidates(BeamState& b, const float* logits, size_t vocab) {
+  size_t count = 0;
+  for (size_t h = 0; h < b.live_count; ++h) {
+    const float* row = logits + h * vocab;
+    const double base = b.live.score[h] - log_sum_exp(row, vocab);
+    for (size_t v = 0; v < vocab; ++v) offer(b.top, &count, 2 * b.k, {base + double(row[v]), int32_t(h), int32_t(v)});
+  }
+  return count;
 }
 
-Result<Translation> beam(Session& s, const Io& io, const TranslateOptions& o, const Layout& lay, uint8_t* ws,
-                         size_t source_length, size_t vocab, int32_t* tokens, float* alignment) {
-  const size_t k = o.beam_width, steps = o.max_steps, l = source_length;
-  int32_t* prev = at<int32_t>(ws, lay.prev);
-  int32_t* rows = at<int32_t>(ws, lay.rows);
-  int32_t* live_tokens = at<int32_t>(ws, lay.live_tokens);
-  int32_t* next_tokens = at<int32_t>(ws, lay.next_tokens);
-  int32_t* done_tokens = at<int32_t>(ws, lay.done_tokens);
-  int32_t* done_length = at<int32_t>(ws, lay.done_length);
-  double* live_score = at<double>(ws, lay.live_score);
-  double* next_score = at<double>(ws, lay.next_score);
-  double* done_score = at<double>(ws, lay.done_score);
-  Candidate* top = at<Candidate>(ws, lay.candidates);
-  float* live_align = at<float>(ws, lay.live_align);
-  float* next_align = at<float>(ws, lay.next_align);
-  float* done_align = at<float>(ws, lay.done_align);
-  size_t live = 1, done = 0, t = 0;
+// Step t's best candidates, best first, until k live ones are found: each extends its
+// hypothesis into `next`; an eos one finishes instead (while there is room). Returns the
+// live count for the next step.
+size_t select_candidates(BeamState& b, const TranslateOptions& o, size_t count, size_t t, const float* attention) {
+  const size_t l = b.l;
+  size_t next = 0;
+  for (size_t c = 0; c < count && next < b.k; ++c) {
+    const Candidate& cand = b.top[c];
+    int32_t* toks = b.tokens_of(b.next, next);  // built here, used by either list
+    float* align = b.align_of(b.next, next);
+    std::memcpy(toks, b.tokens_of(b.live, size_t(cand.hyp)), (t - 1) * 4);
+    std::memcpy(align, b.align_of(b.live, size_t(cand.hyp)), (t - 1) * l * 4);
+    toks[t - 1] = cand.token;
+    if (attention != nullptr) std::memcpy(align + (t - 1) * l, attention + size_t(cand.hyp) * l, l * 4);
+    else std::memset(align + (t - 1) * l, 0, l * 4);
+    if (cand.token == o.eos_id) {
+      if (b.done_count < b.k) b.finish(toks, align, t, cand.score / std::pow(double(t), double(o.length_penalty)));
+      continue;
+    }
+    b.rows[next] = cand.hyp;
+    b.next.score[next] = cand.score;
+    ++next;
+  }
+  return next;
+}
+
+// The next step's hypotheses become the live ones; the session's states follow their rows.
+Status advance(Session& s, BeamState& b, size_t next) {
+  if (next > 0) {
+    FOCAL_RETURN_IF_ERROR(s.permute_state_batch(b.rows, int(next)));
+    std::memcpy(b.live.tokens, b.next.tokens, next * b.steps * 4);
+    std::memcpy(b.live.align, b.next.align, next * b.steps * b.l * 4);
+    std::memcpy(b.live.score, b.next.score, next * 8);
+  }
+  b.live_count = next;
+  return Status();
+}
+
+// The finished hypothesis with the best normalized score (the first among equals).
+Translation best_finished(const BeamState& b, int32_t* tokens, float* alignment) {
+  size_t best = 0;
+  for (size_t f = 1; f < b.done_count; ++f) best = b.done.score[f] > b.done.score[best] ? f : best;
+  Translation result;
+  result.length = size_t(b.done_length[best]);
+  result.score = b.done.score[best];
+  std::memcpy(tokens, b.tokens_of(b.done, best), result.length * 4);
+  if (alignment != nullptr) std::memcpy(alignment, b.align_of(b.done, best), result.length * b.l * 4);
+  return result;
+}
+
+Result<Translation> beam(Session& s, const Io& io, const TranslateOptions& o, BeamState& b, size_t vocab,
+                         int32_t* tokens, float* alignment) {
+  size_t t = 0;
   bool stopped = false;  // by k finished hypotheses, not by max_steps
-  live_score[0] = 0.0;
-  const auto finish = [&](const int32_t* toks, const float* align, size_t length, double normalized) {
-    std::memcpy(done_tokens + done * steps, toks, length * 4);
-    std::memcpy(done_align + done * steps * l, align, length * l * 4);
-    done_length[done] = int32_t(length);
-    done_score[done++] = normalized;
-  };
-  for (t = 1; t <= steps; ++t) {
-    for (size_t h = 0; h < live; ++h) prev[h] = t == 1 ? o.bos_id : live_tokens[h * steps + t - 2];
-    FOCAL_RETURN_IF_ERROR(decode(s, io, prev, live));
+  b.live.score[0] = 0.0;
+  for (t = 1; t <= b.steps; ++t) {
+    for (size_t h = 0; h < b.live_count; ++h) b.prev[h] = t == 1 ? o.bos_id : b.tokens_of(b.live, h)[t - 2];
+    FOCAL_RETURN_IF_ERROR(decode(s, io, b.prev, b.live_count));
     const float* logits = static_cast<const float*>(s.output(io.logits).data);
     const float* attention = io.attention >= 0 ? static_cast<const float*>(s.output(io.attention).data) : nullptr;
-    size_t count = 0;
-    for (size_t h = 0; h < live; ++h) {
-      const float* row = logits + h * vocab;
-      const double base = live_score[h] - log_sum_exp(row, vocab);
-      for (size_t v = 0; v < vocab; ++v) offer(top, &count, 2 * k, {base + double(row[v]), int32_t(h), int32_t(v)});
-    }
-    size_t next = 0;
-    for (size_t c = 0; c < count && next < k; ++c) {
-      const Candidate& cand = top[c];
-      int32_t* toks = next_tokens + next * steps;  // built here, used by either list
-      float* align = next_align + next * steps * l;
-      std::memcpy(toks, live_tokens + size_t(cand.hyp) * steps, (t - 1) * 4);
-      std::memcpy(align, live_align + size_t(cand.hyp) * steps * l, (t - 1) * l * 4);
-      toks[t - 1] = cand.token;
-      if (attention != nullptr) std::memcpy(align + (t - 1) * l, attention + size_t(cand.hyp) * l, l * 4);
-      else std::memset(align + (t - 1) * l, 0, l * 4);
-      if (cand.token == o.eos_id) {
-        if (done < k) finish(toks, align, t, cand.score / std::pow(double(t), double(o.length_penalty)));
-        continue;
-      }
-      rows[next] = cand.hyp;
-      next_score[next] = cand.score;
-      ++next;
-    }
-    if (next > 0) {
-      FOCAL_RETURN_IF_ERROR(s.permute_state_batch(rows, int(next)));
-      std::memcpy(live_tokens, next_tokens, next * steps * 4);
-      std::memcpy(live_align, next_align, next * steps * l * 4);
-      std::memcpy(live_score, next_score, next * 8);
-    }
-    live = next;
-    if (done >= k || live == 0) {
+    const size_t count = rank_candidates(b, logits, vocab);
+    FOCAL_RETURN_IF_ERROR(advance(s, b, select_candidates(b, o, count, t, attention)));
+    if (b.done_count >= b.k || b.live_count == 0) {
       stopped = true;
       break;
     }
   }
-  if (done == 0 || !stopped) {  // the search ran out of steps: the live ones finish too
-    const size_t length = stopped ? t : steps;
-    for (size_t h = 0; h < live; ++h) {
-      finish(live_tokens + h * steps, live_align + h * steps * l, length,
-             live_score[h] / std::pow(double(length), double(o.length_penalty)));
+  if (b.done_count == 0 || !stopped) {  // the search ran out of steps: the live ones finish too
+    const size_t length = stopped ? t : b.steps;
+    for (size_t h = 0; h < b.live_count; ++h) {
+      b.finish(b.tokens_of(b.live, h), b.align_of(b.live, h), length,
+               b.live.score[h] / std::pow(double(length), double(o.length_penalty)));
     }
   }
-  size_t best = 0;
-  for (size_t f = 1; f < done; ++f) best = done_score[f] > done_score[best] ? f : best;
-  Translation result;
-  result.length = size_t(done_length[best]);
-  result.score = done_score[best];
-  std::memcpy(tokens, done_tokens + best * steps, result.length * 4);
-  if (alignment != nullptr) std::memcpy(alignment, done_align + best * steps * l, result.length * l * 4);
-  return result;
+  return best_finished(b, tokens, alignment);
 }
 
 }  // namespace
 
 size_t translate_scratch_bytes(const TranslateOptions& options, size_t max_source_length) {
-  return layout(options, max_source_length).end;
+  return BeamState(options, max_source_length, nullptr).bytes();
 }
 
 Result<Translation> translate(Session& session, const int32_t* source, size_t source_length,
@@ -268,20 +289,18 @@ Result<Translation> translate(Session& session, const int32_t* source, size_t so
     return Status::error(StatusCode::kInvalidArgument,
                          "translate: empty source, no token buffer, max_steps or beam_width 0, or negative alpha");
   }
-  const Layout lay = layout(o, source_length);
-  if (scratch == nullptr || scratch_bytes < lay.end || reinterpret_cast<uintptr_t>(scratch) % 8 != 0) {
+  const size_t needed = translate_scratch_bytes(o, source_length);
+  if (scratch == nullptr || scratch_bytes < needed || reinterpret_cast<uintptr_t>(scratch) % 8 != 0) {
     return Status::error(StatusCode::kResourceExhausted, "translate needs %zu bytes of 8-byte aligned scratch",
-                         lay.end);
+                         needed);
   }
-  uint8_t* ws = static_cast<uint8_t*>(scratch);
-  const size_t rows = o.beam_width;
-  FOCAL_RETURN_IF_ERROR(encode(session, io, source, source_length, rows, at<int32_t>(ws, lay.source),
-                               at<int32_t>(ws, lay.mask)));
+  BeamState state(o, source_length, static_cast<uint8_t*>(scratch));
+  FOCAL_RETURN_IF_ERROR(encode(session, io, source, source_length, o.beam_width, state.source, state.mask));
   // logits [batch, vocab], or [batch, seq, vocab] (every position; one per step here)
   const Shape logits_shape = session.model().tensor(session.model().output_tensor(io.logits)).shape;
   const size_t vocab = size_t(logits_shape.dims[logits_shape.rank - 1]);
   if (o.beam_width == 1) return greedy(session, io, o, source_length, vocab, tokens, alignment);
-  return beam(session, io, o, lay, ws, source_length, vocab, tokens, alignment);
+  return beam(session, io, o, state, vocab, tokens, alignment);
 }
 
 }  // namespace focal
