@@ -20,16 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "cli/bench_plot.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/loaded_model.h"
+#include "cpu_cores.h"
 #include "focal/attention.h"
 #include "focal/gemm.h"
 #include "focal/session.h"
 #include "focal/translate.h"
-#include "atomic_file.h"
-#include "cpu_cores.h"
 #include "machine_peak.h"
 #include "owned_session.h"
 #include "thread_pool.h"
@@ -375,46 +375,50 @@ uint64_t kv_cache_bytes(const Model& m) {
   return bytes;
 }
 
-}  // namespace
+// What a bench measured: the mode's figures, the time per op kind, memory and the peaks
+// they are stated against.
+struct Measurement {
+  Report report;
+  std::map<std::string, double> by_kind;  // ms per op kind, summed over every run
+  double op_total = 0;                    // ms, all ops
+  long rss_kib = 0;                       // peak RSS before the peaks were measured
+  size_t arena_bytes = 0;
+  Peaks peaks;                            // zero with --no-peak
+};
 
-int bench_command(int argc, char** argv) {
-  Options o;
-  if (const int exit_code = parse_command_line("bench", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
-  const auto loaded = load_model_or_report("bench", o.model);
-  if (!loaded) return 1;
+// Opens a session over the model on o.threads threads and times it in the mode its
+// stages and cache call for (seq2seq, decoder, or one forward run), each op observed.
+Status measure(const Model& m, const Options& o, Measurement* out) {
   ThreadPool pool(o.threads);
-  if (!pool.status().ok()) return report_failure("bench", pool.status());  // fewer threads than asked
+  FOCAL_RETURN_IF_ERROR(pool.status());  // fewer threads than asked
   SessionOptions options;
   options.parallel = &pool;
   OwnedSession owned;
-  const Status opened = OwnedSession::open(loaded->model, options, &owned);
-  if (!opened.ok()) {
-    return report_failure("bench", opened);
-  }
+  FOCAL_RETURN_IF_ERROR(OwnedSession::open(m, options, &owned));
   Session& s = owned.session();
   OpTimes times;
-  times.ms.assign(size_t(loaded->model.op_count()), 0.0);
+  times.ms.assign(size_t(m.op_count()), 0.0);
   s.set_op_observer(OpTimes::observe, &times);
-  Report report;
-  Status status = s.find_stage("encode") >= 0 ? bench_seq2seq(s, o, &report)
-                  : s.cache_capacity() > 0    ? bench_decoder(s, o, &report)
-                                              : bench_once(s, o, &report);
+  const Status status = s.find_stage("encode") >= 0 ? bench_seq2seq(s, o, &out->report)
+                        : s.cache_capacity() > 0    ? bench_decoder(s, o, &out->report)
+                                                    : bench_once(s, o, &out->report);
   if (!o.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\n");
-  if (!status.ok()) {
-    return report_failure("bench", status);
-  }
+  FOCAL_RETURN_IF_ERROR(status);
   s.set_op_observer(nullptr, nullptr);
   // Read before the peaks are measured: their loops' buffers are the tool's, not the model's.
-  const long rss_kib = peak_rss_kib();
-  const Peaks peaks = o.peak ? measured_peaks(o.threads) : Peaks();
-  const double peak = peaks.fma_gflops;
-  const char* peak_isa = peaks.fma_isa;
-  const Model& m = loaded->model;
-  double op_total = 0;
-  for (double v : times.ms) op_total += v;
-  std::map<std::string, double> by_kind;
-  for (int i = 0; i < m.op_count(); ++i) by_kind[m.op(i).kind] += times.ms[size_t(i)];
+  out->rss_kib = peak_rss_kib();
+  out->peaks = o.peak ? measured_peaks(o.threads) : Peaks();
+  out->arena_bytes = owned.arena_bytes();
+  for (double v : times.ms) out->op_total += v;
+  for (int i = 0; i < m.op_count(); ++i) out->by_kind[m.op(i).kind] += times.ms[size_t(i)];
+  return Status();
+}
 
+// The report as docs/bench.schema.json describes it.
+nlohmann::json json_report(const Model& m, const Options& o, const Measurement& measured) {
+  const Report& report = measured.report;
+  const Peaks& peaks = measured.peaks;
+  const double peak = peaks.fma_gflops;
   nlohmann::json j;
   j["schema"] = "focal-bench/1";
   j["focal_version"] = focal_version();
@@ -422,7 +426,7 @@ int bench_command(int argc, char** argv) {
                 {"parameter_bytes", m.parameter_bytes()}};
   j["machine"] = {{"cpu", cpu_name()},       {"gemm_isa", gemm_isa()}, {"attention_isa", attention_isa()},
                   {"threads", o.threads},    {"fma_peak_gflops", measured_or_null(o.peak, peak)},
-                  {"fma_peak_isa", measured_or_null(o.peak, peak_isa)}, {"gemm_int8_isa", gemm_int8_isa()},
+                  {"fma_peak_isa", measured_or_null(o.peak, peaks.fma_isa)}, {"gemm_int8_isa", gemm_int8_isa()},
                   {"int8_peak_gops", measured_or_null(o.peak, peaks.int8_gops)},
                   {"int8_peak_isa", measured_or_null(o.peak, peaks.int8_isa)}};
   j["mode"] = report.kind;
@@ -442,21 +446,19 @@ int bench_command(int argc, char** argv) {
   j["int8_gops"] = measured_or_null(!seq2seq, report.int8_gops);
   j["int8_peak_fraction"] =
       measured_or_null(!seq2seq && peaks.int8_gops > 0, peaks.int8_gops > 0 ? report.int8_gops / peaks.int8_gops : 0.0);
-  j["memory"] = {{"arena_bytes", owned.arena_bytes()}, {"kv_cache_bytes", kv_cache_bytes(m)},
-                 {"peak_rss_bytes", uint64_t(rss_kib) * 1024}};
+  j["memory"] = {{"arena_bytes", measured.arena_bytes}, {"kv_cache_bytes", kv_cache_bytes(m)},
+                 {"peak_rss_bytes", uint64_t(measured.rss_kib) * 1024}};
   j["ops"] = nlohmann::json::array();
-  for (const auto& [kind, ms] : by_kind) {
-    j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", op_total > 0 ? ms / op_total : 0.0}});
+  for (const auto& [kind, ms] : measured.by_kind) {
+    j["ops"].push_back({{"kind", kind}, {"ms", ms}, {"share", measured.op_total > 0 ? ms / measured.op_total : 0.0}});
   }
-  if (!o.plot.empty()) {
-    Status plotted = check_output_is_not_an_input(o.plot, {o.model});
-    if (plotted.ok()) plotted = write_op_time_plot(o.plot, o.model, by_kind, op_total);
-    if (!plotted.ok()) return report_failure("bench", plotted);
-  }
-  if (o.json) {
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    return 0;
-  }
+  return j;
+}
+
+// The report as text, for a person.
+void print_report(const Model& m, const Options& o, const Measurement& measured) {
+  const Report& report = measured.report;
+  const double peak = measured.peaks.fma_gflops;
   std::printf("model      %s (%s, %llu parameters)\n", printable(o.model).c_str(), printable(m.architecture()).c_str(),
               (unsigned long long)m.parameter_count());
   std::printf("machine    %s; gemm %s, int8 gemm %s, attention %s; %d thread(s)\n", cpu_name().c_str(), gemm_isa(),
@@ -477,16 +479,39 @@ int bench_command(int argc, char** argv) {
   if (report.gflops > 0) {
     std::printf("compute    %.1f GFLOP/s of matrix work%s\n", report.gflops,
                 peak > 0 ? (", " + std::to_string(int(100 * report.gflops / peak + 0.5)) + "% of the measured FMA peak (" +
-                            std::to_string(int(peak)) + " GFLOP/s, " + peak_isa + ")").c_str()
+                            std::to_string(int(peak)) + " GFLOP/s, " + measured.peaks.fma_isa + ")").c_str()
                          : "");
   }
-  print_int8_compute(report, peaks);
-  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", owned.arena_bytes(),
-              (unsigned long long)kv_cache_bytes(m), rss_kib);
+  print_int8_compute(report, measured.peaks);
+  std::printf("memory     arena %zu bytes, KV cache / states %llu bytes, peak RSS %ld KiB\n", measured.arena_bytes,
+              (unsigned long long)kv_cache_bytes(m), measured.rss_kib);
   std::printf("\n%-20s %12s %8s\n", "op kind", "ms (total)", "share");
-  for (const auto& [kind, ms] : by_kind) {
-    std::printf("%-20s %12.3f %7.1f%%\n", kind.c_str(), ms, op_total > 0 ? 100 * ms / op_total : 0.0);
+  for (const auto& [kind, ms] : measured.by_kind) {
+    std::printf("%-20s %12.3f %7.1f%%\n", kind.c_str(), ms, measured.op_total > 0 ? 100 * ms / measured.op_total : 0.0);
   }
+}
+
+}  // namespace
+
+int bench_command(int argc, char** argv) {
+  Options o;
+  if (const int exit_code = parse_command_line("bench", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  const auto loaded = load_model_or_report("bench", o.model);
+  if (!loaded) return 1;
+  Measurement measured;
+  const Status status = measure(loaded->model, o, &measured);
+  if (!status.ok()) return report_failure("bench", status);
+  if (!o.plot.empty()) {
+    Status plotted = check_output_is_not_an_input(o.plot, {o.model});
+    if (plotted.ok()) plotted = write_op_time_plot(o.plot, o.model, measured.by_kind, measured.op_total);
+    if (!plotted.ok()) return report_failure("bench", plotted);
+  }
+  if (o.json) {
+    const nlohmann::json j = json_report(loaded->model, o, measured);
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  print_report(loaded->model, o, measured);
   return 0;
 }
 
