@@ -25,14 +25,11 @@ PySession::PySession(std::shared_ptr<ModelFile> model, int64_t max_batch, int64_
   }
   if (max_batch < 0) throw py::value_error("max_batch must be 0 (the model's plan) or more, not " + std::to_string(max_batch));
   if (max_seq < 0) throw py::value_error("max_seq must be 0 (the model's plan) or more, not " + std::to_string(max_seq));
-  pool_ = std::make_unique<ThreadPool>(threads);
   threads_ = threads;
-  check(pool_->status());  // fewer threads than asked
   SessionOptions options;
   options.max_batch = max_batch;
   options.max_seq = max_seq;
-  options.parallel = pool_.get();
-  check(OwnedSession::open(model_->model(), options, &owned_));
+  check(OwnedSession::open(model_->model(), options, threads, &owned_));  // fewer threads than asked: raises
   const Model& m = model_->model();
   for (int s = 0; s < m.stage_count(); ++s) {
     const StageInfo stage = m.stage(s);

@@ -13,7 +13,6 @@
 
 #include "model.h"
 #include "owned_session.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace python {
@@ -43,7 +42,6 @@ class PySession {
 
  private:
   std::shared_ptr<ModelFile> model_;
-  std::unique_ptr<ThreadPool> pool_;
   OwnedSession owned_;
   std::vector<uint64_t> stage_outputs_;
   int threads_ = 1;

@@ -54,4 +54,14 @@ Status OwnedSession::open(const Model& model, const SessionOptions& options, Own
   return Status();
 }
 
+Status OwnedSession::open(const Model& model, SessionOptions options, int threads, OwnedSession* out) {
+  *out = OwnedSession();
+  auto pool = std::make_unique<ThreadPool>(threads);
+  FOCAL_RETURN_IF_ERROR(pool->status());
+  options.parallel = pool.get();
+  FOCAL_RETURN_IF_ERROR(open(model, options, out));
+  out->pool_ = std::move(pool);
+  return Status();
+}
+
 }  // namespace focal

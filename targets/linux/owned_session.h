@@ -13,6 +13,7 @@
 #include "focal/model.h"
 #include "focal/session.h"
 #include "focal/status.h"
+#include "thread_pool.h"
 
 namespace focal {
 
@@ -42,7 +43,8 @@ class AlignedBlock {
 };
 
 // A session over an arena of its own, sized by Session::required_arena_bytes for the
-// options. The model (and options.parallel) must outlive it.
+// options, and optionally a thread pool of its own. The model (and a caller's
+// options.parallel) must outlive it.
 class OwnedSession {
  public:
   OwnedSession() = default;
@@ -52,11 +54,15 @@ class OwnedSession {
   // Sizes the arena for these options, allocates it and creates the session; `out` is
   // left empty on failure.
   static Status open(const Model& model, const SessionOptions& options, OwnedSession* out);
+  // The same on a ThreadPool of `threads` workers of its own (options.parallel becomes
+  // it); the pool's status when it could not start them all.
+  static Status open(const Model& model, SessionOptions options, int threads, OwnedSession* out);
 
   Session& session() const { return *session_; }
   size_t arena_bytes() const { return arena_.size(); }
 
  private:
+  std::unique_ptr<ThreadPool> pool_;  // destroyed after the session that uses it
   AlignedBlock arena_;
   std::unique_ptr<Session> session_;
 };

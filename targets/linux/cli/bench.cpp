@@ -32,7 +32,6 @@
 #include "focal/translate.h"
 #include "machine_peak.h"
 #include "owned_session.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace cli {
@@ -389,12 +388,8 @@ struct Measurement {
 // Opens a session over the model on o.threads threads and times it in the mode its
 // stages and cache call for (seq2seq, decoder, or one forward run), each op observed.
 Status measure(const Model& m, const Options& o, Measurement* out) {
-  ThreadPool pool(o.threads);
-  FOCAL_RETURN_IF_ERROR(pool.status());  // fewer threads than asked
-  SessionOptions options;
-  options.parallel = &pool;
   OwnedSession owned;
-  FOCAL_RETURN_IF_ERROR(OwnedSession::open(m, options, &owned));
+  FOCAL_RETURN_IF_ERROR(OwnedSession::open(m, SessionOptions(), o.threads, &owned));
   Session& s = owned.session();
   OpTimes times;
   times.ms.assign(size_t(m.op_count()), 0.0);

@@ -24,7 +24,6 @@
 #include "focal/generate.h"
 #include "focal/tokenizer.h"
 #include "owned_session.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace cli {
@@ -145,12 +144,8 @@ int chat_command(int argc, char** argv) {
   if (!loaded) return 1;
   auto tokenizer = Tokenizer::from_model(loaded->model);
   if (!tokenizer.ok()) return report_failure("chat", tokenizer.status());
-  ThreadPool pool(o.threads);
-  if (!pool.status().ok()) return report_failure("chat", pool.status());
-  SessionOptions options;
-  options.parallel = &pool;
   OwnedSession owned;
-  Status status = OwnedSession::open(loaded->model, options, &owned);
+  Status status = OwnedSession::open(loaded->model, SessionOptions(), o.threads, &owned);
   if (status.ok()) status = converse(owned.session(), tokenizer.value(), o);
   if (!status.ok()) return report_failure("chat", status);
   return 0;

@@ -27,7 +27,6 @@
 #include "focal/translate.h"
 #include "owned_session.h"
 #include "readers/npy.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace cli {
@@ -365,13 +364,10 @@ int generate_command(int argc, char** argv) {
   choose_seed("focal generate", o.seed_given, &o.sampling);
   const auto loaded = load_model_or_report("generate", o.model);
   if (!loaded) return 1;
-  ThreadPool pool(o.threads);
-  if (!pool.status().ok()) return report_failure("generate", pool.status());  // fewer threads than asked
   SessionOptions options;
-  options.parallel = &pool;
   if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
   OwnedSession owned;
-  Status status = OwnedSession::open(loaded->model, options, &owned);
+  Status status = OwnedSession::open(loaded->model, options, o.threads, &owned);
   std::vector<float> alignment;
   size_t columns = 0;
   if (status.ok()) {

@@ -23,7 +23,6 @@
 #include "cpu_cores.h"
 #include "focal/session.h"
 #include "owned_session.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace cli {
@@ -164,12 +163,9 @@ int run_command(int argc, char** argv) {
   if (const int exit_code = parse_command_line("run", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
   const auto loaded = load_model_or_report("run", o.model);
   if (!loaded) return 1;
-  ThreadPool pool(o.threads);
-  if (!pool.status().ok()) return report_failure("run", pool.status());  // fewer threads than asked
   SessionOptions options;
-  options.parallel = &pool;
   OwnedSession owned;
-  Status status = OwnedSession::open(loaded->model, options, &owned);
+  Status status = OwnedSession::open(loaded->model, options, o.threads, &owned);
   if (status.ok()) status = set_npy_inputs(owned.session(), o.inputs);
   if (status.ok() && o.has_text) status = set_text_inputs(owned.session(), o.text, o.has_pair ? &o.pair : nullptr);
   if (status.ok()) status = owned.session().run();

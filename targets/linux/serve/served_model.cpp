@@ -185,12 +185,9 @@ Status ServedModel::create_slots(int sessions, int threads) {
   }
   for (int i = 0; i < sessions; ++i) {
     auto slot = std::make_unique<Slot>();
-    slot->pool = std::make_unique<ThreadPool>(threads);
-    FOCAL_RETURN_IF_ERROR(slot->pool->status());
     SessionOptions options;
-    options.parallel = slot->pool.get();
     options.max_batch = static_cast<int64_t>(kind_ == ModelKind::kSeq2seq ? max_batch_ : 1);
-    FOCAL_RETURN_IF_ERROR(OwnedSession::open(model, options, &slot->owned));
+    FOCAL_RETURN_IF_ERROR(OwnedSession::open(model, options, threads, &slot->owned));
     Session& session = slot->owned.session();
     slot->piece.resize(max_piece_);
     if (kind_ == ModelKind::kDecoder) {

@@ -19,7 +19,6 @@
 #include "owned_session.h"
 #include "serve/api_error.h"
 #include "serve/requests.h"
-#include "thread_pool.h"
 
 namespace focal {
 namespace serve {
@@ -28,8 +27,7 @@ enum class ModelKind { kDecoder, kEncoder, kSeq2seq };
 const char* kind_name(ModelKind kind);  // "decoder", "encoder", "seq2seq"
 
 struct Slot {
-  std::unique_ptr<ThreadPool> pool;
-  OwnedSession owned;
+  OwnedSession owned;  // its arena and its thread pool
   std::vector<uint32_t> sampler_scratch;    // decoders: sampler_scratch_bytes(vocab)
   std::vector<char> piece;                  // one token's text, the longest the vocabulary has
   std::vector<int32_t> row;                 // encoders: attention_mask / token_type_ids
