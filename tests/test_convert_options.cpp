@@ -81,6 +81,18 @@ TEST_CASE("HF BertForSequenceClassification: 3 labels from id2label, --preset au
     CHECK(std::string(stored) == names[i].get<std::string>());
   }
   CHECK(loaded->model->hyperparameter("label.3") == nullptr);
+  // The listing by index holds what the lookup by key finds, and nothing past its end.
+  const Model& m = *loaded->model;
+  int labels = 0;
+  for (int i = 0; i < m.hyperparameter_count(); ++i) {
+    const HyperparameterInfo kv = m.hyperparameter_info(i);
+    REQUIRE(m.hyperparameter(kv.key) != nullptr);
+    CHECK(std::string(m.hyperparameter(kv.key)) == kv.value);
+    labels += std::string(kv.key).rfind("label.", 0) == 0 ? 1 : 0;
+  }
+  CHECK(labels == 3);
+  CHECK(std::string(m.hyperparameter_info(m.hyperparameter_count()).key).empty());
+  CHECK(std::string(m.hyperparameter_info(-1).key).empty());
 }
 
 TEST_CASE("HF BERT: the same model through a spec written from converter/README.md") {

@@ -11,7 +11,6 @@
 #include "focal/chat.h"
 #include "focal/tensor.h"
 #include "focal/tokenizer.h"
-#include "focal_generated.h"
 
 namespace py = pybind11;
 
@@ -140,10 +139,9 @@ std::vector<TensorDescription> describe_all(const Model& m, int count, int (Mode
 
 py::dict hyperparameters(const Model& model) {
   py::dict all;
-  const fb::Metadata* metadata = model.schema().metadata();
-  if (metadata == nullptr || metadata->hyperparameters() == nullptr) return all;
-  for (const fb::KeyValue* kv : *metadata->hyperparameters()) {
-    all[py::str(kv->key()->c_str())] = kv->value() != nullptr ? kv->value()->c_str() : "";
+  for (int i = 0; i < model.hyperparameter_count(); ++i) {
+    const HyperparameterInfo kv = model.hyperparameter_info(i);
+    all[py::str(kv.key)] = kv.value;
   }
   return all;
 }

@@ -115,6 +115,8 @@ def generates_as_the_tool(story, dates):
     print(f"generate story: {len(cases)} prompts (greedy, sampled) as focal generate's")
 
     session = focal.Session(focal.load(dates), max_batch=4)
+    # The converter's metadata, listed by the engine's Model (no FlatBuffer walk here).
+    assert session.model.hyperparameters == {"bos_id": "1", "eos_id": "2"}, session.model.hyperparameters
     for source in open(f"{ROOT}/demo/dates/examples.txt").read().split("\n")[:4]:
         for beam in (1, 4):
             want = [int(x) for x in tool("generate", dates, "--source", source, "--max-new", 12, "--beam", beam,

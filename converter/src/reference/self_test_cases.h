@@ -1,5 +1,5 @@
 // Self-test cases as the reference evaluator sees them, fed exactly as the engine's
-// runner (engine/src/self_test.cpp) feeds a session: each case starts a new sequence
+// runner (engine/src/apps/self_test.cpp) feeds a session: each case starts a new sequence
 // (reset_state), sets its inputs, runs every op (all stages) once, and reads the outputs.
 #pragma once
 

@@ -43,6 +43,12 @@ struct StageInfo {
   int op_count = 0;
 };
 
+// One of the converter's hyperparameters: value "" when it has none.
+struct HyperparameterInfo {
+  const char* key = "";
+  const char* value = "";
+};
+
 struct SymbolInfo {
   const char* name = "";
   int64_t max = 0;
@@ -86,6 +92,9 @@ class Model {
   // The converter's hyperparameter `key` (e.g. "label.0", a classifier's label names);
   // null when the model has none of that name, "" when it has no value.
   const char* hyperparameter(const char* key) const;
+  // All of them, in the file's order ({"", ""} for an index outside 0..count-1).
+  int hyperparameter_count() const;
+  HyperparameterInfo hyperparameter_info(int index) const;
 
   const uint8_t* bytes() const { return bytes_; }
   const uint8_t* data_segment() const;  // where constant buffers' offsets start

@@ -224,4 +224,18 @@ const char* Model::hyperparameter(const char* key) const {
   return nullptr;
 }
 
+int Model::hyperparameter_count() const {
+  const fb::Metadata* m = root_->metadata();
+  return m && m->hyperparameters() ? static_cast<int>(m->hyperparameters()->size()) : 0;
+}
+
+HyperparameterInfo Model::hyperparameter_info(int index) const {
+  HyperparameterInfo info;
+  if (index < 0 || index >= hyperparameter_count()) return info;
+  const fb::KeyValue& kv = *root_->metadata()->hyperparameters()->Get(static_cast<uint32_t>(index));
+  info.key = kv.key()->c_str();
+  if (kv.value() != nullptr) info.value = kv.value()->c_str();
+  return info;
+}
+
 }  // namespace focal

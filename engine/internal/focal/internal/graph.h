@@ -45,9 +45,6 @@ static_assert(int(Activation::kNone) == fb::Activation_None &&
 
 inline DType to_dtype(fb::DType dtype) { return static_cast<DType>(dtype); }
 inline TensorRole to_role(fb::TensorRole role) { return static_cast<TensorRole>(role); }
-inline Activation to_activation(fb::Activation activation) {
-  return static_cast<Activation>(activation);
-}
 
 // The tensor's planned maximum shape. Only for verified tensors (rank <= kMaxRank).
 Shape max_shape(const fb::Tensor& tensor);
