@@ -439,21 +439,102 @@ void cache_operands(const OpRun& r, const Sizes& s, int64_t capacity, int kv_hea
   p->v_scale_strides = p->k_scale_strides;
 }
 
-Status run_mha(const OpRun& r) {
-  const fb::MultiHeadAttentionOptions& o = r.options<fb::MultiHeadAttentionOptions>();
-  const fb::Model& m = r.model;
-  const Mode mode = mode_of(r.op);
+// Run-time sizes: the keys are the source's (projected each run), the cache's after this
+// run's tokens, or the precomputed states'.
+Sizes run_sizes(const OpRun& r, const fb::MultiHeadAttentionOptions& o, Mode mode) {
   const Shape& x = r.inputs[kX].shape;
-  Sizes s{x.dims[0], x.dims[1], 0, int64_t(o.num_heads()) * o.head_dim(),
-          int64_t(o.num_kv_heads()) * o.head_dim()};
+  Sizes s{x.dims[0], x.dims[1], 0, int64_t(o.num_heads()) * o.head_dim(), int64_t(o.num_kv_heads()) * o.head_dim()};
   const BoundTensor& source = r.inputs[kMemory].present() ? r.inputs[kMemory] : r.inputs[kX];
   s.kv_len = mode == Mode::kProject   ? source.shape.dims[1]
              : mode == Mode::kCache ? r.cached_length + s.q_len
                                     : r.inputs[kKState].shape.dims[1];
+  return s;
+}
+
+// Projection part, keys and values projected every run: K and V of the source (x, or
+// memory) into the workspace, K normed and RoPE'd, as the attention kernel's operands.
+Status project_keys_values(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, float* k, float* v,
+                           DenseScratch scratch, AttentionParams* p) {
+  const BoundTensor& source = r.inputs[kMemory].present() ? r.inputs[kMemory] : r.inputs[kX];
+  const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
+  FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, source.f32(), source_rows,
+                                     optional_f32(r, kBk), k, 0, scratch, r.parallel));
+  FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, source.f32(), source_rows,
+                                     optional_f32(r, kBv), v, 0, scratch, r.parallel));
+  apply_head_norm(r, o, kKNorm, k, source_rows * static_cast<size_t>(o.num_kv_heads()));
+  if (o.rope() != fb::RopeLayout_None) {
+    FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
+                                     static_cast<size_t>(o.num_kv_heads()), 0, 0));
+  }
+  p->k = k;
+  p->v = v;
+  return Status();
+}
+
+// Cache part: this run's K and V appended to a KV cache (through f32 rows in the
+// workspace for an f16 or int8 one), then the states, cached or precomputed, as the
+// attention kernel's operands.
+Status use_states(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const Sizes& s, Mode mode, KvType type,
+                  float* new_k, float* new_v, DenseScratch scratch, AttentionParams* p) {
+  const int64_t capacity = r.inputs[kKState].shape.dims[1];
+  if (mode == Mode::kCache && type != KvType::kF32) {
+    FOCAL_RETURN_IF_ERROR(append_converted(r, o, s, capacity, type, new_k, new_v, scratch));
+  } else if (mode == Mode::kCache) {
+    FOCAL_RETURN_IF_ERROR(append_to_cache(r, o, s, capacity, scratch));
+    if (o.rope() != fb::RopeLayout_None) {
+      float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
+      FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+                                       static_cast<size_t>(o.num_kv_heads()),
+                                       static_cast<size_t>(capacity * s.kv_features), r.cached_length));
+    }
+  }
+  cache_operands(r, s, capacity, o.num_kv_heads(), type, o.head_dim(), p);
+  return Status();
+}
+
+// Attention part: the key mask as valid lengths (into `lengths`), the relative position
+// bias rows and the caller's buffer for the attention weights join p; attention over Q
+// into ctx (p.q, p.out), then the output projection of ctx into the op's output.
+Status attend(const OpRun& r, const Sizes& s, int32_t* lengths, DenseScratch scratch, AttentionParams* p) {
+  if (r.input_count > kKeyMask && r.inputs[kKeyMask].present()) {
+    FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kKeyMask].i32(), static_cast<size_t>(s.batch),
+                                          static_cast<size_t>(s.kv_len), "key mask", lengths));
+    p->mask.key_lengths = lengths;
+  }
+  if (r.input_count > kRelativeBias && r.inputs[kRelativeBias].present()) {
+    // Row h's entry center + d is distance d = key - query; query i sits at position
+    // causal_offset + i, so (i, j) reads center - causal_offset + j - i: a q stride of -1.
+    const Shape& bias_rows = r.inputs[kRelativeBias].shape;
+    p->mask.bias = r.inputs[kRelativeBias].f32() + static_cast<ptrdiff_t>(bias_rows.dims[1] / 2 - p->mask.causal_offset);
+    p->mask.bias_head_stride = static_cast<size_t>(bias_rows.dims[1]);
+    p->mask.bias_q_stride = -1;
+  }
+  if (r.attention_weights != nullptr) {
+    const size_t needed = p->batch * p->heads * p->q_len * p->kv_len;
+    if (needed > r.attention_weights_floats) {
+      return Status::error(StatusCode::kResourceExhausted,
+                           "attention weights need %zu floats, the capture buffer holds %zu", needed,
+                           r.attention_weights_floats);
+    }
+    p->weights = r.attention_weights;
+  }
+  FOCAL_RETURN_IF_ERROR(run_attention(*p, scratch.data, scratch.bytes, r.parallel));
+  return packed_dense(*r.inputs[kWo].tensor, r.inputs[kWo].data, p->out, static_cast<size_t>(s.batch * s.q_len),
+                      optional_f32(r, kBo), r.outputs[0].mutable_f32(), 0, scratch, r.parallel);
+}
+
+// Q projected (normed, RoPE'd at the queries' positions), K and V projected or taken
+// from the states, attention over them, and the output projection of its result.
+Status run_mha(const OpRun& r) {
+  const fb::MultiHeadAttentionOptions& o = r.options<fb::MultiHeadAttentionOptions>();
+  const Mode mode = mode_of(r.op);
+  const Sizes s = run_sizes(r, o, mode);
   uint8_t* ws = static_cast<uint8_t*>(r.workspace);
-  const KvType type = cache_type(m, r.op);
+  const KvType type = cache_type(r.model, r.op);
   const Regions reg = regions(s, workspace_kv_rows(mode, type, s));
   float* q = reinterpret_cast<float*>(ws + reg.q);
+  float* k = reinterpret_cast<float*>(ws + reg.k);
+  float* v = reinterpret_cast<float*>(ws + reg.v);
   float* ctx = reinterpret_cast<float*>(ws + reg.ctx);
   const size_t rows = static_cast<size_t>(s.batch * s.q_len);
   const DenseScratch scratch{ws + reg.kernel, r.workspace_bytes - reg.kernel};
@@ -462,70 +543,16 @@ Status run_mha(const OpRun& r) {
                                      optional_f32(r, kBq), q, 0, scratch, r.parallel));
   apply_head_norm(r, o, kQNorm, q, rows * static_cast<size_t>(o.num_heads()));
   AttentionParams p = attention_params(o, s);
-  const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
-  if (mode == Mode::kProject) {
-    float* k = reinterpret_cast<float*>(ws + reg.k);
-    float* v = reinterpret_cast<float*>(ws + reg.v);
-    const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
-    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, source.f32(), source_rows,
-                                       optional_f32(r, kBk), k, 0, scratch, r.parallel));
-    FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, source.f32(), source_rows,
-                                       optional_f32(r, kBv), v, 0, scratch, r.parallel));
-    apply_head_norm(r, o, kKNorm, k, source_rows * static_cast<size_t>(o.num_kv_heads()));
-    if (o.rope() != fb::RopeLayout_None) {
-      FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
-                                       static_cast<size_t>(o.num_kv_heads()), 0, 0));
-    }
-    p.k = k;
-    p.v = v;
-  } else {
-    const int64_t capacity = r.inputs[kKState].shape.dims[1];
-    if (mode == Mode::kCache && type != KvType::kF32) {
-      FOCAL_RETURN_IF_ERROR(append_converted(r, o, s, capacity, type, reinterpret_cast<float*>(ws + reg.k),
-                                             reinterpret_cast<float*>(ws + reg.v), scratch));
-    } else if (mode == Mode::kCache) {
-      FOCAL_RETURN_IF_ERROR(append_to_cache(r, o, s, capacity, scratch));
-      if (o.rope() != fb::RopeLayout_None) {
-        float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
-        FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch),
-                                         static_cast<size_t>(s.q_len), static_cast<size_t>(o.num_kv_heads()),
-                                         static_cast<size_t>(capacity * s.kv_features), first_position));
-      }
-    }
-    cache_operands(r, s, capacity, o.num_kv_heads(), type, o.head_dim(), &p);
-  }
+  FOCAL_RETURN_IF_ERROR(mode == Mode::kProject ? project_keys_values(r, o, s, k, v, scratch, &p)
+                                               : use_states(r, o, s, mode, type, k, v, scratch, &p));
   if (o.rope() != fb::RopeLayout_None) {
+    const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
     FOCAL_RETURN_IF_ERROR(apply_rope(o, q, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
                                      static_cast<size_t>(o.num_heads()), 0, first_position));
   }
-  if (r.input_count > kKeyMask && r.inputs[kKeyMask].present()) {
-    int32_t* lengths = reinterpret_cast<int32_t*>(ws + reg.lengths);
-    FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kKeyMask].i32(), static_cast<size_t>(s.batch),
-                                          static_cast<size_t>(s.kv_len), "key mask", lengths));
-    p.mask.key_lengths = lengths;
-  }
-  if (r.input_count > kRelativeBias && r.inputs[kRelativeBias].present()) {
-    // Row h's entry center + d is distance d = key - query; query i sits at position
-    // causal_offset + i, so (i, j) reads center - causal_offset + j - i: a q stride of -1.
-    const Shape& bias_rows = r.inputs[kRelativeBias].shape;
-    p.mask.bias = r.inputs[kRelativeBias].f32() + static_cast<ptrdiff_t>(bias_rows.dims[1] / 2 - p.mask.causal_offset);
-    p.mask.bias_head_stride = static_cast<size_t>(bias_rows.dims[1]);
-    p.mask.bias_q_stride = -1;
-  }
-  if (r.attention_weights != nullptr) {
-    const size_t needed = p.batch * p.heads * p.q_len * p.kv_len;
-    if (needed > r.attention_weights_floats) {
-      return Status::error(StatusCode::kResourceExhausted,
-                           "attention weights need %zu floats, the capture buffer holds %zu", needed,
-                           r.attention_weights_floats);
-    }
-    p.weights = r.attention_weights;
-  }
   p.q = q;
   p.out = ctx;
-  FOCAL_RETURN_IF_ERROR(run_attention(p, ws + reg.kernel, r.workspace_bytes - reg.kernel, r.parallel));
-  return packed_dense(*r.inputs[kWo].tensor, r.inputs[kWo].data, ctx, rows, optional_f32(r, kBo),
-                      r.outputs[0].mutable_f32(), 0, scratch, r.parallel);
+  return attend(r, s, reinterpret_cast<int32_t*>(ws + reg.lengths), scratch, &p);
 }
 
 // ---- Facts for the session and bench -------------------------------------------------
