@@ -95,6 +95,12 @@ int ModelWriter::add_constant(const std::string& name, DType dtype, std::vector<
   return add_tensor({name, dtype, TensorRole::kConstant, std::move(shape), {}, std::move(bytes)});
 }
 
+void ModelWriter::set_quantization(int tensor, std::vector<float> scales, std::vector<int64_t> zero_points) {
+  TensorSpec& t = tensors_.at(static_cast<size_t>(tensor));
+  t.row_scales = std::move(scales);
+  t.zero_points = std::move(zero_points);
+}
+
 int ModelWriter::add_constant_f32(const std::string& name, std::vector<int64_t> shape,
                                   const std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
@@ -165,7 +171,10 @@ std::vector<flatbuffers::Offset<fb::Tensor>> ModelWriter::serialize_tensors(
     const TensorSpec& spec = tensors_[t];
     const bool constant = spec.role == TensorRole::kConstant;
     const auto quantization =
-        spec.row_scales.empty() ? 0 : fb::CreateQuantizationDirect(fbb, &spec.row_scales, /*axis=*/0);
+        spec.row_scales.empty()
+            ? 0
+            : fb::CreateQuantizationDirect(fbb, &spec.row_scales, /*axis=*/0,
+                                           spec.zero_points.empty() ? nullptr : &spec.zero_points);
     tensors.push_back(fb::CreateTensorDirect(
         fbb, spec.name.c_str(), static_cast<fb::DType>(spec.dtype),
         static_cast<fb::TensorRole>(spec.role), &spec.shape,

@@ -67,6 +67,10 @@ class ModelWriter {
                    std::vector<uint8_t> bytes);
   int add_constant_f32(const std::string& name, std::vector<int64_t> shape,
                        const std::vector<float>& values);
+  // An int8 tensor's quantization (schema Quantization, axis 0): a constant's scales, one
+  // per row (symmetric, no zero points); an int8 activation's one scale and one zero
+  // point (static int8, issue 36).
+  void set_quantization(int tensor, std::vector<float> scales, std::vector<int64_t> zero_points = {});
 
   // Dense weights: a row-major f32 [out, in] constant given to add_dense is packed into
   // the GEMM kernels' layout (focal/gemm.h, pack_dense_weights) stored as this type:
@@ -236,6 +240,7 @@ class ModelWriter {
     size_t int4_group = 0;       // ... the int4 one (DenseInt4) with this group size
     int absent_fill = -1;        // inputs only: -1 required, else 1 or 0 (fb::WhenAbsent)
     std::vector<float> row_scales = {};  // row-major int8 only: one per row (quantization axis 0)
+    std::vector<int64_t> zero_points = {};  // int8 activations only: one
   };
   struct OpSpec {
     std::string name;

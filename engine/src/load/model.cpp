@@ -126,7 +126,7 @@ int Model::op_output(int op_index, int i) const {
 }
 int64_t Model::op_id_limit(int op_index, int i) const {
   if (op_index < 0 || op_index >= op_count() || op_input(op_index, i) < 0) return 0;
-  const OpDef& def = *find_op_def(root_->ops()->Get(static_cast<uint32_t>(op_index))->options_type());
+  const OpDef& def = *find_op_def(*root_, *root_->ops()->Get(static_cast<uint32_t>(op_index)));
   const int table = def.indexed_table != nullptr ? op_input(op_index, def.indexed_table(i)) : -1;
   return table >= 0 ? root_->tensors()->Get(static_cast<uint32_t>(table))->shape()->Get(0) : 0;
 }
@@ -179,7 +179,7 @@ OpInfo Model::op(int index) const {
   const fb::Op& op = *root_->ops()->Get(index);
   OpInfo info;
   info.name = op.name() ? op.name()->c_str() : "";
-  const OpDef& def = *find_op_def(op.options_type());
+  const OpDef& def = *find_op_def(*root_, op);
   info.kind = def.kind;
   info.input_count = static_cast<int>(op.inputs()->size());
   info.output_count = static_cast<int>(op.outputs()->size());

@@ -46,12 +46,18 @@ Status check_op_operands(const fb::Model& model, int index, const OpDef& def, ui
 
 // An op without a definition: a type newer than this engine, or one this build left
 // out to save flash (focal_select_ops), which the message names so the fix is clear.
-Status unsupported_op(uint32_t index, const fb::Op& op) {
+Status unsupported_op(uint32_t index, const fb::Op& op, bool int8) {
   const char* name = op.name() ? op.name()->c_str() : "";
   const fb::OpOptions type = op.options_type();
   if (type > fb::OpOptions_NONE && type <= fb::OpOptions_MAX && op.options() != nullptr) {
     const char* options = fb::EnumNameOpOptions(type);  // "<Kind>Options"
     const int kind_length = static_cast<int>(std::strlen(options)) - 7;
+    if (int8) {
+      return Status::error(StatusCode::kUnsupported,
+                           "op %u '%s' is a %.*s op on int8 activations, which this build leaves out "
+                           "(focal_select_ops INT8_OPS)",
+                           static_cast<unsigned>(index), name, kind_length, options);
+    }
     return Status::error(
         StatusCode::kUnsupported,
         "op %u '%s' is a %.*s op, which this build leaves out (add it to focal_select_ops)",
@@ -77,8 +83,8 @@ Status check_ops(const fb::Model& model, GraphScratch& scratch) {
   }
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const fb::Op& op = *ops.Get(i);
-    const OpDef* def = find_op_def(op.options_type());
-    if (def == nullptr || op.options() == nullptr) return unsupported_op(i, op);
+    const OpDef* def = find_op_def(model, op);
+    if (def == nullptr || op.options() == nullptr) return unsupported_op(i, op, runs_int8(model, op));
     FOCAL_RETURN_IF_ERROR(check_op_operands(model, static_cast<int>(i), *def, scratch.defined));
   }
   for (int32_t t : *model.outputs()) {

@@ -1,5 +1,6 @@
 // Tensors: symbols, shapes, quantization, where each lives (file or arena), the inputs
 // and outputs listed, and the plan's arena within kMaxArenaBytes.
+#include <cmath>
 #include <cstring>
 
 #include "focal/gemm.h"
@@ -55,6 +56,18 @@ Status check_tensor_shape(const fb::Model& model, const fb::Tensor& t, uint64_t*
   return Status();
 }
 
+// An int8 activation (static quantization): one positive finite scale and one zero
+// point in [-128, 127], which the ops trust.
+Status check_activation_quantization(const fb::Tensor& t, const fb::Quantization& q) {
+  const bool one_scale = q.scales()->size() == 1 && std::isfinite(q.scales()->Get(0)) && q.scales()->Get(0) > 0.0f;
+  const bool one_zero = q.zero_points() != nullptr && aligned_longs(q.zero_points()) && q.zero_points()->size() == 1 &&
+                        q.zero_points()->Get(0) >= -128 && q.zero_points()->Get(0) <= 127;
+  if (!one_scale || !one_zero) {
+    return invalid("int8 activation '%s' needs one positive scale and one zero point in [-128, 127]", name_of(t));
+  }
+  return Status();
+}
+
 Status check_quantization(const fb::Tensor& t) {
   // Packed dense weights carry their int8 scales inside their bytes; an int8 KV cache
   // (a state) has them in scale states of its own, which its op checks.
@@ -63,6 +76,10 @@ Status check_quantization(const fb::Tensor& t) {
   const fb::Quantization* q = t.quantization();
   if (q == nullptr || q->scales() == nullptr) {
     return invalid("int8 tensor '%s' has no quantization scales", name_of(t));
+  }
+  if (t.role() != fb::TensorRole_Constant) return check_activation_quantization(t, *q);
+  if (q->zero_points() != nullptr && q->zero_points()->size() != 0) {
+    return invalid("int8 constant '%s' has zero points; constants are symmetric", name_of(t));
   }
   const int32_t axis = q->axis();
   if (axis < 0 || static_cast<uint32_t>(axis) >= t.shape()->size() ||

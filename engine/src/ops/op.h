@@ -113,6 +113,13 @@ struct OpDef {
 // The definition for an op type; null for types this engine does not know or this
 // build left out (ops/op_selection.h).
 const OpDef* find_op_def(fb::OpOptions type);
+// The same for an op type's form on int8 activations (FOCAL_FOR_EACH_INT8_OP).
+const OpDef* find_int8_op_def(fb::OpOptions type);
+// The definition `op` runs with: its int8 form when one of its operands is an int8
+// activation (an I8 tensor that is not a constant or a state), else its float form.
+// Operand indices out of range count as float (the loader refuses them next).
+bool runs_int8(const fb::Model& model, const fb::Op& op);
+const OpDef* find_op_def(const fb::Model& model, const fb::Op& op);
 
 // One op as Session::create prepares it, in the session's arena: its definition, its
 // options table and its operands' bytes resolved once, so that a run looks up no op
@@ -135,5 +142,8 @@ struct PreparedOp {
 #define FOCAL_DECLARE_OP_DEF(Name, def, spec_kind) const OpDef& def##_op_def();
 FOCAL_FOR_EACH_OP(FOCAL_DECLARE_OP_DEF)
 #undef FOCAL_DECLARE_OP_DEF
+#define FOCAL_DECLARE_INT8_OP_DEF(Name, def) const OpDef& def##_op_def();
+FOCAL_FOR_EACH_INT8_OP(FOCAL_DECLARE_INT8_OP_DEF)
+#undef FOCAL_DECLARE_INT8_OP_DEF
 
 }  // namespace focal

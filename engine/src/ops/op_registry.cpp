@@ -10,10 +10,14 @@ struct AllOps {
 #define FOCAL_OP_NAME(Name, def, spec_kind) #Name,
   static constexpr std::string_view names[] = {FOCAL_FOR_EACH_OP(FOCAL_OP_NAME)};
 #undef FOCAL_OP_NAME
+#define FOCAL_INT8_OP_NAME(Name, def) #Name,
+  static constexpr std::string_view int8_names[] = {FOCAL_FOR_EACH_INT8_OP(FOCAL_INT8_OP_NAME)};
+#undef FOCAL_INT8_OP_NAME
 };
 
 }  // namespace
 
 const OpDef* find_op_def(fb::OpOptions type) { return find_selected_op_def<AllOps>(type); }
+const OpDef* find_int8_op_def(fb::OpOptions type) { return find_selected_int8_op_def<AllOps>(type); }
 
 }  // namespace focal

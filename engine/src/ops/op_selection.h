@@ -2,9 +2,15 @@
 // the kernels behind it) its model uses. ops/op_registry.cpp instantiates it with every
 // op; cmake/FocalSelectOps.cmake generates a file that instantiates it with a few:
 //
-//   struct Selected { static constexpr std::string_view names[] = {"Dense", "Recurrent"}; };
+//   struct Selected {
+//     static constexpr std::string_view names[] = {"Dense", "Recurrent"};
+//     static constexpr std::string_view int8_names[] = {""};  // int8 forms ("": none)
+//   };
 //   const focal::OpDef* focal::find_op_def(focal::fb::OpOptions type) {
 //     return focal::find_selected_op_def<Selected>(type);
+//   }
+//   const focal::OpDef* focal::find_int8_op_def(focal::fb::OpOptions type) {
+//     return focal::find_selected_int8_op_def<Selected>(type);
 //   }
 //
 // That definition wins over the library's (the linker takes an archive member only for a
@@ -19,6 +25,13 @@
 
 namespace focal {
 
+// True if `name` is one of FOCAL_FOR_EACH_INT8_OP's schema names, or "" (a selection of none).
+constexpr bool is_int8_op_name(std::string_view name) {
+#define FOCAL_INT8_OP_NAME_MATCHES(Name, def) name == #Name ||
+  return FOCAL_FOR_EACH_INT8_OP(FOCAL_INT8_OP_NAME_MATCHES) name.empty();
+#undef FOCAL_INT8_OP_NAME_MATCHES
+}
+
 // True if `name` is one of FOCAL_FOR_EACH_OP's schema names.
 constexpr bool is_op_name(std::string_view name) {
 #define FOCAL_OP_NAME_MATCHES(Name, def, spec_kind) name == #Name ||
@@ -32,6 +45,22 @@ constexpr bool op_selected(std::string_view name) {
     if (selected == name) return true;
   }
   return false;
+}
+
+template <class Selection>
+constexpr bool int8_op_selected(std::string_view name) {
+  for (std::string_view selected : Selection::int8_names) {
+    if (selected == name) return true;
+  }
+  return false;
+}
+
+template <class Selection>
+constexpr bool all_int8_op_names() {
+  for (std::string_view selected : Selection::int8_names) {
+    if (!is_int8_op_name(selected)) return false;
+  }
+  return true;
 }
 
 // Each selected name must be an op: a typo is a compile error, not a missing op at run time.
@@ -58,6 +87,26 @@ const OpDef* find_selected_op_def(fb::OpOptions type) {
     }
     FOCAL_FOR_EACH_OP(FOCAL_SELECTED_OP_CASE)
 #undef FOCAL_SELECTED_OP_CASE
+    default:
+      return nullptr;
+  }
+}
+
+// The int8 forms the same way.
+template <class Selection>
+const OpDef* find_selected_int8_op_def(fb::OpOptions type) {
+  static_assert(all_int8_op_names<Selection>(),
+                "an INT8_OPS name in the selection has no int8 form (see focal/internal/op_kinds.h)");
+  switch (type) {
+#define FOCAL_SELECTED_INT8_OP_CASE(Name, def)       \
+  case fb::OpOptions_##Name##Options:                \
+    if constexpr (int8_op_selected<Selection>(#Name)) { \
+      return &def##_op_def();                        \
+    } else {                                         \
+      return nullptr;                                \
+    }
+    FOCAL_FOR_EACH_INT8_OP(FOCAL_SELECTED_INT8_OP_CASE)
+#undef FOCAL_SELECTED_INT8_OP_CASE
     default:
       return nullptr;
   }

@@ -89,7 +89,7 @@ Status kv_cache_room(const PreparedOp* ops, int first_op, int op_count, const in
 size_t ops_workspace_bytes(const Model& model, int workers) {
   size_t largest = 0;
   for (const fb::Op* op : *model.schema().ops()) {
-    const OpDef* def = find_op_def(op->options_type());
+    const OpDef* def = find_op_def(model.schema(), *op);
     if (def->workspace_bytes == nullptr) continue;
     const size_t bytes = def->workspace_bytes(model.schema(), *op, workers);
     largest = bytes > largest ? bytes : largest;
@@ -177,7 +177,7 @@ void prepare_ops(const Model& model, uint8_t* arena, uint8_t* at) {
   };
   for (int i = 0; i < model.op_count(); ++i) {
     const fb::Op& op = *schema.ops()->Get(static_cast<uint32_t>(i));
-    const OpDef* def = find_op_def(op.options_type());
+    const OpDef* def = find_op_def(schema, op);
     PreparedOp& p = *new (ops + i) PreparedOp{def, &op, op.options(), operand,
                                               static_cast<int>(op.inputs()->size()),
                                               static_cast<int>(op.outputs()->size()), 0};
@@ -331,7 +331,7 @@ int64_t Session::cache_capacity() const {
 double Session::op_flops(int op_index) const {
   if (op_index < 0 || op_index >= model_->op_count()) return 0.0;
   const fb::Op& op = *model_->schema().ops()->Get(static_cast<uint32_t>(op_index));
-  const OpDef* def = find_op_def(op.options_type());
+  const OpDef* def = find_op_def(model_->schema(), op);
   if (def->flops == nullptr) return 0.0;
   Shape shapes[kMaxOperands];
   const int count = static_cast<int>(op.inputs()->size());

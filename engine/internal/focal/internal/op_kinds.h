@@ -9,6 +9,16 @@
 // one line here, and the three functions, each in its own file.
 #pragma once
 
+// The op kinds with a form on static int8 activations (issue 36), X(SchemaName, def):
+// `<def>_op_def()` in engine/src/ops/<def>.cpp. An op runs that form when one of its
+// non-constant operands is an int8 activation (ops/op_lookup.cpp); a firmware links it
+// only when focal_select_ops names it under INT8_OPS.
+#define FOCAL_FOR_EACH_INT8_OP(X)     \
+  X(Dense, dense_int8)                \
+  X(Embedding, embedding_int8)        \
+  X(Recurrent, recurrent_int8)        \
+  X(AttentionPool, attention_pool_int8)
+
 #define FOCAL_FOR_EACH_OP(X)                                             \
   X(Dense, dense, "dense")                                               \
   X(Add, add, "add")                                                     \
