@@ -15,6 +15,9 @@
 namespace focal {
 
 struct PreparedOp;  // ops/op.h
+namespace kernels {
+struct KernelSet;  // the kernels a session runs on (engine/src/kernels/dispatch/kernel_set.h)
+}
 
 struct SessionOptions {
   // Limits on the symbols named "batch" and "seq"; 0 means the model's planned maximum.
@@ -25,6 +28,14 @@ struct SessionOptions {
   // ParallelFor that outlives the session (on Linux, focal::ThreadPool); null runs
   // everything on the calling thread. Results are bitwise identical either way.
   ParallelFor* parallel = nullptr;
+  // The instruction set every op of the session runs on, by name: "avx512", "avx2",
+  // "sse2" (x86-64), "neon64" (AArch64), "neon" (armv7), "mve" (Cortex-M55) or "scalar",
+  // one this build has and this CPU runs, else create() fails with kUnsupported. Null: the
+  // best this CPU runs. The int8 and int4 GEMMs take the best variant the named set allows
+  // (avx512: AMX or AVX-512 VNNI where the CPU has them). Outputs can differ between
+  // instruction sets in the last bits (vector widths, FMA), never between runs on one.
+  // Firmware (bare-metal builds) runs its best set only and takes null.
+  const char* isa = nullptr;
 };
 
 class Session {
@@ -114,6 +125,8 @@ class Session {
   }
 
   const Model& model() const { return *model_; }
+  // The instruction set the session's kernels use (SessionOptions::isa, or the best).
+  const char* isa() const;
 
  private:
   Session(const Model* model, uint8_t* arena) : model_(model), arena_(arena) {}
@@ -124,6 +137,7 @@ class Session {
   uint8_t* workspace_ = nullptr;     // kernel scratch, after the prepared ops
   size_t workspace_bytes_ = 0;
   ParallelFor* parallel_ = nullptr;
+  const kernels::KernelSet* kernels_ = nullptr;
   int64_t symbol_limit_[kMaxSymbols] = {};
   int64_t symbol_value_[kMaxSymbols] = {};    // values of the last run
   int64_t pending_symbol_[kMaxSymbols] = {};  // bound by inputs set since; 0 = unbound

@@ -14,7 +14,7 @@ Status check_add(const OpCheck& c) {
 
 Status run_add(const OpRun& r) {
   const size_t count = static_cast<size_t>(r.outputs[0].shape.element_count());
-  residual_add(count, r.inputs[0].f32(), r.inputs[1].f32(), r.outputs[0].mutable_f32());
+  residual_add(count, r.inputs[0].f32(), r.inputs[1].f32(), r.outputs[0].mutable_f32(), r.kernels);
   return Status();
 }
 

@@ -92,7 +92,7 @@ Status run_attention(const OpRun& r) {
   p.v = r.inputs[2].f32();
   p.out = r.outputs[0].mutable_f32();
   // Validated at load (shapes, heads) and session creation (workspace): cannot fail.
-  return focal::run_attention(p, r.workspace, r.workspace_bytes, r.parallel);
+  return focal::run_attention(p, r.workspace, r.workspace_bytes, r.parallel, r.kernels);
 }
 
 }  // namespace

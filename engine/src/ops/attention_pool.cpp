@@ -77,7 +77,7 @@ Status run_pool(const OpRun& r) {
   uint8_t* scratch = reinterpret_cast<uint8_t*>(lengths) + floats(int64_t(batch));
   const size_t scratch_bytes = r.workspace_bytes - size_t(scratch - ws);
   FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kX].f32(), batch * seq, nullptr, keys, 0,
-                                     DenseScratch{scratch, scratch_bytes}, r.parallel));
+                                     DenseScratch{scratch, scratch_bytes}, r.parallel, r.kernels));
   std::memset(zero_query, 0, units * sizeof(float));
   const float* query = r.input_count > kB && r.inputs[kB].present() ? r.inputs[kB].f32() : zero_query;
   const bool has_mask = r.inputs[kMask].present();
@@ -91,7 +91,7 @@ Status run_pool(const OpRun& r) {
     p.values = r.inputs[kX].f32() + b * seq * dim;
     p.context = r.outputs[0].mutable_f32() + b * dim;
     p.weights = r.output_count > 1 ? r.outputs[1].mutable_f32() + b * seq : nullptr;
-    FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes));
+    FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes, r.kernels));
   }
   return Status();
 }

@@ -50,7 +50,7 @@ Status run_dense_packed(const OpRun& r) {
   const fb::Tensor& w = *r.inputs[1].tensor;
   const float* bias = r.input_count == 3 ? r.inputs[2].f32() : nullptr;
   return packed_dense(w, r.inputs[1].data, r.inputs[0].f32(), leading_rows(r.inputs[0].shape), bias,
-                      r.outputs[0].mutable_f32(), 0, DenseScratch{r.workspace, r.workspace_bytes}, r.parallel,
+                      r.outputs[0].mutable_f32(), 0, DenseScratch{r.workspace, r.workspace_bytes}, r.parallel, r.kernels,
                       r.options<fb::DenseOptions>().activation());
 }
 

@@ -97,7 +97,7 @@ Status add_positions(const OpRun& r, size_t batch, size_t seq, size_t width, flo
   const float* first = table.f32() + static_cast<size_t>(r.cached_length) * width;
   for (size_t b = 0; b < batch; ++b) {
     float* rows_b = y + b * seq * width;
-    residual_add(seq * width, rows_b, first, rows_b);
+    residual_add(seq * width, rows_b, first, rows_b, r.kernels);
   }
   return Status();
 }
@@ -113,7 +113,7 @@ Status add_segments(const OpRun& r, size_t count, size_t width, float* y) {
                            static_cast<int>(types[t]), t, static_cast<long long>(rows));
     }
     float* row = y + t * width;
-    residual_add(width, row, table.f32() + static_cast<size_t>(types[t]) * width, row);
+    residual_add(width, row, table.f32() + static_cast<size_t>(types[t]) * width, row, r.kernels);
   }
   return Status();
 }
@@ -157,7 +157,7 @@ Status run_embedding(const OpRun& r) {
   p.ids = r.inputs[kIds].i32();
   p.scale = r.options<fb::EmbeddingOptions>().scale();
   p.out = r.outputs[0].mutable_f32();
-  FOCAL_RETURN_IF_ERROR(embedding_gather(p));
+  FOCAL_RETURN_IF_ERROR(embedding_gather(p, r.kernels));
   if (r.inputs[kPositions].present()) FOCAL_RETURN_IF_ERROR(add_positions(r, batch, seq, p.dim, p.out));
   if (r.input_count > kTypeIds && r.inputs[kTypeIds].present()) {
     FOCAL_RETURN_IF_ERROR(add_segments(r, p.count, p.dim, p.out));

@@ -39,13 +39,13 @@ Status run_glu(const OpRun& r) {
   float* out = r.outputs[0].mutable_f32();
   switch (r.options<fb::GluOptions>().activation()) {
     case fb::Activation_Silu:
-      swiglu(p, gate, value, out);
+      swiglu(p, gate, value, out, r.kernels);
       break;
     case fb::Activation_GeluErf:
-      geglu(p, kernels::GeluForm::kErf, gate, value, out);
+      geglu(p, kernels::GeluForm::kErf, gate, value, out, r.kernels);
       break;
     default:
-      geglu(p, kernels::GeluForm::kTanh, gate, value, out);
+      geglu(p, kernels::GeluForm::kTanh, gate, value, out, r.kernels);
       break;
   }
   return Status();

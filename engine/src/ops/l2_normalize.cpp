@@ -14,7 +14,7 @@ Status check_l2_normalize(const OpCheck& c) {
 Status run_l2_normalize(const OpRun& r) {
   const kernels::LayerNormParams params =
       last_axis_rows(r.inputs[0].shape, r.options<fb::L2NormalizeOptions>().epsilon());
-  l2_normalize(params, r.inputs[0].f32(), r.outputs[0].mutable_f32());
+  l2_normalize(params, r.inputs[0].f32(), r.outputs[0].mutable_f32(), r.kernels);
   return Status();
 }
 

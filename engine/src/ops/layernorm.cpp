@@ -16,7 +16,7 @@ Status run_layernorm(const OpRun& r) {
   const kernels::LayerNormParams params =
       last_axis_rows(r.inputs[0].shape, r.options<fb::LayerNormOptions>().epsilon());
   layernorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.inputs[2].f32(),
-            r.outputs[0].mutable_f32());
+            r.outputs[0].mutable_f32(), r.kernels);
   return Status();
 }
 

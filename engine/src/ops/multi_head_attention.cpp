@@ -356,10 +356,10 @@ void apply_head_norm(const OpRun& r, const fb::MultiHeadAttentionOptions& o, int
   const float* gamma = optional_f32(r, slot);
   if (gamma == nullptr) return;
   const kernels::LayerNormParams p{heads, static_cast<size_t>(o.head_dim()), o.qk_norm_epsilon()};
-  rmsnorm(p, x, gamma, x);
+  rmsnorm(p, x, gamma, x, r.kernels);
 }
 
-Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch, size_t seq,
+Status apply_rope(const OpRun& r, const fb::MultiHeadAttentionOptions& o, float* x, size_t batch, size_t seq,
                   size_t heads, size_t batch_stride, int64_t first_position) {
   kernels::RopeParams p;
   p.batch = batch;
@@ -375,7 +375,7 @@ Status apply_rope(const fb::MultiHeadAttentionOptions& o, float* x, size_t batch
   p.batch_stride = batch_stride;
   p.x = x;
   p.y = x;
-  return rope(p);
+  return rope(p, r.kernels);
 }
 
 // K and V of this run's tokens written into the states at the cached length.
@@ -387,9 +387,9 @@ Status append_to_cache(const OpRun& r, const fb::MultiHeadAttentionOptions& o, c
     float* k = r.inputs[kKState].mutable_f32() + row * features;
     float* v = r.inputs[kVState].mutable_f32() + row * features;
     FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, x, static_cast<size_t>(s.q_len),
-                                       optional_f32(r, kBk), k, features, scratch, r.parallel));
+                                       optional_f32(r, kBk), k, features, scratch, r.parallel, r.kernels));
     FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, x, static_cast<size_t>(s.q_len),
-                                       optional_f32(r, kBv), v, features, scratch, r.parallel));
+                                       optional_f32(r, kBv), v, features, scratch, r.parallel, r.kernels));
     apply_head_norm(r, o, kKNorm, k, static_cast<size_t>(s.q_len * o.num_kv_heads()));
   }
   return Status();
@@ -401,12 +401,12 @@ Status append_converted(const OpRun& r, const fb::MultiHeadAttentionOptions& o, 
                         KvType type, float* new_k, float* new_v, DenseScratch scratch) {
   const size_t rows = static_cast<size_t>(s.batch * s.q_len), features = static_cast<size_t>(s.kv_features);
   FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, r.inputs[kX].f32(), rows,
-                                     optional_f32(r, kBk), new_k, 0, scratch, r.parallel));
+                                     optional_f32(r, kBk), new_k, 0, scratch, r.parallel, r.kernels));
   FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, r.inputs[kX].f32(), rows,
-                                     optional_f32(r, kBv), new_v, 0, scratch, r.parallel));
+                                     optional_f32(r, kBv), new_v, 0, scratch, r.parallel, r.kernels));
   apply_head_norm(r, o, kKNorm, new_k, rows * static_cast<size_t>(o.num_kv_heads()));
   if (o.rope() != fb::RopeLayout_None) {
-    FOCAL_RETURN_IF_ERROR(apply_rope(o, new_k, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+    FOCAL_RETURN_IF_ERROR(apply_rope(r, o, new_k, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
                                      static_cast<size_t>(o.num_kv_heads()), 0, r.cached_length));
   }
   const size_t heads = static_cast<size_t>(o.num_kv_heads()), elements = kernels::kv_element_bytes(type);
@@ -458,12 +458,12 @@ Status project_keys_values(const OpRun& r, const fb::MultiHeadAttentionOptions& 
   const BoundTensor& source = r.inputs[kMemory].present() ? r.inputs[kMemory] : r.inputs[kX];
   const size_t source_rows = static_cast<size_t>(s.batch * s.kv_len);
   FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWk].tensor, r.inputs[kWk].data, source.f32(), source_rows,
-                                     optional_f32(r, kBk), k, 0, scratch, r.parallel));
+                                     optional_f32(r, kBk), k, 0, scratch, r.parallel, r.kernels));
   FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWv].tensor, r.inputs[kWv].data, source.f32(), source_rows,
-                                     optional_f32(r, kBv), v, 0, scratch, r.parallel));
+                                     optional_f32(r, kBv), v, 0, scratch, r.parallel, r.kernels));
   apply_head_norm(r, o, kKNorm, k, source_rows * static_cast<size_t>(o.num_kv_heads()));
   if (o.rope() != fb::RopeLayout_None) {
-    FOCAL_RETURN_IF_ERROR(apply_rope(o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
+    FOCAL_RETURN_IF_ERROR(apply_rope(r, o, k, static_cast<size_t>(s.batch), static_cast<size_t>(s.kv_len),
                                      static_cast<size_t>(o.num_kv_heads()), 0, 0));
   }
   p->k = k;
@@ -483,7 +483,7 @@ Status use_states(const OpRun& r, const fb::MultiHeadAttentionOptions& o, const 
     FOCAL_RETURN_IF_ERROR(append_to_cache(r, o, s, capacity, scratch));
     if (o.rope() != fb::RopeLayout_None) {
       float* new_keys = r.inputs[kKState].mutable_f32() + static_cast<size_t>(r.cached_length * s.kv_features);
-      FOCAL_RETURN_IF_ERROR(apply_rope(o, new_keys, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+      FOCAL_RETURN_IF_ERROR(apply_rope(r, o, new_keys, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
                                        static_cast<size_t>(o.num_kv_heads()),
                                        static_cast<size_t>(capacity * s.kv_features), r.cached_length));
     }
@@ -518,9 +518,9 @@ Status attend(const OpRun& r, const Sizes& s, int32_t* lengths, DenseScratch scr
     }
     p->weights = r.attention_weights;
   }
-  FOCAL_RETURN_IF_ERROR(run_attention(*p, scratch.data, scratch.bytes, r.parallel));
+  FOCAL_RETURN_IF_ERROR(run_attention(*p, scratch.data, scratch.bytes, r.parallel, r.kernels));
   return packed_dense(*r.inputs[kWo].tensor, r.inputs[kWo].data, p->out, static_cast<size_t>(s.batch * s.q_len),
-                      optional_f32(r, kBo), r.outputs[0].mutable_f32(), 0, scratch, r.parallel);
+                      optional_f32(r, kBo), r.outputs[0].mutable_f32(), 0, scratch, r.parallel, r.kernels);
 }
 
 // Q projected (normed, RoPE'd at the queries' positions), K and V projected or taken
@@ -540,14 +540,14 @@ Status run_mha(const OpRun& r) {
   const DenseScratch scratch{ws + reg.kernel, r.workspace_bytes - reg.kernel};
 
   FOCAL_RETURN_IF_ERROR(packed_dense(*r.inputs[kWq].tensor, r.inputs[kWq].data, r.inputs[kX].f32(), rows,
-                                     optional_f32(r, kBq), q, 0, scratch, r.parallel));
+                                     optional_f32(r, kBq), q, 0, scratch, r.parallel, r.kernels));
   apply_head_norm(r, o, kQNorm, q, rows * static_cast<size_t>(o.num_heads()));
   AttentionParams p = attention_params(o, s);
   FOCAL_RETURN_IF_ERROR(mode == Mode::kProject ? project_keys_values(r, o, s, k, v, scratch, &p)
                                                : use_states(r, o, s, mode, type, k, v, scratch, &p));
   if (o.rope() != fb::RopeLayout_None) {
     const int64_t first_position = mode == Mode::kCache ? r.cached_length : 0;
-    FOCAL_RETURN_IF_ERROR(apply_rope(o, q, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
+    FOCAL_RETURN_IF_ERROR(apply_rope(r, o, q, static_cast<size_t>(s.batch), static_cast<size_t>(s.q_len),
                                      static_cast<size_t>(o.num_heads()), 0, first_position));
   }
   p.q = q;

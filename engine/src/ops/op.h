@@ -9,6 +9,9 @@
 #include "focal/internal/op_kinds.h"
 
 namespace focal {
+namespace kernels {
+struct KernelSet;  // dispatch/kernel_set.h
+}
 
 // Load-time view of one op, for checks and their error messages.
 struct OpCheck {
@@ -57,6 +60,9 @@ struct OpRun {
   // The op's options table, resolved once when the session was created (its type is
   // the one the op's load-time check took): options<fb::DenseOptions>() and so on.
   const void* options_table;
+
+  // The session's kernels (every op of a session runs on the same set).
+  const kernels::KernelSet& kernels;
 
   template <class Options>
   const Options& options() const {

@@ -133,7 +133,8 @@ size_t packed_dense_workspace_bytes(const fb::Tensor& w, int64_t rows) {
 
 Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
                     const float* bias, float* y, size_t y_stride, DenseScratch scratch,
-                    ParallelFor* parallel, fb::Activation activation) {
+                    ParallelFor* parallel, const kernels::KernelSet& kernels,
+                    fb::Activation activation) {
   GemmParams p;
   p.m = m;
   p.n = static_cast<size_t>(w.shape()->Get(0));
@@ -160,7 +161,7 @@ Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, siz
                            w.name()->c_str(), need, scratch.bytes);
     }
   }
-  run_gemm(p, parallel);  // shapes and weights verified at load
+  run_gemm(p, parallel, kernels);  // shapes and weights verified at load
   return Status();
 }
 

@@ -53,6 +53,7 @@ size_t packed_dense_workspace_bytes(const fb::Tensor& w, int64_t rows);
 // packed_dense_workspace_bytes(w, m): an op that reserved too little.
 Status packed_dense(const fb::Tensor& w, const void* w_data, const float* x, size_t m,
                     const float* bias, float* y, size_t y_stride, DenseScratch scratch,
-                    ParallelFor* parallel, fb::Activation activation = fb::Activation_None);
+                    ParallelFor* parallel, const kernels::KernelSet& kernels,
+                    fb::Activation activation = fb::Activation_None);
 
 }  // namespace focal

@@ -68,10 +68,10 @@ Status run_pool(const OpRun& r) {
   }
   switch (r.options<fb::PoolOptions>().mode()) {
     case fb::PoolMode_Cls:
-      cls_pool(p);
+      cls_pool(p, r.kernels);
       return Status();
     case fb::PoolMode_Mean:
-      return mean_pool(p);
+      return mean_pool(p, r.kernels);
     default:
       break;
   }

@@ -170,7 +170,7 @@ void cell(const Run& run, size_t b, size_t step) {
     p.c_prev = run.c() + b * run.hidden;
     p.c = run.c() + b * run.hidden;
     p.h = h;  // h_prev was only read by the gates_h GEMM, already done
-    lstm_cell(p);
+    lstm_cell(p, run.r.kernels);
   } else {
     kernels::GruCellParams p;
     p.hidden = run.hidden;
@@ -178,7 +178,7 @@ void cell(const Run& run, size_t b, size_t step) {
     p.gates_h = gh;
     p.h_prev = h;
     p.h = h;
-    gru_cell(p);
+    gru_cell(p, run.r.kernels);
   }
 }
 
@@ -187,7 +187,7 @@ Status project_block(const Run& run, int base, size_t first, size_t steps) {
   for (size_t b = 0; b < run.batch; ++b) {
     const float* x = run.r.inputs[kX].f32() + (b * run.seq + first) * run.in;
     FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base), run.r.inputs[base].data, x, steps, run.optional(base + 2),
-                                       run.gates_x() + b * run.block * run.gates, 0, run.scratch, run.r.parallel));
+                                       run.gates_x() + b * run.block * run.gates, 0, run.scratch, run.r.parallel, run.r.kernels));
   }
   return Status();
 }
@@ -196,7 +196,7 @@ Status project_block(const Run& run, int base, size_t first, size_t steps) {
 Status run_step(const Run& run, int d, size_t t, size_t i) {
   const int base = d == 0 ? kWih : kWihR;
   FOCAL_RETURN_IF_ERROR(packed_dense(run.tensor(base + 1), run.r.inputs[base + 1].data, run.h(), run.batch,
-                                     run.optional(base + 3), run.gates_h(), 0, run.scratch, nullptr));
+                                     run.optional(base + 3), run.gates_h(), 0, run.scratch, nullptr, run.r.kernels));
   float* y = run.r.outputs[kY].mutable_f32();
   for (size_t b = 0; b < run.batch; ++b) {
     float* out = y + (b * run.seq + t) * run.width + size_t(d) * run.hidden;

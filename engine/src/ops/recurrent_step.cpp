@@ -71,10 +71,10 @@ Status run_step(const OpRun& r) {
   const DenseScratch scratch{scratch_begin, r.workspace_bytes - size_t(scratch_begin - static_cast<uint8_t*>(r.workspace))};
   const auto weight = [&](int slot) -> const fb::Tensor& { return *r.inputs[slot].tensor; };
   FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWih), r.inputs[kWih].data, r.inputs[kX].f32(), batch,
-                                     optional(r, kBih), gates_x, 0, scratch, r.parallel));
+                                     optional(r, kBih), gates_x, 0, scratch, r.parallel, r.kernels));
   float* h = r.inputs[kH].mutable_f32();
   FOCAL_RETURN_IF_ERROR(packed_dense(weight(kWhh), r.inputs[kWhh].data, h, batch, optional(r, kBhh), gates_h, 0,
-                                     scratch, r.parallel));
+                                     scratch, r.parallel, r.kernels));
   float* y = r.outputs[0].mutable_f32();
   if (o.cell() == fb::RecurrentCell_Lstm) {
     kernels::LstmCellParams p;
@@ -86,7 +86,7 @@ Status run_step(const OpRun& r) {
     if (o.reset_cell()) std::memset(p.c, 0, batch * hidden * sizeof(float));
     p.c_prev = p.c;
     p.h = y;
-    lstm_cell(p);
+    lstm_cell(p, r.kernels);
   } else {
     kernels::GruCellParams p;
     p.batch = batch;
@@ -95,7 +95,7 @@ Status run_step(const OpRun& r) {
     p.gates_h = gates_h;
     p.h_prev = h;
     p.h = y;
-    gru_cell(p);
+    gru_cell(p, r.kernels);
   }
   std::memcpy(h, y, batch * hidden * sizeof(float));
   return Status();

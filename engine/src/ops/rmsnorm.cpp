@@ -15,7 +15,7 @@ Status check_rmsnorm(const OpCheck& c) {
 Status run_rmsnorm(const OpRun& r) {
   const kernels::LayerNormParams params =
       last_axis_rows(r.inputs[0].shape, r.options<fb::RmsNormOptions>().epsilon());
-  rmsnorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.outputs[0].mutable_f32());
+  rmsnorm(params, r.inputs[0].f32(), r.inputs[1].f32(), r.outputs[0].mutable_f32(), r.kernels);
   return Status();
 }
 

@@ -155,7 +155,7 @@ Status run_score(const OpRun& r) {
   if (o.kind() == fb::ScoreKind_Additive) {
     const fb::Tensor& w = *r.inputs[kW].tensor;
     FOCAL_RETURN_IF_ERROR(packed_dense(w, r.inputs[kW].data, r.inputs[kQuery].f32(), batch, bias, query_proj, 0,
-                                       DenseScratch{scratch, scratch_bytes}, r.parallel));
+                                       DenseScratch{scratch, scratch_bytes}, r.parallel, r.kernels));
   }
   float* weights = r.output_count > 1 ? r.outputs[1].mutable_f32() : nullptr;
   for (size_t b = 0; b < batch; ++b) {
@@ -175,7 +175,7 @@ Status run_score(const OpRun& r) {
       p.values = values;
       p.context = context;
       p.weights = row_weights;
-      FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes));
+      FOCAL_RETURN_IF_ERROR(run_additive_attention(p, scratch, scratch_bytes, r.kernels));
     } else {
       LuongAttentionParams p;
       p.score = luong_score(o.kind());
@@ -193,7 +193,7 @@ Status run_score(const OpRun& r) {
       p.values = values;
       p.context = context;
       p.weights = row_weights;
-      FOCAL_RETURN_IF_ERROR(run_luong_attention(p, scratch, scratch_bytes));
+      FOCAL_RETURN_IF_ERROR(run_luong_attention(p, scratch, scratch_bytes, r.kernels));
     }
   }
   return Status();

@@ -16,7 +16,7 @@ Status run_softmax(const OpRun& r) {
   const Shape& shape = r.inputs[0].shape;
   const size_t width = static_cast<size_t>(shape.dims[shape.rank - 1]);
   const size_t rows = static_cast<size_t>(shape.element_count()) / width;
-  softmax(rows, width, r.inputs[0].f32(), r.outputs[0].mutable_f32());
+  softmax(rows, width, r.inputs[0].f32(), r.outputs[0].mutable_f32(), r.kernels);
   return Status();
 }
 

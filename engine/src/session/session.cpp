@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "dispatch/kernel_set.h"
+#include "gemm/gemm_kernels.h"
 #include "focal/internal/graph.h"
 #include "ops/op.h"
 #include "support/saturating_size.h"
@@ -139,6 +141,22 @@ size_t prepared_ops_bytes(const Model& model) {
   return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
 }
 
+// The kernel set SessionOptions::isa names, or the best (whose families resolve on first
+// use, so that a firmware links only its ops' kernels).
+Status choose_kernels(const SessionOptions& options, const kernels::KernelSet** set) {
+  *set = &kernels::kBestKernels;
+  if (options.isa == nullptr) return Status();
+#if FOCAL_NAMED_KERNEL_SETS
+  *set = kernels::kernel_set_named(options.isa);
+  if (*set != nullptr) return Status();
+  return Status::error(StatusCode::kUnsupported,
+                       "instruction set '%s' is not in this build or this CPU cannot run it",
+                       options.isa);
+#else
+  return Status::error(StatusCode::kUnsupported, "isa must be null on bare metal");
+#endif
+}
+
 // The arena: the planned activations, the prepared ops, then the largest op scratch.
 // `limits` gets the session's symbol limits. Computed once per session (create()).
 Result<size_t> plan_arena(const Model& model, const SessionOptions& options, int64_t* limits) {
@@ -215,6 +233,7 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
                          needed);
   }
   session.parallel_ = options.parallel;
+  FOCAL_RETURN_IF_ERROR(choose_kernels(options, &session.kernels_));
   const size_t prepared_at = activations_bytes(model);
   prepare_ops(model, session.arena_, session.arena_ + prepared_at);
   session.ops_ = reinterpret_cast<const PreparedOp*>(session.arena_ + prepared_at);
@@ -231,6 +250,10 @@ Result<Session> Session::create(const Model& model, const SessionOptions& option
 }
 
 int Session::input_count() const { return model_->input_count(); }
+
+const char* Session::isa() const {
+  return kernels::kernels_of(*kernels_, &kernels::KernelSet::gemm)->isa;
+}
 int Session::output_count() const { return model_->output_count(); }
 
 int Session::find_input(const char* name) const {
@@ -503,7 +526,7 @@ Status Session::run_ops(int first_op, int op_count, uint64_t needed) {
                     outputs,         op.output_count,
                     workspace_,      workspace_bytes_, parallel_,
                     cached_length_,  capture ? capture_weights_ : nullptr,
-                    capture ? capture_capacity_ : 0, op.options};
+                    capture ? capture_capacity_ : 0, op.options, *kernels_};
     const Status status = op.def->run(run);
     if (!status.ok()) {
       // The caches may hold part of this run's keys past cached_length_: harmless, as

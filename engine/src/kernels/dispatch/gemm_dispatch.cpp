@@ -230,14 +230,16 @@ void run_gemm(const GemmParams& params, ParallelFor* parallel, const kernels::Ke
   FOCAL_EXPECT_VALID(check_gemm_params(params));
 #if FOCAL_INT4_WEIGHTS  // else check_gemm_params and the loader refuse kI4 (engine/CMakeLists.txt)
   if (params.weight_type == DType::kI4) {
-    run_int4_gemm(params, parallel, set, int4 != nullptr ? *int4 : kernels::best_q4gemm_kernels());
+    run_int4_gemm(params, parallel, set,
+                  int4 != nullptr ? *int4 : *kernels::kernels_of(set, &kernels::KernelSet::q4gemm));
     return;
   }
 #else
   (void)int4;
 #endif
   if (params.int8_activations) {
-    run_int8_gemm(params, parallel, set, int8 != nullptr ? *int8 : kernels::best_qgemm_kernels());
+    run_int8_gemm(params, parallel, set,
+                  int8 != nullptr ? *int8 : *kernels::kernels_of(set, &kernels::KernelSet::qgemm));
     return;
   }
   const GemmProblem problem = describe_gemm(params);

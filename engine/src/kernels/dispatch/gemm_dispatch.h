@@ -31,8 +31,8 @@ kernels::Q4GemmProblem describe_q4gemm(const GemmParams& params);
 Status check_gemm_params(const GemmParams& params);
 
 // Runs a GEMM whose parameters check_gemm_params accepts (trusted: not checked again).
-// Int8 activations run on `int8` (null: the best usable variant), with `set`'s epilogue.
-// Int4 weights run on `int4` (null: the best usable variant).
+// Int8 activations run on `int8` (null: `set`'s int8 variant), with `set`'s epilogue.
+// Int4 weights run on `int4` (null: `set`'s int4 variant).
 void run_gemm(const GemmParams& params, ParallelFor* parallel,
               const kernels::KernelSet& set = kernels::kBestKernels,
               const kernels::QGemmKernelTable* int8 = nullptr,

@@ -1,5 +1,8 @@
-// Whole kernel sets, for the tests that sweep every instruction set (dispatch/kernel_set.h).
+// Whole kernel sets: for the tests that sweep every instruction set and for sessions that
+// name one (dispatch/kernel_set.h).
 #include "dispatch/kernel_set.h"
+
+#include <cstring>
 
 #include "attention/attention_kernels.h"
 
@@ -9,25 +12,25 @@ namespace {
 
 template <Isa kIsa>
 const KernelSet& whole_set() {
-  static const KernelSet set = {
-      isa_kernels<kIsa, AttentionKernelTable>()->isa, isa_kernels<kIsa, AttentionKernelTable>(),
-      isa_kernels<kIsa, ScoringKernelTable>(),        isa_kernels<kIsa, GemmKernelTable>(),
-      isa_kernels<kIsa, NormalizationKernelTable>(),  isa_kernels<kIsa, SoftmaxKernelTable>(),
-      isa_kernels<kIsa, ElementwiseKernelTable>(),    isa_kernels<kIsa, EmbeddingKernelTable>(),
-      isa_kernels<kIsa, PositionKernelTable>(),       isa_kernels<kIsa, PoolingKernelTable>(),
-      isa_kernels<kIsa, RecurrentKernelTable>()};
+#define FOCAL_SET_TABLE(Family, field, unused) isa_kernels<kIsa, Family##KernelTable>(),
+#define FOCAL_VARIANT_TABLE(Family, field, unused) variant_kernels<Family##KernelTable>(kIsa),
+  static const KernelSet set = {isa_kernels<kIsa, AttentionKernelTable>()->isa,
+                                FOCAL_FOR_EACH_SET_FAMILY(FOCAL_SET_TABLE, )
+                                FOCAL_FOR_EACH_VARIANT_FAMILY(FOCAL_VARIANT_TABLE, )};
+#undef FOCAL_VARIANT_TABLE
+#undef FOCAL_SET_TABLE
   return set;
 }
 
 KernelSets list_usable() {
   KernelSets list{};
   list.sets[list.count++] = &whole_set<Isa::scalar>();
-  const CpuIsas& isas = usable_isas();
-  (void)isas;
+  const CpuFeatures& cpu = cpu_features();
+  (void)cpu;
   const KernelSet* best_first[kMaxKernelSets] = {};
   int built = 0;
 #define FOCAL_ADD_IF_USABLE(isa) \
-  if (isas.isa) best_first[built++] = &whole_set<Isa::isa>();
+  if (cpu.isa) best_first[built++] = &whole_set<Isa::isa>();
   FOCAL_FOR_EACH_BUILT_ISA(FOCAL_ADD_IF_USABLE)
 #undef FOCAL_ADD_IF_USABLE
   while (built > 0) list.sets[list.count++] = best_first[--built];
@@ -37,19 +40,26 @@ KernelSets list_usable() {
 }  // namespace
 
 const KernelSet& best_kernel_set() {
-  static const KernelSet best = {
-      best_kernels<AttentionKernelTable>()->isa, best_kernels<AttentionKernelTable>(),
-      best_kernels<ScoringKernelTable>(),        best_kernels<GemmKernelTable>(),
-      best_kernels<NormalizationKernelTable>(),  best_kernels<SoftmaxKernelTable>(),
-      best_kernels<ElementwiseKernelTable>(),    best_kernels<EmbeddingKernelTable>(),
-      best_kernels<PositionKernelTable>(),       best_kernels<PoolingKernelTable>(),
-      best_kernels<RecurrentKernelTable>()};
+#define FOCAL_BEST_TABLE(Family, field, unused) best_kernels<Family##KernelTable>(),
+  static const KernelSet best = {best_kernels<AttentionKernelTable>()->isa,
+                                 FOCAL_FOR_EACH_SET_FAMILY(FOCAL_BEST_TABLE, )
+                                 FOCAL_FOR_EACH_VARIANT_FAMILY(FOCAL_BEST_TABLE, )};
+#undef FOCAL_BEST_TABLE
   return best;
 }
 
 const KernelSets& usable_kernel_sets() {
   static const KernelSets usable = list_usable();
   return usable;
+}
+
+// The one place a name meets the list: a session's option, once, at creation.
+const KernelSet* kernel_set_named(const char* name) {
+  const KernelSets& usable = usable_kernel_sets();
+  for (int i = 0; i < usable.count; ++i) {
+    if (std::strcmp(usable.sets[i]->isa, name) == 0) return usable.sets[i];
+  }
+  return nullptr;
 }
 
 }  // namespace kernels

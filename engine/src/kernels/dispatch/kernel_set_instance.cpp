@@ -54,21 +54,12 @@ constexpr RecurrentKernelTable kRecurrent = Recurrent<IsaArch>::table(kIsaName);
 // Each family's table as this instruction set's, one function (and so one section) per
 // family: a firmware's --gc-sections keeps only the families its ops use.
 #define FOCAL_THIS_ISA Isa::FOCAL_KERNEL_SET_ISA
-#define FOCAL_DEFINE_ISA_KERNELS(Table, table)        \
-  template <>                                         \
-  const Table* isa_kernels<FOCAL_THIS_ISA, Table>() { \
-    return &(table);                                  \
+#define FOCAL_DEFINE_ISA_KERNELS(Family, field, unused)                          \
+  template <>                                                                    \
+  const Family##KernelTable* isa_kernels<FOCAL_THIS_ISA, Family##KernelTable>() { \
+    return &k##Family;                                                           \
   }
-FOCAL_DEFINE_ISA_KERNELS(AttentionKernelTable, kAttention)
-FOCAL_DEFINE_ISA_KERNELS(ScoringKernelTable, kScoring)
-FOCAL_DEFINE_ISA_KERNELS(GemmKernelTable, kGemm)
-FOCAL_DEFINE_ISA_KERNELS(NormalizationKernelTable, kNormalization)
-FOCAL_DEFINE_ISA_KERNELS(SoftmaxKernelTable, kSoftmax)
-FOCAL_DEFINE_ISA_KERNELS(ElementwiseKernelTable, kElementwise)
-FOCAL_DEFINE_ISA_KERNELS(EmbeddingKernelTable, kEmbedding)
-FOCAL_DEFINE_ISA_KERNELS(PositionKernelTable, kPosition)
-FOCAL_DEFINE_ISA_KERNELS(PoolingKernelTable, kPooling)
-FOCAL_DEFINE_ISA_KERNELS(RecurrentKernelTable, kRecurrent)
+FOCAL_FOR_EACH_SET_FAMILY(FOCAL_DEFINE_ISA_KERNELS, )
 #undef FOCAL_DEFINE_ISA_KERNELS
 
 }  // namespace kernels

@@ -1,52 +1,49 @@
-// The int4 GEMM variants of this build (FOCAL_Q4GEMM_VARIANTS), whether this CPU can run
-// each, and the best one. A variant uses the instructions of the int8 GEMM variant of the
-// same name (qgemm_dispatch.cpp checks the CPU for those), so it is usable where that one
-// is; the scalar variant everywhere. Asked once; hot loops never ask.
-#include <cstring>
-
-#include "focal_q4gemm_variants.h"
+// The int4 GEMM variants of this build (engine/CMakeLists.txt: the Q4GEMM variants of each
+// focal_isa() line), whether this CPU can run each (cpu_isa.cpp asks it), and the best
+// one. Asked once; hot loops never ask.
+#include "dispatch/kernel_set.h"
+#include "dispatch/kernel_variants.h"
 #include "q4gemm/q4gemm_kernels.h"
 
 namespace focal {
 namespace kernels {
 
-#define FOCAL_DECLARE_Q4GEMM_VARIANT(variant) const Q4GemmKernelTable* q4gemm_##variant##_kernels();
+// Each variant's table, defined in its own translation unit (q4gemm/q4gemm_<variant>.cpp).
+#define FOCAL_DECLARE_Q4GEMM_VARIANT(variant, ...) const Q4GemmKernelTable* q4gemm_##variant##_kernels();
 FOCAL_FOR_EACH_Q4GEMM_VARIANT(FOCAL_DECLARE_Q4GEMM_VARIANT)
-FOCAL_DECLARE_Q4GEMM_VARIANT(scalar)
+FOCAL_DECLARE_Q4GEMM_VARIANT(scalar, scalar)
 #undef FOCAL_DECLARE_Q4GEMM_VARIANT
 
 namespace {
 
-bool usable(const Q4GemmKernelTable& table) {
-  if (std::strcmp(table.isa, "scalar") == 0) return true;
-  for (const QGemmKernelTable* const* t = qgemm_variants(); *t != nullptr; ++t) {
-    if (std::strcmp((*t)->isa, table.isa) == 0) return qgemm_variant_usable(**t);
-  }
-  return false;
-}
-
-const Q4GemmKernelTable& choose_best() {
-  const Q4GemmKernelTable* const* t = q4gemm_variants();
-  while (t[1] != nullptr && !usable(**t)) ++t;
-  return **t;
+// Best first; the scalar variant last (kernel_variants.h). Built on first use, so a
+// firmware that runs no int4 GEMM links none of it.
+const KernelVariant<Q4GemmKernelTable>* variants() {
+#define FOCAL_Q4GEMM_VARIANT(variant, isa) {q4gemm_##variant##_kernels(), Isa::isa, &CpuFeatures::variant},
+  static const KernelVariant<Q4GemmKernelTable> list[] = {
+      FOCAL_FOR_EACH_Q4GEMM_VARIANT(FOCAL_Q4GEMM_VARIANT) FOCAL_Q4GEMM_VARIANT(scalar, scalar)};
+#undef FOCAL_Q4GEMM_VARIANT
+  return list;
 }
 
 }  // namespace
 
 const Q4GemmKernelTable* const* q4gemm_variants() {
-#define FOCAL_LIST_Q4GEMM_VARIANT(variant) q4gemm_##variant##_kernels(),
+#define FOCAL_LIST_Q4GEMM_VARIANT(variant, ...) q4gemm_##variant##_kernels(),
   static const Q4GemmKernelTable* const list[] = {
       FOCAL_FOR_EACH_Q4GEMM_VARIANT(FOCAL_LIST_Q4GEMM_VARIANT) q4gemm_scalar_kernels(), nullptr};
 #undef FOCAL_LIST_Q4GEMM_VARIANT
   return list;
 }
 
-bool q4gemm_variant_usable(const Q4GemmKernelTable& table) { return usable(table); }
+bool q4gemm_variant_usable(const Q4GemmKernelTable& table) { return variant_usable(variants(), table); }
 
-const Q4GemmKernelTable& best_q4gemm_kernels() {
-  static const Q4GemmKernelTable& best = choose_best();
-  return best;
+template <>
+const Q4GemmKernelTable* variant_kernels<Q4GemmKernelTable>(Isa at_most) {
+  return first_usable_variant(variants(), at_most);
 }
+
+const Q4GemmKernelTable& best_q4gemm_kernels() { return *best_kernels<Q4GemmKernelTable>(); }
 
 }  // namespace kernels
 }  // namespace focal

@@ -16,7 +16,8 @@
 //
 // Decode (M <= 4) reads each weight byte once, front to back: a panel is one contiguous
 // stream of its groups' nibbles and scales. Variants are per instruction, like the int8
-// GEMM's (engine/CMakeLists.txt, FOCAL_Q4GEMM_VARIANTS; dispatch/q4gemm_dispatch.cpp).
+// GEMM's (engine/CMakeLists.txt: the Q4GEMM variants of each focal_isa() line;
+// dispatch/q4gemm_dispatch.cpp).
 #pragma once
 
 #include <cstddef>

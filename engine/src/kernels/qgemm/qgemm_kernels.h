@@ -14,8 +14,9 @@
 //
 // Variants are per instruction, not per kernel set: AVX-512 VNNI and the aarch64 dot
 // products need CPU features beyond their kernel set's baseline, so each variant is its
-// own translation unit with its own flags (engine/CMakeLists.txt, FOCAL_QGEMM_VARIANTS)
-// and its own CPU check (dispatch/qgemm_dispatch.cpp). Integer sums are exact, so every
+// own translation unit with its own flags (engine/CMakeLists.txt: the QGEMM variants of
+// each focal_isa() line), its own flag in dispatch/cpu_isa.h (set by cpu_isa.cpp) and one
+// chooser (dispatch/qgemm_dispatch.cpp). Integer sums are exact, so every
 // variant's int32 sums equal the reference's bit for bit.
 #pragma once
 
