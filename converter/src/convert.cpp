@@ -11,6 +11,7 @@
 #include "config_overrides.h"
 #include "convert_accuracy.h"
 #include "convert_self_test.h"
+#include "convert_static.h"
 #include "file_buffer.h"
 #include "hf/hf_folder.h"
 #include "json/json_file.h"
@@ -292,11 +293,31 @@ Status take_folder(const ConvertOptions& given, const HfFolder& folder, ConvertO
   return Status();
 }
 
+// --quantize static: the draft in f32 weights and f32 activations, written with its
+// self-test and checked by it, then calibrated and rewritten (convert_static.h).
+Result<Converted> convert_static(const ConvertOptions& options, const nlohmann::json& config, const HfFolder* folder) {
+  ConvertOptions draft_options = options;
+  draft_options.dtype = DType::kF32;
+  draft_options.embedding_dtype = DType::kF32;
+  report(options, "static int8: building the f32 draft to calibrate");
+  ModelWriter writer;
+  Converted draft;
+  FOCAL_RETURN_IF_ERROR(build_model(draft_options, config, folder, nullptr, writer, &draft));
+  Result<FileBuffer> file = write_model(draft_options, writer, &draft);
+  if (!file.ok()) return file.status();
+  FOCAL_RETURN_IF_ERROR(load_and_self_test(file.value(), &draft));
+  FOCAL_ASSIGN_OR_RETURN(Converted converted, quantize_static_from_draft(options, file.value(), !draft.self_test_computed));
+  converted.warnings = std::move(draft.warnings);
+  if (converted.self_tests > 0) report(options, "self-test passed: the int8 model's own outputs, bit for bit");
+  return converted;
+}
+
 Result<Converted> convert_options(const ConvertOptions& options, const HfFolder* folder) {
   FOCAL_RETURN_IF_ERROR(check_options(options));
   Result<nlohmann::json> config = read_config(options.spec.empty() ? options.config : options.spec);
   if (!config.ok()) return config.status();
   FOCAL_RETURN_IF_ERROR(apply_overrides(options.overrides, !options.spec.empty(), &config.value()));
+  if (options.quantize_static) return convert_static(options, config.value(), folder);
   Converted converted;
   if (options.int8_activations) {
     FOCAL_ASSIGN_OR_RETURN(converted.accuracy, measure_before_converting(options, config.value(), folder));

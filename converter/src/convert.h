@@ -46,8 +46,14 @@ struct ConvertOptions {
   std::string keep_f32;
   double keep_threshold = 0.0;
   // --calibration DIR: the measurement's inputs (calibration_inputs.h); empty: the
-  // generated self-test inputs.
+  // generated self-test inputs. With quantize_static, the inputs activation ranges are
+  // calibrated on.
   std::string calibration_dir;
+  // --quantize static (issue 36): int8 weights per output channel and static int8
+  // activations with calibrated scales and zero points, fixed-point requantization, for
+  // the Embedding -> LSTM -> AttentionPool -> Dense -> Softmax classifiers
+  // (quantize/static_graph.h; convert_static.h says how it is self-tested).
+  bool quantize_static = false;
   std::vector<std::string> overrides;  // --set NAME=VALUE, over the config (config_overrides.h)
   std::vector<std::string> renames;    // --rename FROM=TO, on the tensor names (presets/tensor_renames.h)
   // Every converted model stores a self-test, which the converter runs on what it wrote

@@ -39,8 +39,15 @@ Status check_int8_options(const ConvertOptions& options) {
   if (options.dtype != DType::kI4 && options.group_size != 0) {
     return Status::error(StatusCode::kInvalidArgument, "--group-size is the k per scale of int4 weights: add --dtype int4");
   }
+  if (options.quantize_static &&
+      (options.int8_activations || (options.dtype != DType::kF32 && options.dtype != DType::kI8) ||
+       options.kv_dtype != DType::kF32 || !options.keep_f32.empty() || options.keep_threshold != 0.0)) {
+    return Status::error(StatusCode::kInvalidArgument,
+                         "--quantize static stores int8 weights and int8 activations itself: give it without "
+                         "--activations, --keep-f32, --kv-dtype and with --dtype int8 or none");
+  }
   const char* needs_int8 = !options.keep_f32.empty()          ? "--keep-f32"
-                           : !options.calibration_dir.empty() ? "--calibration"
+                           : !options.calibration_dir.empty() && !options.quantize_static ? "--calibration"
                            : options.keep_threshold != 0.0    ? "--keep-f32-threshold"
                                                               : nullptr;
   if (!options.int8_activations && needs_int8 != nullptr) {

@@ -6,7 +6,7 @@
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
 //               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
-//               [--calibration DIR] [--json] -o MODEL.focal
+//               [--calibration DIR] [--quantize static] [--json] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
 #include <algorithm>
 #include <cstdio>
@@ -44,7 +44,7 @@ const char* kUsage =
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
     "                     [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]\n"
-    "                     [--calibration DIR] [--json] -o MODEL.focal\n"
+    "                     [--calibration DIR] [--quantize static] [--json] -o MODEL.focal\n"
     "       focal convert --hf DIR [--preset NAME] [options as above] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy, Keras .h5 and\n"
@@ -69,6 +69,11 @@ const char* kUsage =
     "table (--json: one JSON object); --keep-f32 keeps layers in weight-only int8 (f32\n"
     "activations): auto, those whose relative RMS error exceeds R (--keep-f32-threshold,\n"
     "default 0.02), and/or a comma list of weight names.\n"
+    "--quantize static (microcontrollers; Embedding -> LSTM -> AttentionPool -> Dense\n"
+    "classifiers): int8 weights and int8 activations with scales and zero points calibrated\n"
+    "in double precision on --calibration DIR (or the self-test inputs), fixed-point\n"
+    "requantization, no float until the logits; its self-test checks its own outputs bit\n"
+    "for bit.\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "Every model stores a self-test that the converter runs on the written model and\n"
     "`focal verify` reruns on the device (|got - want| <= T + T |want|, T = 1e-4 by default):\n"
@@ -130,6 +135,11 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
 // current argument is none of them.
 bool parse_int8_options(Arguments& args, convert::ConvertOptions* o) {
   std::string value;
+  if (args.text("--quantize", &value)) {
+    if (args.status().ok() && value != "static") args.fail(unsupported_value("--quantize", value.c_str(), "static"));
+    o->quantize_static = value == "static";
+    return true;
+  }
   if (args.text("--activations", &value)) {
     if (args.status().ok() && value != "f32" && value != "int8") {
       args.fail(unsupported_value("--activations", value.c_str(), "f32 or int8"));
