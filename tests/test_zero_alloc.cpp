@@ -113,6 +113,54 @@ TEST_CASE("int8 activations allocate nothing either: the quantized rows live in 
   check_tiny_model_allocates_nothing(config);
 }
 
+TEST_CASE("static int8 activations allocate nothing: the classifier of focal convert --quantize static") {
+  // Written by ctest's cli_static_int8 (the Cortex-M classifier's reference case: int8
+  // embedding, BiLSTM 2 x 64, attention pooling, 4 classes, up to 64 steps).
+  const char* path = std::getenv("FOCAL_STATIC_INT8_MODEL");
+  if (path == nullptr) {
+    MESSAGE("FOCAL_STATIC_INT8_MODEL is not set (a build without the converter): skipped");
+    return;
+  }
+  std::vector<uint8_t> bytes;
+  if (std::FILE* f = std::fopen(path, "rb")) {
+    uint8_t chunk[4096];
+    size_t got = 0;
+    while ((got = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+    std::fclose(f);
+  }
+  REQUIRE(!bytes.empty());
+  testing::AlignedBuffer file(bytes);
+  auto model = Model::from_bytes(file.data(), file.size());
+  REQUIRE(model.ok());
+  testing::AlignedBuffer arena(Session::required_arena_bytes(*model, SessionOptions()).value());
+  auto session = Session::create(*model, SessionOptions(), arena.data(), arena.size());
+  REQUIRE(session.ok());
+  const int ids_input = session->find_input("input_ids"), mask_input = session->find_input("attention_mask");
+  REQUIRE(ids_input >= 0);
+  REQUIRE(mask_input >= 0);
+  std::vector<int32_t> ids(64), mask(64);
+  for (size_t t = 0; t < ids.size(); ++t) ids[t] = int32_t(1 + (t * 37) % 999);
+
+  const long before = g_allocations.load();
+  int runs = 0;
+  for (int i = 0; i < 100; ++i) {  // ragged: 1 to 64 steps, the rest of the row padding
+    const int64_t steps = 64, valid = 1 + (i * 13) % 64;
+    for (int64_t t = 0; t < steps; ++t) mask[size_t(t)] = t < valid ? 1 : 0;
+    const Shape shape{2, {1, steps}};
+    const size_t row_bytes = size_t(steps) * sizeof(int32_t);
+    if (!session->set_input(ids_input, shape, ids.data(), row_bytes).ok() ||
+        !session->set_input(mask_input, shape, mask.data(), row_bytes).ok() || !session->run().ok()) {
+      break;
+    }
+    ++runs;
+  }
+  const auto report = run_self_tests(session.value());
+  const long during = g_allocations.load() - before;
+  CHECK(runs == 100);
+  CHECK(during == 0);
+  CHECK(report.ok());
+}
+
 TEST_CASE("int4 weights allocate nothing either: rows and group sums live in the op's workspace") {
   testing::TinyConfig config;
   config.weight_type = DType::kI4;
