@@ -89,7 +89,8 @@ def convert(output=None, *, progress=None, **options):
     config=, set={"nhead": 4} (or ["nhead=4"]), rename={FROM: TO}, dtype="int8",
     embedding_dtype=, max_seq=, max_batch=, logits="all", strict=True, self_test=DIR or
     False, self_test_tolerance=, tokenizer=, target_tokenizer=, activations="int8",
-    keep_f32="auto" (or a list of names), keep_f32_threshold=, calibration=DIR.
+    keep_f32="auto" (or a list of names), keep_f32_threshold=, calibration=DIR,
+    quantize="static" (int8 activations throughout, for the RNN classifiers).
     Writes `output` when given (atomically, never over an input). progress(line) is
     called at each stage. Returns a Conversion (.bytes, .warnings, .self_tests,
     .self_test_worst_ratio, .accuracy: the int8-activation report or None). An unknown
