@@ -608,8 +608,8 @@ extern "C" const char* __lsan_default_suppressions() { return "leak:libhdf5_seri
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // No library teardown at exit: a file libhdf5 failed to close stays in its id table
-  // (stuck_files below), and closing it again at exit crashed in H5F__close_cb. The
-  // process's exit frees everything anyway.
+  // (LLVMFuzzerTestOneInput says how), and closing it again at exit crashed in
+  // H5F__close_cb. The process's exit frees everything anyway.
   H5dont_atexit();
   H5open();
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -627,7 +627,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Each input's files have names of their own and are removed after it: a file whose
   // H5Fclose failed stays open in libhdf5, and H5F_ACC_TRUNC on an open file's name fails,
   // so one such input (libhdf5 failing to close a file it wrote itself) once turned every
-  // later input of a campaign into a no-op (266,000 executions in, the rest did nothing).
+  // later input of a campaign into a no-op (about 263,500 executions in).
   static size_t input_number = 0;
   const std::string& dir = fuzz_tokenizers::scratch_dir();
   const std::string stem = dir + "/model" + std::to_string(input_number++);
