@@ -40,6 +40,11 @@ struct ConvertOptions {
   // input rows quantized to int8 at run time (W8A8). Each dense layer's error is
   // measured first (int8_accuracy.h) and reported in Converted::accuracy.
   bool int8_activations = false;
+  // --quantize static: int8 weights per output channel and static int8
+  // activations with calibrated scales and zero points, fixed-point requantization, for
+  // the Embedding -> LSTM -> AttentionPool -> Dense -> Softmax classifiers
+  // (quantize/static_graph.h; convert_static.h says how it is self-tested).
+  bool quantize_static = false;
   // --keep-f32: layers kept in weight-only int8 (int8 weights, f32 activations): a comma
   // list of weight names and/or "auto" (every layer whose relative RMS error exceeds
   // keep_threshold; 0: kDefaultKeepThreshold). Empty: none.
@@ -49,11 +54,6 @@ struct ConvertOptions {
   // generated self-test inputs. With quantize_static, the inputs activation ranges are
   // calibrated on.
   std::string calibration_dir;
-  // --quantize static (issue 36): int8 weights per output channel and static int8
-  // activations with calibrated scales and zero points, fixed-point requantization, for
-  // the Embedding -> LSTM -> AttentionPool -> Dense -> Softmax classifiers
-  // (quantize/static_graph.h; convert_static.h says how it is self-tested).
-  bool quantize_static = false;
   std::vector<std::string> overrides;  // --set NAME=VALUE, over the config (config_overrides.h)
   std::vector<std::string> renames;    // --rename FROM=TO, on the tensor names (presets/tensor_renames.h)
   // Every converted model stores a self-test, which the converter runs on what it wrote
