@@ -19,20 +19,11 @@ using focal::testing::AlignedBuffer;
 
 namespace {
 
-Shape x_shape(int64_t batch, int64_t seq) {
-  Shape shape;
-  shape.rank = 3;
-  shape.dims[0] = batch;
-  shape.dims[1] = seq;
-  shape.dims[2] = testing::kTinyModelWidth;
-  return shape;
-}
-
 // The worst |got - want| / (1e-5 + 1e-4 |want|) over the logits and probabilities of one
 // run at [2, 7].
 double worst_error(Session& session) {
   const auto x = testing::random_values(2 * 7 * 8, 35, -3, 3);
-  REQUIRE(session.set_input(0, x_shape(2, 7), x.data(), x.size() * sizeof(float)).ok());
+  REQUIRE(session.set_input(0, testing::tiny_input_shape(2, 7), x.data(), x.size() * sizeof(float)).ok());
   REQUIRE(session.run().ok());
   const auto want = testing::tiny_forward_double(testing::TinyConfig(), x, 2, 7);
   double worst = 0;

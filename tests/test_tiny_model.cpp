@@ -18,16 +18,6 @@ using focal::testing::AlignedBuffer;
 
 namespace {
 
-// The tiny model's input shape [batch, seq, 8].
-Shape x_shape(int64_t batch, int64_t seq) {
-  Shape shape;
-  shape.rank = 3;
-  shape.dims[0] = batch;
-  shape.dims[1] = seq;
-  shape.dims[2] = testing::kTinyModelWidth;
-  return shape;
-}
-
 }  // namespace
 
 TEST_CASE("tiny model loads and describes itself") {
@@ -173,7 +163,7 @@ TEST_CASE("tiny model: one thread pool shared by two sessions on two threads" *
   SessionOptions options;
   options.parallel = &pool;
   const size_t arena_bytes = Session::required_arena_bytes(*model, options).value();
-  const Shape shape = x_shape(2, 8);
+  const Shape shape = testing::tiny_input_shape(2, 8);
   const auto x = testing::random_values(2 * 8 * 8, 9, -3, 3);
   std::vector<float> outputs[2];
   bool ok[2] = {false, false};
@@ -252,7 +242,7 @@ TEST_CASE("tiny model with int8 activations: smaller than f32, close to it at ev
   auto report = run_self_tests(int8.value());
   REQUIRE(report.ok());
   CHECK(report->failed_cases == 0);
-  const Shape shape = x_shape(2, 7);
+  const Shape shape = testing::tiny_input_shape(2, 7);
   const auto x = testing::random_values(2 * 7 * 8, 77, -3, 3);
   for (Session* s : {&f32.value(), &int8.value()}) {
     REQUIRE(s->set_input(0, shape, x.data(), x.size() * sizeof(float)).ok());

@@ -28,6 +28,16 @@ struct TinyConfig {
 };
 
 constexpr int kTinyModelWidth = 8;
+
+// The tiny model's input shape [batch, seq, kTinyModelWidth].
+inline Shape tiny_input_shape(int64_t batch, int64_t seq) {
+  Shape shape;
+  shape.rank = 3;
+  shape.dims[0] = batch;
+  shape.dims[1] = seq;
+  shape.dims[2] = kTinyModelWidth;
+  return shape;
+}
 constexpr int kTinyClasses = 5;
 
 struct TinyTensors {
