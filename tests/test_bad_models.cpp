@@ -11,6 +11,7 @@
 #include "focal/focal.h"
 #include "model_writer.h"
 #include "support/aligned_buffer.h"
+#include "support/op_options.h"
 #include "support/tiny_model.h"
 
 using namespace focal;
@@ -285,22 +286,29 @@ TEST_CASE("L2Normalize and Scale: bad options and shapes are refused, naming the
         },
         false));
   };
-  Status status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 1e-12f); });
+  // The op kinds through the writer's one path (ModelWriter::add_op), options as given.
+  const auto l2 = [](float epsilon) {
+    return [=](SmallModel& m, int out) { m.writer.add_op("l2", testing::l2_normalize_options(epsilon), {m.x}, {out}); };
+  };
+  const auto scale = [](float factor, float shift) {
+    return [=](SmallModel& m, int out) { m.writer.add_op("scale", testing::scale_options(factor, shift), {m.x}, {out}); };
+  };
+  Status status = with_op(l2(1e-12f));
   CHECK_MESSAGE(status.ok(), status.message());
-  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 0.5f, -1.0f); });
+  status = with_op(scale(0.5f, -1.0f));
   CHECK_MESSAGE(status.ok(), status.message());
 
-  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 0.0f); });
+  status = with_op(l2(0.0f));
   CHECK(contains(status, "op 1 'l2' (L2NormalizeOptions): epsilon must be positive and finite, found 0"));
-  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, NAN); });
+  status = with_op(l2(NAN));
   CHECK(contains(status, "epsilon must be positive and finite, found nan"));
-  status = with_op([](SmallModel& m, int out) { m.writer.add_l2_normalize("l2", m.x, out, 1e-12f); }, 3);
+  status = with_op(l2(1e-12f), 3);
   CHECK(contains(status, "'x' and 'out' must have the same shape"));
-  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, NAN, 0.0f); });
+  status = with_op(scale(NAN, 0.0f));
   CHECK(contains(status, "op 1 'scale' (ScaleOptions): scale and shift must be finite, found nan and 0"));
-  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 1.0f, INFINITY); });
+  status = with_op(scale(1.0f, INFINITY));
   CHECK(contains(status, "scale and shift must be finite, found 1 and inf"));
-  status = with_op([](SmallModel& m, int out) { m.writer.add_scale("scale", m.x, out, 2.0f, 0.0f); }, 3);
+  status = with_op(scale(2.0f, 0.0f), 3);
   CHECK(contains(status, "'x' and 'out' must have the same shape"));
 }
 

@@ -7,6 +7,7 @@
 
 #include "focal/focal.h"
 #include "support/aligned_buffer.h"
+#include "support/op_options.h"
 #include "model_writer.h"
 #include "support/tiny_model.h"
 
@@ -125,9 +126,9 @@ std::vector<uint8_t> optional_inputs_model(int fill, bool optional_output = fals
   const int n = w.add_output("n", DType::kI32, {2, 4}, {batch, seq});
   const int q = w.add_output("q", DType::kI32, {2, 3}, {batch, other});
   if (optional_output) w.set_absent_fill(y, 1);
-  w.add_scale("y", x, y, 2.0f, 0.0f);
-  w.add_scale("n", m, n, 2.0f, 3.0f);
-  w.add_scale("q", p, q, 1.0f, 0.0f);
+  w.add_op("y", testing::scale_options(2.0f, 0.0f), {x}, {y});
+  w.add_op("n", testing::scale_options(2.0f, 3.0f), {m}, {n});
+  w.add_op("q", testing::scale_options(1.0f, 0.0f), {p}, {q});
   auto file = w.finish();
   REQUIRE_MESSAGE(file.ok(), file.status().message());
   return file.value();

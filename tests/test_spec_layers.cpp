@@ -239,10 +239,14 @@ TEST_CASE("spec layer scale: a constant factor, and a factor with a shift") {
 
 TEST_CASE("spec layers l2_normalize and scale refuse what they cannot write, naming the layer and the fix") {
   const json x_input = json::array({f32_input("x", {"batch", 5})});
+  // Option values are judged once, by the engine op's load-time check, which the
+  // converter runs on what it writes: its message names the op, which takes the layer's name.
   const std::pair<json, const char*> bad[] = {
       {{{"op", "scale"}, {"name", "s"}, {"input", "x"}}, "layer 0 's': needs \"scale\""},
+      {{{"op", "scale"}, {"name", "s"}, {"input", "x"}, {"scale", 1e39}},  // past f32's range
+       "op 0 's' (ScaleOptions): scale and shift must be finite, found inf and 0"},
       {{{"op", "l2_normalize"}, {"name", "n"}, {"input", "x"}, {"epsilon", 0.0}},
-       "layer 0 'n': \"epsilon\" must be a positive finite number"},
+       "op 0 'n' (L2NormalizeOptions): epsilon must be positive and finite, found 0"},
       {{{"op", "l2_normalize"}, {"name", "n"}, {"input", "nope"}}, "layer 0 'n': reads 'nope'"},
   };
   for (const auto& [layer, expected] : bad) {

@@ -188,9 +188,6 @@ class ModelWriter {
                            fb::Activation activation = fb::Activation_None);
   void add_concat(const std::string& name, std::vector<int32_t> inputs, int y);
   void add_attention_pool(const std::string& name, int x, int mask, int w, int b, int v, int y, int weights_out);
-  // y = x / max(||x||_2 over the last axis, epsilon); y = x * scale + shift.
-  void add_l2_normalize(const std::string& name, int x, int y, float epsilon);
-  void add_scale(const std::string& name, int x, int y, float scale, float shift);
   // T5's relative position bias rows (schema/focal.fbs RelativePositionBiasOptions).
   void add_relative_position_bias(const std::string& name, int x, int table, int rows, int num_buckets,
                                   int max_distance, bool bidirectional);

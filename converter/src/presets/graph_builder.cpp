@@ -215,20 +215,6 @@ int GraphBuilder::concat(const std::string& name, std::vector<int32_t> inputs, i
   return out;
 }
 
-int GraphBuilder::l2_normalize(const std::string& name, int x, float epsilon, int out) {
-  if (!ok({x})) return -1;
-  if (out < 0) out = activation(name, dims(x));
-  w_.add_l2_normalize(name, x, out, epsilon);
-  return out;
-}
-
-int GraphBuilder::scale(const std::string& name, int x, float scale, float shift, int out) {
-  if (!ok({x})) return -1;
-  if (out < 0) out = activation(name, dims(x));
-  w_.add_scale(name, x, out, scale, shift);
-  return out;
-}
-
 int GraphBuilder::relative_position_bias(const std::string& name, int x, int table, int max_distance,
                                          bool bidirectional, int64_t keys, int out) {
   if (!ok({x, table})) return -1;

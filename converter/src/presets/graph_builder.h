@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model_writer.h"
@@ -68,10 +69,18 @@ class GraphBuilder {
   int embedding(const std::string& name, int ids, int table, int positions, int type_ids, int segments,
                 float scale, int out = -1);
   int concat(const std::string& name, std::vector<int32_t> inputs, int out = -1);
-  // Over the last axis: x / max(||x||_2, epsilon) (F.normalize's eps is 1e-12).
-  int l2_normalize(const std::string& name, int x, float epsilon = 1e-12f, int out = -1);
-  // x * scale + shift, elementwise.
-  int scale(const std::string& name, int x, float scale, float shift = 0.0f, int out = -1);
+  // Any op kind with one input and one output of the input's dims (Scale, L2Normalize),
+  // its options the schema's object API value (fb::<Kind>OptionsT) as ModelWriter::add_op
+  // records them: a new kind of that shape needs no helper here or in the writer. Its
+  // options are judged once, by the engine op's load-time check, which the converter runs
+  // on every model it writes and whose error names the op.
+  template <class KindOptionsT>
+  int elementwise(const std::string& name, KindOptionsT options, int x, int out = -1) {
+    if (!ok({x})) return -1;
+    if (out < 0) out = activation(name, dims(x));
+    w_.add_op(name, std::move(options), {x}, {out});
+    return out;
+  }
   // T5's bias rows [heads, 2 keys - 1] by key - query distance from `table` [num_buckets,
   // heads] (a constant made here), for attention specs' relative_bias.
   int relative_position_bias(const std::string& name, int x, int table, int max_distance, bool bidirectional,

@@ -15,7 +15,7 @@ void add_sentence_embedding(GraphBuilder& b, const PresetOptions& options, int h
   }
   // Normalize: torch.nn.functional.normalize(p=2, dim=1), eps 1e-12.
   const int pooled = b.pool("sentence.pooling", h, in.mask, options.sentence->mode);
-  b.l2_normalize("sentence.normalize", pooled, 1e-12f, embedding);
+  b.elementwise("sentence.normalize", fb::L2NormalizeOptionsT(), pooled, embedding);  // epsilon 1e-12
 }
 
 }  // namespace convert

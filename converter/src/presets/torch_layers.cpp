@@ -19,7 +19,10 @@ int torch_padding_mask_input(GraphBuilder& b, const std::string& name, const Gra
 int torch_valid_mask(GraphBuilder& b, int padding_mask, const std::string& name, const GraphBuilder::Dim& batch,
                      const GraphBuilder::Dim& seq) {
   const std::string valid = name + ".valid";
-  return b.scale(valid, padding_mask, -1.0f, 1.0f, b.activation(valid, {batch, seq}, DType::kI32));
+  fb::ScaleOptionsT flip;  // 1 - mask: a pad (1) becomes 0, a token (0) becomes 1
+  flip.scale = -1.0f;
+  flip.shift = 1.0f;
+  return b.elementwise(valid, flip, padding_mask, b.activation(valid, {batch, seq}, DType::kI32));
 }
 
 int torch_layernorm(GraphBuilder& b, const std::string& prefix, int x, const TorchLayerConfig& c, int out) {

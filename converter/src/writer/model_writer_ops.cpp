@@ -295,19 +295,6 @@ void ModelWriter::add_attention_pool(const std::string& name, int x, int mask, i
   add_op(name, fb::AttentionPoolOptionsT(), {x, mask, w, b, v}, std::move(outputs));
 }
 
-void ModelWriter::add_l2_normalize(const std::string& name, int x, int y, float epsilon) {
-  fb::L2NormalizeOptionsT options;
-  options.epsilon = epsilon;
-  add_op(name, options, {x}, {y});
-}
-
-void ModelWriter::add_scale(const std::string& name, int x, int y, float scale, float shift) {
-  fb::ScaleOptionsT options;
-  options.scale = scale;
-  options.shift = shift;
-  add_op(name, options, {x}, {y});
-}
-
 void ModelWriter::add_relative_position_bias(const std::string& name, int x, int table, int rows, int num_buckets,
                                              int max_distance, bool bidirectional) {
   fb::RelativePositionBiasOptionsT options;

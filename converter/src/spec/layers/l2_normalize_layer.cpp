@@ -1,7 +1,7 @@
 // {"op": "l2_normalize"}: y = x / max(||x||_2 over the last axis, epsilon), PyTorch's
-// F.normalize(x, dim=-1) (schema/focal.fbs L2NormalizeOptions).
-#include <cmath>
-
+// F.normalize(x, dim=-1) (schema/focal.fbs L2NormalizeOptions; epsilon defaults to
+// F.normalize's 1e-12). The engine op's check refuses an epsilon that is not positive
+// and finite, naming the layer.
 #include "spec/spec_layers.h"
 
 namespace focal {
@@ -10,12 +10,9 @@ namespace spec {
 
 Result<int> l2_normalize_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
-  const float epsilon = l.fields.value("epsilon", 1e-12f);  // F.normalize's default eps
-  if (!(epsilon > 0.0f) || !std::isfinite(epsilon)) {
-    return l.fail("\"epsilon\" must be a positive finite number (F.normalize's default is 1e-12)");
-  }
-  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));  // a declared state, or a new activation
-  return l.c.b.l2_normalize(l.name, x, epsilon, y);
+  fb::L2NormalizeOptionsT options;
+  options.epsilon = l.fields.value("epsilon", options.epsilon);
+  return elementwise_layer(l, x, options);
 }
 
 }  // namespace spec

@@ -1,7 +1,6 @@
 // {"op": "scale"}: y = x * scale + shift with constants (a temperature, a logit scale,
-// 1/sqrt(d) outside attention; schema/focal.fbs ScaleOptions).
-#include <cmath>
-
+// 1/sqrt(d) outside attention; schema/focal.fbs ScaleOptions). A non-finite value (a
+// number past f32's range) is refused by the engine op's check, naming the layer.
 #include "spec/spec_layers.h"
 
 namespace focal {
@@ -11,11 +10,10 @@ namespace spec {
 Result<int> scale_layer(const Layer& l) {
   FOCAL_SPEC_ASSIGN(const int x, l.tensor("input"));
   if (!l.has("scale")) return l.fail("needs \"scale\": the constant to multiply by, e.g. \"scale\": 0.125");
-  const float scale = l.fields.at("scale").get<float>();
-  const float shift = l.fields.value("shift", 0.0f);
-  if (!std::isfinite(scale) || !std::isfinite(shift)) return l.fail("\"scale\" and \"shift\" must be finite numbers");
-  FOCAL_SPEC_ASSIGN(const int y, l.output_tensor(l.c.b.dims(x)));  // a declared state, or a new activation
-  return l.c.b.scale(l.name, x, scale, shift, y);
+  fb::ScaleOptionsT options;
+  options.scale = l.fields.at("scale").get<float>();
+  options.shift = l.fields.value("shift", 0.0f);
+  return elementwise_layer(l, x, options);
 }
 
 }  // namespace spec

@@ -4,13 +4,22 @@
 // `spec::<def>_layer`, built from a declarative spec's {"op": "<spec kind>"}.
 // Everything that dispatches on an op kind expands this list: the engine's op registry
 // (engine/src/ops/op_registry.cpp, a firmware's focal_select_ops()), the reference
-// evaluator and the spec builder. The writer serializes options through the schema's
-// generated object API, so it needs no entry. Adding an op: a table in schema/focal.fbs,
-// one line here, and the three functions, each in its own file.
+// evaluator and the spec builder; the build reads the rows too (cmake/FocalOpKinds.cmake)
+// and compiles each row's engine/src/ops/<def>.cpp, converter/src/reference/<def>_op.cpp
+// and converter/src/spec/layers/<def>_layer.cpp (where the last two exist; the others
+// live in family files). The writer serializes options through the schema's generated
+// object API (ModelWriter::add_op; GraphBuilder::elementwise and spec::elementwise_layer
+// for an op with one input and one output of its dims), so it needs no entry, and an
+// op's options are checked in one place, its engine op's load-time check, which the
+// converter runs on every model it writes.
+// Adding an op: a table in schema/focal.fbs (appended to the OpOptions union), one row
+// here, and its three functions, each in its own file of the names above (the spec layer
+// reads its fields into fb::<SchemaName>OptionsT), plus tests: no CMake list, writer or
+// graph-builder helper.
 #pragma once
 
 // The op kinds with a form on static int8 activations (issue 36), X(SchemaName, def):
-// `<def>_op_def()` in engine/src/ops/<def>.cpp. An op runs that form when one of its
+// `<def>_op_def()` in engine/src/ops/<def>.cpp (compiled from its row). An op runs that form when one of its
 // non-constant operands is an int8 activation (ops/op_lookup.cpp); a firmware links it
 // only when focal_select_ops names it under INT8_OPS.
 #define FOCAL_FOR_EACH_INT8_OP(X)     \
