@@ -123,7 +123,12 @@ std::string read_path(Program& p, bool* plain) {
       part = kNames[c];
       if (part == "." || part == ".." || part.find('/') != std::string::npos) *plain = false;
     } else if (c >= 0xF0) {
-      part = std::string(300 + (c & 15) * 100, 'n');  // long names: heap and B-tree splits
+      // Long names, for heap and B-tree splits: 300 to 450 bytes, so that a link still
+      // fits the first 512-byte block of a group's dense-link heap. A longer one makes
+      // libhdf5 1.10's writer skip heap blocks, where it frees a free-space section twice
+      // (H5HF__sect_indirect_add, under H5Gcreate2): a campaign's finding in the writer
+      // that builds the file, not in the reader, kept as regress_writer_heap_skip.
+      part = std::string(300 + (c & 15) * 10, 'n');
     } else {
       part = p.raw(24);
       *plain = false;
@@ -484,8 +489,12 @@ bool build_file(Program& p, uint8_t options, Built& built, const std::string& fi
   const Id create(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   if (options & 0x10) H5Pset_userblock(create.id, 512);
   if (options & 0x20) {
-    H5Pset_sym_k(create.id, 1 + p.below(4), 1 + p.below(4));
-    H5Pset_istore_k(create.id, 1 + p.below(8));
+    // Small B-tree ranks for node splits, from 2: with rank 1 (two children a node) the
+    // version-1 B-trees of libhdf5 1.10's writer grew past the 255 levels a node can
+    // encode and the file's close failed, leaving it open with its metadata cache (about
+    // 16 MB each; the fixed-seed ctest run passed its 2 GB limit).
+    H5Pset_sym_k(create.id, 2 + p.below(3), 1 + p.below(4));
+    H5Pset_istore_k(create.id, 2 + p.below(7));
   }
   if (options & 0x40) H5Pset_sizes(create.id, 4, 4);
   if (options & 0x80) {  // shared object header messages (a heap and index of their own)
