@@ -6,6 +6,9 @@
 // j+1 k0-3, j+1 k4-7], added pairwise (vpaddq_s32) at the end.
 #include <arm_neon.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "qgemm/qgemm_driver.hpp"
 #include "qgemm/qgemm_neon64_quantize.hpp"
 #include "qgemm/qgemm_neon_rows.hpp"
@@ -21,8 +24,49 @@ struct DotprodMicro : TileByPasses<DotprodMicro>, Neon64RowQuantization {
   static constexpr size_t kPassVectors = 4;
   static constexpr size_t kPassOutputs = 2 * kPassVectors;
 
+  // A row's 8 bytes of a group in both halves of a q register, as a 64-bit load and
+  // replicate: GCC 12 emits LDR d + DUP .2d (keeping its register-offset address, which
+  // LD1R lacks), where vcombine of the half with itself gave LDR d + INS v.d[1]. LLVM's
+  // Cortex-A55 model costs that INS as a Q-form NEON instruction (both pipes SDOT needs)
+  // and DUP as half of one: bench/arm_mca, int8 sdot, bound 20 -> 18 pipe cycles per
+  // group of 16 SDOTs (not measured on a board).
+  static int8x16_t duplicated_group(const int8_t* bytes) {
+    uint64_t half = 0;
+    std::memcpy(&half, bytes, sizeof half);  // (rows need not be 8-byte aligned)
+    return vreinterpretq_s8_u64(vdupq_n_u64(half));
+  }
+
+  // What one group's 16 SDOTs read: its 4 weight vectors and the 4 rows' bytes.
+  struct Operands {
+    int8x16_t b[kPassVectors];
+    int8x16_t x[kTileRows];
+  };
+
+  // The operands of the group at w (weights) and x[r] (row bytes).
+  static Operands load(const int8_t* const* x, const int8_t* w) {
+    Operands o;
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kPassVectors; ++v) o.b[v] = vld1q_s8(w + 16 * v);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kTileRows; ++r) o.x[r] = duplicated_group(x[r]);
+    return o;
+  }
+
+  static void dot(const Operands& o, int32x4_t (&acc)[kTileRows][kPassVectors]) {
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kTileRows; ++r) {
+#pragma GCC unroll 4
+      for (size_t v = 0; v < kPassVectors; ++v) acc[r][v] = vdotq_s32(acc[r][v], o.x[r], o.b[v]);
+    }
+  }
+
   // The tile's rows against 8 consecutive outputs of a panel: w is their first group
   // (64 bytes, then the next group 256 bytes on); c the first of the 8 columns.
+  // Software-pipelined: the loads of group g + 1 are in the same step as the SDOTs of
+  // group g, so an in-order core (Cortex-A55) issues them beside the SDOTs instead of
+  // waiting out each load's latency before the SDOTs that need it (bench/arm_mca, A55
+  // model: 34 -> 30 cycles per group); the last group runs after the loop. The sums are
+  // added in the same order as without it.
   static void pass(const TileRows<kTileRows>& x, size_t rows, const int8_t* w, size_t groups,
                    int32_t* c) {
     int32x4_t acc[kTileRows][kPassVectors];  // acc[r][v]: row r, outputs 2v and 2v + 1
@@ -30,18 +74,18 @@ struct DotprodMicro : TileByPasses<DotprodMicro>, Neon64RowQuantization {
     for (size_t r = 0; r < kTileRows; ++r) {
       for (size_t v = 0; v < kPassVectors; ++v) acc[r][v] = vdupq_n_s32(0);
     }
-    for (size_t g = 0; g < groups; ++g) {
-      const int8_t* wg = w + g * kQGemmPanelGroupBytes;
-      int8x16_t b[kPassVectors];
-#pragma GCC unroll 4
-      for (size_t v = 0; v < kPassVectors; ++v) b[v] = vld1q_s8(wg + 16 * v);
-#pragma GCC unroll 4
-      for (size_t r = 0; r < kTileRows; ++r) {
-        const int8x8_t xr = vld1_s8(x.row[r] + g * kQGemmGroup);
-        const int8x16_t xx = vcombine_s8(xr, xr);
-#pragma GCC unroll 4
-        for (size_t v = 0; v < kPassVectors; ++v) acc[r][v] = vdotq_s32(acc[r][v], xx, b[v]);
+    if (groups > 0) {
+      const int8_t* xg[kTileRows];  // each row's bytes of the next group to load
+      for (size_t r = 0; r < kTileRows; ++r) xg[r] = x.row[r];
+      Operands now = load(xg, w);
+      for (size_t g = 1; g < groups; ++g) {
+        w += kQGemmPanelGroupBytes;
+        for (size_t r = 0; r < kTileRows; ++r) xg[r] += kQGemmGroup;
+        const Operands ahead = load(xg, w);
+        dot(now, acc);
+        now = ahead;
       }
+      dot(now, acc);
     }
 #pragma GCC unroll 4
     for (size_t r = 0; r < kTileRows; ++r) {
