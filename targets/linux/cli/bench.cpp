@@ -490,9 +490,8 @@ void print_report(const Model& m, const Options& o, const Measurement& measured)
 
 int bench_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("bench", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
-  const auto loaded = load_model_or_report("bench", o.model);
-  if (!loaded) return 1;
+  const auto loaded = start_command("bench", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   Measurement measured;
   const Status status = measure(loaded->model, o, &measured);
   if (!status.ok()) return report_failure("bench", status);

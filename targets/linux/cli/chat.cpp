@@ -138,10 +138,9 @@ Status converse(Session& session, const Tokenizer& tokenizer, const Options& o) 
 
 int chat_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("chat", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  const auto loaded = start_command("chat", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   choose_seed("focal chat", o.seed_given, &o.sampling);
-  const auto loaded = load_model_or_report("chat", o.model);
-  if (!loaded) return 1;
   auto tokenizer = Tokenizer::from_model(loaded->model);
   if (!tokenizer.ok()) return report_failure("chat", tokenizer.status());
   OwnedSession owned;

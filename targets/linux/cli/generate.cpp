@@ -360,10 +360,9 @@ Status run_seq2seq(Session& session, const Options& o, const std::vector<int32_t
 
 int generate_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("generate", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
+  const auto loaded = start_command("generate", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   choose_seed("focal generate", o.seed_given, &o.sampling);
-  const auto loaded = load_model_or_report("generate", o.model);
-  if (!loaded) return 1;
   SessionOptions options;
   if (o.beam > 1) options.max_batch = static_cast<int64_t>(o.beam);
   OwnedSession owned;

@@ -160,9 +160,8 @@ void print_labels(const Session& session) {
 
 int run_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("run", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
-  const auto loaded = load_model_or_report("run", o.model);
-  if (!loaded) return 1;
+  const auto loaded = start_command("run", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   SessionOptions options;
   OwnedSession owned;
   Status status = OwnedSession::open(loaded->model, options, o.threads, &owned);

@@ -137,9 +137,8 @@ void print_json(const Tokenizer& tokenizer, const std::vector<int32_t>& ids) {
 
 int tokenize_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("tokenize", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
-  const auto loaded = load_model_or_report("tokenize", o.model);
-  if (!loaded) return 1;
+  const auto loaded = start_command("tokenize", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   Result<Tokenizer> tokenizer = Tokenizer::from_model(loaded->model, o.target);
   if (!tokenizer.ok()) return report_failure("tokenize", tokenizer.status());
   tokenizer->set_parse_special(o.parse_special);

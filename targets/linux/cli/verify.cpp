@@ -38,9 +38,8 @@ Status parse(int argc, char** argv, Options* o) {
 
 int verify_command(int argc, char** argv) {
   Options o;
-  if (const int exit_code = parse_command_line("verify", argc, argv, kUsage, parse, &o); exit_code >= 0) return exit_code;
-  const auto loaded = load_model_or_report("verify", o.model);
-  if (!loaded) return 1;
+  const auto loaded = start_command("verify", argc, argv, kUsage, parse, &o);
+  if (!loaded) return loaded.exit_code();
   const Model& model = loaded->model;
   if (model.self_test_count() == 0) {
     std::fprintf(stderr, "focal verify: %s has no self-test vectors\n", printable(o.model).c_str());
