@@ -312,6 +312,41 @@ TEST_CASE("L2Normalize and Scale: bad options and shapes are refused, naming the
   CHECK(contains(status, "'x' and 'out' must have the same shape"));
 }
 
+TEST_CASE("Clip: bounds that cross or are NaN, a non-f32 input and a reshaping output are refused, naming the op") {
+  // x [1, 4] -> Dense -> y, and an input -> Clip -> out [1, width].
+  const auto with_clip = [](float min, float max, int64_t width = 4, DType dtype = DType::kF32) {
+    return load_status(small_model(
+        [&](SmallModel& m) {
+          m.writer.add_dense("dense", m.x, m.w, m.b, m.y);
+          const int in = dtype == DType::kF32 ? m.x : m.writer.add_input("ids", dtype, {1, 4});
+          const int out = m.writer.add_output("out", dtype, {1, width});
+          m.writer.add_op("clip", testing::clip_options(min, max), {in}, {out});
+        },
+        false));
+  };
+  Status status = with_clip(0.0f, 6.0f);
+  CHECK_MESSAGE(status.ok(), status.message());
+  status = with_clip(-INFINITY, INFINITY);  // both sides open: the schema's defaults
+  CHECK_MESSAGE(status.ok(), status.message());
+  status = with_clip(2.0f, 2.0f);  // a point: every element becomes 2
+  CHECK_MESSAGE(status.ok(), status.message());
+
+  status = with_clip(6.0f, 0.0f);
+  CHECK(contains(status, "op 1 'clip' (ClipOptions): min must be at most max and neither NaN "
+                         "(an open side is -inf or inf), found min 6 and max 0"));
+  status = with_clip(NAN, 1.0f);
+  CHECK(contains(status, "op 1 'clip' (ClipOptions): min must be at most max and neither NaN"));
+  CHECK(contains(status, "found min nan and max 1"));
+  status = with_clip(0.0f, NAN);
+  CHECK(contains(status, "found min 0 and max nan"));
+  status = with_clip(INFINITY, -INFINITY);
+  CHECK(contains(status, "found min inf and max -inf"));
+  status = with_clip(0.0f, 6.0f, 3);
+  CHECK(contains(status, "'x' and 'out' must have the same shape"));
+  status = with_clip(0.0f, 6.0f, 4, DType::kI32);
+  CHECK(contains(status, "op 1 'clip' (ClipOptions): tensor 'ids' is I32, expected f32"));
+}
+
 TEST_CASE("hostile: an int4 dense weight given to an Embedding as its token table is refused") {
   // The gather has no int4 path: it would read the 4-bit panels as f32 rows, past the end
   // of their bytes (ASan heap-buffer-overflow through the C API and Python before).

@@ -260,6 +260,43 @@ TEST_CASE("spec layers l2_normalize and scale refuse what they cannot write, nam
   }
 }
 
+TEST_CASE("spec layer clip: ReLU6, hardtanh-style bounds that cut the values, and one open side") {
+  // The dense outputs (std about 0.5: generated inputs uniform in [-1, 1), weights and
+  // biases std 0.3) straddle +-0.25, so the middle layer clamps on both sides; the
+  // self-test compares the engine with the reference evaluator on every element.
+  const json spec = {
+      {"symbols", {{"seq", 6}}},
+      {"inputs", {f32_input("x", {"batch", "seq", 5})}},
+      {"layers",
+       {{{"op", "dense"}, {"name", "h"}, {"input", "x"}, {"weight", "w"}, {"bias", "b"}},
+        {{"op", "clip"}, {"name", "relu6"}, {"input", "h"}, {"min", 0.0}, {"max", 6.0}},
+        {{"op", "clip"}, {"name", "tight"}, {"input", "h"}, {"min", -0.25}, {"max", 0.25}},
+        {{"op", "clip"}, {"name", "capped"}, {"input", "h"}, {"max", 0.1}}}},
+      {"outputs", {"relu6", "tight", "capped"}}};
+  check_converts(spec, {{"w", {4, 5}}, {"b", {4}}});
+}
+
+TEST_CASE("spec layer clip refuses what it cannot write, naming the layer") {
+  const json x_input = json::array({f32_input("x", {"batch", 5})});
+  // Bounds are judged by the engine op's load-time check (its op takes the layer's name).
+  const std::pair<json, const char*> bad[] = {
+      {{{"op", "clip"}, {"name", "c"}, {"input", "x"}}, "layer 0 'c': needs \"min\", \"max\" or both"},
+      {{{"op", "clip"}, {"name", "c"}, {"input", "x"}, {"min", 6.0}, {"max", 0.0}},
+       "op 0 'c' (ClipOptions): min must be at most max and neither NaN (an open side is -inf or inf), "
+       "found min 6 and max 0"},
+      {{{"op", "clip"}, {"name", "c"}, {"input", "nope"}, {"min", 0.0}}, "layer 0 'c': reads 'nope'"},
+  };
+  for (const auto& [layer, expected] : bad) {
+    CAPTURE(layer.dump());
+    const json spec = {{"inputs", x_input}, {"layers", json::array({layer})}, {"outputs", {layer.at("name")}}};
+    const auto converted = convert_spec(spec, {});
+    REQUIRE(!converted.ok());
+    const std::string message = converted.status().message();
+    CAPTURE(message);
+    CHECK(message.find(expected) != std::string::npos);
+  }
+}
+
 TEST_CASE("a spec that repeats past the engine's op limit is refused before the arena is planned") {
   // 20,000 softmax layers: more ops than the engine loads (kMaxOps). The planner's work grows
   // with the square of the tensors, so this must be an error at once, not a long plan

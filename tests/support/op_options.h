@@ -20,5 +20,12 @@ inline fb::L2NormalizeOptionsT l2_normalize_options(float epsilon) {
   return options;
 }
 
+inline fb::ClipOptionsT clip_options(float min, float max) {
+  fb::ClipOptionsT options;
+  options.min = min;
+  options.max = max;
+  return options;
+}
+
 }  // namespace testing
 }  // namespace focal

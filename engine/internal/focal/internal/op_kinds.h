@@ -47,4 +47,5 @@
   X(AttentionPool, attention_pool, "attention_pool")                     \
   X(L2Normalize, l2_normalize, "l2_normalize")                           \
   X(Scale, scale, "scale")                                               \
-  X(RelativePositionBias, relative_position_bias, "relative_position_bias")
+  X(RelativePositionBias, relative_position_bias, "relative_position_bias") \
+  X(Clip, clip, "clip")
