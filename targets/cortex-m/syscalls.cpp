@@ -46,32 +46,29 @@ int console_handle(int fd) {
   return handles[fd];
 }
 
+// SYS_WRITE or SYS_READ of len bytes at buf on fd 0/1/2: the bytes moved, or -1 with
+// errno EBADF for any other fd. The host answers with the bytes it did NOT move.
+_ssize_t console_transfer(sh::Op operation, int fd, void* buf, size_t len) {
+  const int handle = console_handle(fd);
+  if (handle < 0) {
+    errno = EBADF;
+    return -1;
+  }
+  const std::uint32_t block[3] = {static_cast<std::uint32_t>(handle),
+                                  reinterpret_cast<std::uintptr_t>(buf), len};
+  return static_cast<_ssize_t>(len - sh::call(operation, block));
+}
+
 char* heap_break = __heap_start__;
 char* heap_peak = __heap_start__;  // the highest break so far
 
 }  // namespace
 
 extern "C" _ssize_t _write(int fd, const void* buf, size_t len) {
-  const int handle = console_handle(fd);
-  if (handle < 0) {
-    errno = EBADF;
-    return -1;
-  }
-  const std::uint32_t block[3] = {static_cast<std::uint32_t>(handle),
-                                  reinterpret_cast<std::uintptr_t>(buf), len};
-  return static_cast<_ssize_t>(len - sh::call(sh::kWrite, block));  // returns bytes NOT written
+  return console_transfer(sh::kWrite, fd, const_cast<void*>(buf), len);
 }
 
-extern "C" _ssize_t _read(int fd, void* buf, size_t len) {
-  const int handle = console_handle(fd);
-  if (handle < 0) {
-    errno = EBADF;
-    return -1;
-  }
-  const std::uint32_t block[3] = {static_cast<std::uint32_t>(handle),
-                                  reinterpret_cast<std::uintptr_t>(buf), len};
-  return static_cast<_ssize_t>(len - sh::call(sh::kRead, block));  // returns bytes NOT read
-}
+extern "C" _ssize_t _read(int fd, void* buf, size_t len) { return console_transfer(sh::kRead, fd, buf, len); }
 
 extern "C" int _close(int) { return 0; }
 
