@@ -70,4 +70,6 @@ PY
   # Per-step logits are large; the greedy tokens and prefill logits check the decoders.
   find "$src/expected" -name '*.npy' ! -name step_logits.npy -exec cp {} "$dst/expected/" \;
 done
+# The static int8 golden: the trained sentiment model, bit for bit on every core.
+tests/models/make_static_int8_golden.sh "${1:-build/host}"
 du -sh tests/goldens
