@@ -114,5 +114,41 @@ void qattention_pool(const QIntKernelTable& kernels, const QAttentionPoolParams&
                      const int8_t* x, size_t valid, int16_t* key_scratch, int32_t* score_scratch,
                      int16_t* weights_q15, int8_t* y);
 
+// Layer normalization of one row of `width` int8 values (qlayer_norm.cpp has the
+// derivation): u_i = (x_i - mean) / sqrt(var + eps) in Q11.20, computed from the exact
+// integer sums and an integer square root; y_i = clamp(requantize(u_i, multiplier[i],
+// shift[i]) + bias[i] + output_zero_point). The converter stores multiplier/shift for
+// gamma_i / (s_y 2^20), a negative gamma as a negative multiplier (its magnitude in [2^30,
+// 2^31)), bias[i] = round(beta_i / s_y) and epsilon_q = round(width^2 eps / s_x^2). width
+// <= 2^16 and epsilon_q < 2^46 keep every sum in its integer type.
+struct QLayerNormParams {
+  size_t width = 0;
+  int32_t x_zero_point = 0;
+  int64_t epsilon_q = 0;
+  const int32_t* multiplier = nullptr;  // [width]
+  const int32_t* shift = nullptr;       // [width]
+  const int32_t* bias = nullptr;        // [width]
+  int32_t output_zero_point = 0;
+};
+constexpr int32_t kQLayerNormFracBits = 20;  // u's fractional bits
+void qlayer_norm_s8(const QLayerNormParams& p, const int8_t* x, int8_t* y);
+
+// y = a + b on int8 tensors of their own scales (TFLite's int8 ADD, qpointwise.cpp):
+// y_i = clamp(requantize(A_i + B_i, output) + z_y, min, max) with
+// A_i = requantize((a_i - z_a) 2^left_shift, a_multiplier, a_shift) and B_i likewise; the
+// converter sets left_shift 20, a's multiplier to s_a / (2 max(s_a, s_b)), b's likewise
+// and the output's to 2 max(s_a, s_b) / (2^20 s_y).
+struct QAddParams {
+  int32_t left_shift = 20;
+  int32_t a_zero_point = 0, a_multiplier = 0, a_shift = 0;
+  int32_t b_zero_point = 0, b_multiplier = 0, b_shift = 0;
+  int32_t output_zero_point = 0, output_multiplier = 0, output_shift = 0;
+  int32_t output_min = -128, output_max = 127;
+};
+void qadd_s8(const QAddParams& p, const int8_t* a, const int8_t* b, size_t count, int8_t* y);
+
+// y_i = table[x_i + 128]: any function of one int8 value, tabulated by the converter.
+void qlookup_s8(const int8_t* table, const int8_t* x, size_t count, int8_t* y);
+
 }  // namespace kernels
 }  // namespace focal

@@ -1,0 +1,195 @@
+// The static-int8 kernels a transformer encoder adds (engine/src/kernels/qint/:
+// qlayer_norm.cpp, qpointwise.cpp): layer normalization, the residual add and the
+// 256-entry table against double-precision references, quantized as the converter will
+// quantize them (within one int8 step, rows of ragged widths, extreme and constant rows,
+// negative gammas), and a fingerprint of a fixed pipeline whose value is written here:
+// plain C on every core, but with 64-bit sums and a 64-bit division per row that 32-bit
+// cores (armv7, Cortex-M) do in software, so every core that passes it (host, aarch64,
+// armv7 and the Cortex-M images) computes the same bits.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "qint/fixed_point.h"
+#include "qint/qint_kernels.h"
+
+using namespace focal::kernels;
+
+namespace {
+
+struct Lcg {
+  uint32_t state;
+  uint32_t next() { return state = state * 1664525u + 1013904223u; }
+  int8_t s8() { return int8_t(next() >> 24); }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 8) / double(1 << 24); }
+};
+
+int8_t quantize(double real, double scale, int32_t zero_point) {
+  const double q = std::nearbyint(real / scale) + zero_point;
+  return int8_t(std::min(127.0, std::max(-128.0, q)));
+}
+
+// A layer norm quantized as the converter quantizes it, with its double reference.
+struct LayerNormCase {
+  size_t width;
+  double x_scale, y_scale, eps;
+  int32_t x_zero_point, y_zero_point;
+  std::vector<double> gamma, beta;
+  std::vector<int32_t> multiplier, shift, bias;
+
+  QLayerNormParams params() {
+    multiplier.resize(width), shift.resize(width), bias.resize(width);
+    for (size_t i = 0; i < width; ++i) {
+      qint::FixedMultiplier m{};
+      REQUIRE(qint::quantize_multiplier(std::fabs(gamma[i]) / (y_scale * double(1 << kQLayerNormFracBits)), &m));
+      multiplier[i] = gamma[i] < 0 ? -m.multiplier : m.multiplier;
+      shift[i] = m.shift;
+      bias[i] = int32_t(std::nearbyint(beta[i] / y_scale));
+    }
+    QLayerNormParams p;
+    p.width = width;
+    p.x_zero_point = x_zero_point;
+    p.epsilon_q = int64_t(std::nearbyint(double(width) * double(width) * eps / (x_scale * x_scale)));
+    p.multiplier = multiplier.data(), p.shift = shift.data(), p.bias = bias.data();
+    p.output_zero_point = y_zero_point;
+    return p;
+  }
+
+  // torch.nn.LayerNorm in double on the dequantized row, quantized to the output.
+  std::vector<int8_t> reference(const std::vector<int8_t>& q) const {
+    std::vector<double> x(width);
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < width; ++i) mean += (x[i] = x_scale * (q[i] - x_zero_point)) / double(width);
+    for (size_t i = 0; i < width; ++i) var += (x[i] - mean) * (x[i] - mean) / double(width);
+    std::vector<int8_t> y(width);
+    for (size_t i = 0; i < width; ++i) {
+      y[i] = quantize(gamma[i] * (x[i] - mean) / std::sqrt(var + eps) + beta[i], y_scale, y_zero_point);
+    }
+    return y;
+  }
+};
+
+LayerNormCase layer_norm_case(size_t width, Lcg& rng) {
+  LayerNormCase c{width, rng.uniform(0.005, 0.2), rng.uniform(0.01, 0.05), 1e-5,
+                  int32_t(rng.s8() / 2), int32_t(rng.s8() / 4), {}, {}, {}, {}, {}};
+  for (size_t i = 0; i < width; ++i) {
+    c.gamma.push_back(rng.uniform(-1.5, 1.5));
+    c.beta.push_back(rng.uniform(-0.5, 0.5));
+  }
+  return c;
+}
+
+int worst_difference(const std::vector<int8_t>& got, const std::vector<int8_t>& want) {
+  int worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(int(got[i]) - int(want[i])));
+  return worst;
+}
+
+uint32_t fingerprint(uint32_t hash, const int8_t* bytes, size_t count) {
+  for (size_t i = 0; i < count; ++i) hash = (hash ^ uint8_t(bytes[i])) * 16777619u;
+  return hash;
+}
+
+}  // namespace
+
+TEST_CASE("qint: layer norm within one int8 step of double, ragged widths and extreme rows") {
+  Lcg rng{7};
+  for (size_t width : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(48), size_t(64), size_t(301), size_t(768)}) {
+    CAPTURE(width);
+    LayerNormCase c = layer_norm_case(width, rng);
+    const QLayerNormParams p = c.params();
+    std::vector<int8_t> x(width), y(width);
+    for (int row = 0; row < 6; ++row) {
+      CAPTURE(row);
+      for (size_t i = 0; i < width; ++i) {
+        switch (row) {
+          case 0: x[i] = rng.s8(); break;
+          case 1: x[i] = int8_t(i % 2 ? 127 : -128); break;                  // largest variance
+          case 2: x[i] = int8_t(c.x_zero_point + (i == 0 ? 1 : 0)); break;   // one step off constant
+          case 3: x[i] = int8_t(40); break;                                  // constant: y = beta
+          case 4: x[i] = int8_t(rng.s8() / 32); break;                       // small spread
+          default: x[i] = int8_t(i == width - 1 ? 127 : -128); break;        // one outlier
+        }
+      }
+      qlayer_norm_s8(p, x.data(), y.data());
+      CHECK(worst_difference(y, c.reference(x)) <= 1);
+    }
+  }
+}
+
+TEST_CASE("qint: layer norm's epsilon dominates a near-constant row as in double") {
+  Lcg rng{11};
+  LayerNormCase c = layer_norm_case(32, rng);
+  c.eps = 0.5;  // larger than the row's variance
+  const QLayerNormParams p = c.params();
+  std::vector<int8_t> x(32), y(32);
+  for (size_t i = 0; i < 32; ++i) x[i] = int8_t(i % 3);
+  qlayer_norm_s8(p, x.data(), y.data());
+  CHECK(worst_difference(y, c.reference(x)) <= 1);
+}
+
+TEST_CASE("qint: the int8 add within one step of double, zero points and scales of their own") {
+  Lcg rng{3};
+  for (int trial = 0; trial < 40; ++trial) {
+    const double sa = rng.uniform(0.002, 0.3), sb = rng.uniform(0.002, 0.3), sy = rng.uniform(0.01, 0.4);
+    const int32_t za = rng.s8() / 2, zb = rng.s8() / 2, zy = rng.s8() / 2;
+    const double twice_max = 2 * std::max(sa, sb);
+    qint::FixedMultiplier ma{}, mb{}, my{};
+    REQUIRE(qint::quantize_multiplier(sa / twice_max, &ma));
+    REQUIRE(qint::quantize_multiplier(sb / twice_max, &mb));
+    REQUIRE(qint::quantize_multiplier(twice_max / (double(1 << 20) * sy), &my));
+    QAddParams p;
+    p.a_zero_point = za, p.a_multiplier = ma.multiplier, p.a_shift = ma.shift;
+    p.b_zero_point = zb, p.b_multiplier = mb.multiplier, p.b_shift = mb.shift;
+    p.output_zero_point = zy, p.output_multiplier = my.multiplier, p.output_shift = my.shift;
+    std::vector<int8_t> a(256), b(256), y(256), want(256);
+    for (size_t i = 0; i < 256; ++i) {
+      a[i] = int8_t(int(i) - 128);
+      b[i] = trial % 2 ? rng.s8() : int8_t(127 - int(i));
+      want[i] = quantize(sa * (a[i] - za) + sb * (b[i] - zb), sy, zy);
+    }
+    qadd_s8(p, a.data(), b.data(), a.size(), y.data());
+    CAPTURE(trial);
+    CHECK(worst_difference(y, want) <= 1);
+  }
+}
+
+TEST_CASE("qint: a 256-entry table maps every int8 value") {
+  std::vector<int8_t> table(256), x(256), y(256);
+  for (size_t i = 0; i < 256; ++i) {
+    const int v = int(i) - 128;
+    const double real = 0.05 * v;
+    table[i] = quantize(0.5 * real * (1 + std::erf(real / std::sqrt(2.0))), 0.03, -20);  // GELU
+    x[i] = int8_t(v);
+  }
+  qlookup_s8(table.data(), x.data(), x.size(), y.data());
+  CHECK(y == table);
+}
+
+TEST_CASE("qint: a fixed encoder-style pipeline gives the same bits on every core") {
+  // Layer norm of 16 rows of 48, a residual add and a table: the fingerprint of every output.
+  Lcg rng{2024};
+  LayerNormCase c = layer_norm_case(48, rng);
+  const QLayerNormParams p = c.params();
+  QAddParams add;
+  add.a_multiplier = 1 << 30, add.a_shift = 0, add.b_multiplier = 1431655765, add.b_shift = -1;
+  add.output_multiplier = 1 << 30, add.output_shift = -19, add.output_zero_point = 3;
+  std::vector<int8_t> table(256);
+  for (auto& v : table) v = rng.s8();
+  uint32_t hash = 2166136261u;
+  std::vector<int8_t> x(48), normed(48), sum(48), mapped(48);
+  for (int row = 0; row < 16; ++row) {
+    for (auto& v : x) v = rng.s8();
+    qlayer_norm_s8(p, x.data(), normed.data());
+    qadd_s8(add, x.data(), normed.data(), 48, sum.data());
+    qlookup_s8(table.data(), sum.data(), 48, mapped.data());
+    hash = fingerprint(hash, normed.data(), 48);
+    hash = fingerprint(hash, sum.data(), 48);
+    hash = fingerprint(hash, mapped.data(), 48);
+  }
+  MESSAGE("qint encoder fingerprint: " << hash);
+  CHECK(hash == 3336490623u);
+}
