@@ -1,6 +1,7 @@
 // The static-int8 kernels a transformer encoder adds (engine/src/kernels/qint/:
-// qlayer_norm.cpp, qpointwise.cpp): layer normalization, the residual add and the
-// 256-entry table against double-precision references, quantized as the converter will
+// qlayer_norm.cpp, qpointwise.cpp, qattention.cpp, softmax_q15.cpp): layer
+// normalization, the residual add, the 256-entry table and one head of scaled
+// dot-product attention against double-precision references, quantized as the converter will
 // quantize them (within one int8 step, rows of ragged widths, extreme and constant rows,
 // negative gammas), and a fingerprint of a fixed pipeline whose value is written here:
 // plain C on every core, but with 64-bit sums and a 64-bit division per row that 32-bit
@@ -192,4 +193,109 @@ TEST_CASE("qint: a fixed encoder-style pipeline gives the same bits on every cor
   }
   MESSAGE("qint encoder fingerprint: " << hash);
   CHECK(hash == 3336490623u);
+}
+
+namespace {
+
+// One head's problem: int8 q, k (symmetric) and v in rows of `stride` elements.
+struct AttentionCase {
+  size_t queries = 5, keys = 7, head_dim = 12, stride = 20;
+  std::vector<int8_t> q, k, v;
+  QAttentionParams params;
+  double score_real = 0, output_real = 0;  // the multipliers as reals
+};
+
+AttentionCase attention_case(uint32_t seed) {
+  AttentionCase c;
+  Lcg rng{seed};
+  for (auto* rows : {&c.q, &c.k, &c.v}) {
+    rows->resize(std::max(c.queries, c.keys) * c.stride);
+    for (auto& e : *rows) e = rng.s8();
+  }
+  QAttentionParams& p = c.params;
+  p.queries = c.queries, p.keys = c.keys, p.head_dim = c.head_dim;
+  p.q_stride = p.k_stride = p.v_stride = c.stride;
+  p.out_stride = c.head_dim;
+  qint::FixedMultiplier m{};
+  REQUIRE(qint::quantize_multiplier(0.06, &m));  // scores of about +-8 in Q4.11 units / 2048
+  p.score_multiplier = m.multiplier, p.score_shift = m.shift;
+  c.score_real = double(m.multiplier) * std::ldexp(1.0, m.shift - 31);
+  REQUIRE(qint::quantize_multiplier(std::ldexp(1.0, -15) * 0.9, &m));
+  p.output_multiplier = m.multiplier, p.output_shift = m.shift;
+  c.output_real = double(m.multiplier) * std::ldexp(1.0, m.shift - 31);
+  p.v_zero_point = -5, p.output_zero_point = 4;
+  return c;
+}
+
+// The kernel's output and weights for `key_valid` (null: all keys).
+void run_attention(const AttentionCase& c, const uint8_t* key_valid, std::vector<int16_t>* weights,
+                   std::vector<int8_t>* out) {
+  std::vector<int32_t> scores(c.keys), acc(c.head_dim);
+  std::vector<uint8_t> seen(c.keys);
+  weights->assign(c.queries * c.keys, int16_t(-1));
+  out->assign(c.queries * c.head_dim, int8_t(99));
+  qattention_head(qint_kernels(), c.params, c.q.data(), c.k.data(), c.v.data(), key_valid,
+                  QAttentionScratch{scores.data(), seen.data(), acc.data()}, weights->data(), out->data());
+}
+
+}  // namespace
+
+TEST_CASE("qint: one attention head against double: padding, holes, causal, a query that sees nothing") {
+  const std::vector<uint8_t> all(7, 1), padded{1, 1, 1, 1, 0, 0, 0}, holes{0, 1, 1, 0, 1, 0, 1}, none(7, 0);
+  for (bool causal : {false, true}) {
+    for (const auto* valid : {&all, &padded, &holes, &none}) {
+      AttentionCase c = attention_case(91);
+      c.params.causal = causal;
+      CAPTURE(causal);
+      CAPTURE(valid == &all ? "all" : valid == &padded ? "padded" : valid == &holes ? "holes" : "none");
+      std::vector<int16_t> weights;
+      std::vector<int8_t> out;
+      run_attention(c, valid->data(), &weights, &out);
+      if (valid == &all && !causal) {  // the scores spread: no weight takes (nearly) all
+        CHECK(*std::max_element(weights.begin(), weights.end()) < 26000);
+        CHECK(*std::min_element(weights.begin(), weights.end()) > 30);
+      }
+      for (size_t i = 0; i < c.queries; ++i) {
+        std::vector<double> a(c.keys, 0.0);
+        double largest = -1e300, total = 0;
+        for (size_t j = 0; j < c.keys; ++j) {
+          if ((*valid)[j] == 0 || (causal && j > i)) continue;
+          int32_t dot = 0;
+          for (size_t d = 0; d < c.head_dim; ++d) dot += int32_t(c.q[i * c.stride + d]) * c.k[j * c.stride + d];
+          a[j] = double(dot) * c.score_real / 2048.0;
+          largest = std::max(largest, a[j]);
+        }
+        for (size_t j = 0; j < c.keys; ++j) {
+          const bool seen = (*valid)[j] != 0 && !(causal && j > i);
+          total += a[j] = seen ? std::exp(a[j] - largest) : 0.0;
+        }
+        for (size_t j = 0; j < c.keys; ++j) {
+          const double want = total > 0 ? a[j] / total : 0.0;
+          CHECK(std::fabs(weights[i * c.keys + j] / 32768.0 - want) <= 2e-3);
+        }
+        for (size_t d = 0; d < c.head_dim; ++d) {
+          double sum = 0;
+          for (size_t j = 0; j < c.keys; ++j) sum += (total > 0 ? a[j] / total : 0.0) * (c.v[j * c.stride + d] + 5.0);
+          const double want = std::min(127.0, std::max(-128.0, sum * 32768.0 * c.output_real + 4.0));
+          CHECK(std::fabs(out[i * c.head_dim + d] - want) <= 1.0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("qint: attention heads give the same bits on every core") {
+  uint32_t hash = 2166136261u;
+  const std::vector<uint8_t> holes{1, 0, 1, 1, 1, 0, 1};
+  for (uint32_t seed : {5u, 6u, 7u}) {
+    AttentionCase c = attention_case(seed);
+    c.params.causal = seed == 6u;
+    std::vector<int16_t> weights;
+    std::vector<int8_t> out;
+    run_attention(c, seed == 7u ? holes.data() : nullptr, &weights, &out);
+    for (int16_t w : weights) hash = fingerprint(hash, reinterpret_cast<const int8_t*>(&w), 2);
+    hash = fingerprint(hash, out.data(), out.size());
+  }
+  MESSAGE("qint attention fingerprint: " << hash);
+  CHECK(hash == 3454206216u);
 }

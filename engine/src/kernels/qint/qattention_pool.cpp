@@ -19,24 +19,6 @@ int32_t score_row(const QIntKernelTable& kernels, const QAttentionPoolParams& p,
   return qint::requantize(sum, p.score_multiplier, p.score_shift);
 }
 
-// Softmax of scores[0, valid) in place, as Q0.15 weights (scores become exp values).
-void softmax_q15(int32_t* scores, size_t valid) {
-  int32_t largest = scores[0];
-  for (size_t t = 1; t < valid; ++t) largest = scores[t] > largest ? scores[t] : largest;
-  int32_t total = 0;  // <= valid * 32767
-  for (size_t t = 0; t < valid; ++t) {
-    // A difference below -2^15 (exp < 1.2e-7) is clamped by exp_s16; subtract in int64
-    // so that extreme scores cannot overflow.
-    const int64_t difference = int64_t(scores[t]) - largest;
-    scores[t] = qint::exp_s16(difference < -65536 ? -65536 : int32_t(difference));
-    total += scores[t];
-  }
-  for (size_t t = 0; t < valid; ++t) {
-    const int64_t weight = ((int64_t(scores[t]) << 15) + total / 2) / total;
-    scores[t] = int32_t(weight > 32767 ? 32767 : weight);
-  }
-}
-
 }  // namespace
 
 void qattention_pool(const QIntKernelTable& kernels, const QAttentionPoolParams& p,
@@ -46,7 +28,7 @@ void qattention_pool(const QIntKernelTable& kernels, const QAttentionPoolParams&
   for (size_t t = 0; t < valid; ++t) {
     score_scratch[t] = score_row(kernels, p, x + t * p.features, key_scratch);
   }
-  if (valid > 0) softmax_q15(score_scratch, valid);
+  if (valid > 0) softmax_q15(score_scratch, nullptr, valid);
   if (weights_q15 != nullptr) {
     for (size_t t = 0; t < p.steps; ++t) weights_q15[t] = t < valid ? int16_t(score_scratch[t]) : int16_t(0);
   }

@@ -150,5 +150,42 @@ void qadd_s8(const QAddParams& p, const int8_t* a, const int8_t* b, size_t count
 // y_i = table[x_i + 128]: any function of one int8 value, tabulated by the converter.
 void qlookup_s8(const int8_t* table, const int8_t* x, size_t count, int8_t* y);
 
+// Softmax in place over scores[t] (Q4.11) for the t with valid[t] != 0 (all when `valid`
+// is null), as Q0.15 weights: exp_s16(score - largest) / sum, each rounded; the other
+// entries become 0. With no valid entry every weight is 0 and it returns false.
+// count < 2^16.
+bool softmax_q15(int32_t* scores, const uint8_t* valid, size_t count);
+
+// Scaled dot-product attention of one head on int8 activations (qattention.cpp), as the
+// integer form of torch.nn.functional.scaled_dot_product_attention:
+//  score_ij = requantize(q_i . k_j) into Q4.11: q and k are symmetric (zero point 0, the
+//             converter's choice for the projections that feed attention), so the int32
+//             dot products are exact and run on the build's dot_rows; the multiplier is
+//             s_q s_k / sqrt(head_dim) 2^11
+//  w_ij     = softmax over the keys j query i sees (key_valid[j] != 0, and j <= i when
+//             causal) in Q0.15; a query that sees no key gets zero weights and the
+//             output's zero point
+//  out_i[d] = clamp(requantize(sum_j w_ij (v_j[d] - z_v)) + z_out): the multiplier is
+//             2^-15 s_v / s_out; the weights sum to about 2^15, so |sum| <= 2^15 255
+// Rows are strided (q_stride, k_stride, v_stride, out_stride elements) so one head of a
+// [tokens, heads * head_dim] projection is read in place. keys < 2^16.
+struct QAttentionParams {
+  size_t queries = 0, keys = 0, head_dim = 0;
+  size_t q_stride = 0, k_stride = 0, v_stride = 0, out_stride = 0;
+  bool causal = false;
+  int32_t score_multiplier = 0, score_shift = 0;
+  int32_t v_zero_point = 0;
+  int32_t output_multiplier = 0, output_shift = 0, output_zero_point = 0;
+};
+struct QAttentionScratch {
+  int32_t* scores;        // [keys]
+  uint8_t* seen;          // [keys]
+  int32_t* accumulators;  // [head_dim]
+};
+// weights_q15 [queries][keys] (the attention weights as an output) may be null.
+void qattention_head(const QIntKernelTable& kernels, const QAttentionParams& p, const int8_t* q, const int8_t* k,
+                     const int8_t* v, const uint8_t* key_valid, const QAttentionScratch& scratch,
+                     int16_t* weights_q15, int8_t* out);
+
 }  // namespace kernels
 }  // namespace focal

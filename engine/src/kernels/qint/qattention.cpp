@@ -1,0 +1,54 @@
+// Integer scaled dot-product attention of one head (qint_kernels.h): the scores through
+// the build's dot products (dot_rows: Helium, DSP or plain C), a Q0.15 softmax over the
+// keys a query may see, and the weighted sum of the values requantized to int8.
+#include "qint/fixed_point.h"
+#include "qint/qint_kernels.h"
+
+namespace focal {
+namespace kernels {
+namespace {
+
+// Query i's scores against every key, in Q4.11; keys it may not see are marked in `seen`.
+void score_query(const QIntKernelTable& kernels, const QAttentionParams& p, const int8_t* q, const int8_t* k,
+                 const uint8_t* key_valid, size_t query, int32_t* scores, uint8_t* seen) {
+  for (size_t j = 0; j < p.keys; j += kQIntRows) {
+    const size_t rows = p.keys - j < kQIntRows ? p.keys - j : kQIntRows;
+    kernels.dot_rows(q, k + j * p.k_stride, p.k_stride, p.head_dim, rows, nullptr, scores + j);
+  }
+  for (size_t j = 0; j < p.keys; ++j) {
+    scores[j] = qint::requantize(scores[j], p.score_multiplier, p.score_shift);
+    seen[j] = uint8_t((key_valid == nullptr || key_valid[j] != 0) && !(p.causal && j > query));
+  }
+}
+
+// out[d] = requantize(sum_j w_j (v_j[d] - z_v)) + z_out; |sum| <= 2^15 * 255 (weights sum to ~1).
+void weighted_values(const QAttentionParams& p, const int8_t* v, const int32_t* weights, int32_t* acc, int8_t* out) {
+  for (size_t d = 0; d < p.head_dim; ++d) acc[d] = 0;
+  for (size_t j = 0; j < p.keys; ++j) {
+    if (weights[j] == 0) continue;
+    const int8_t* row = v + j * p.v_stride;
+    for (size_t d = 0; d < p.head_dim; ++d) acc[d] += weights[j] * (int32_t(row[d]) - p.v_zero_point);
+  }
+  for (size_t d = 0; d < p.head_dim; ++d) {
+    const int32_t q = qint::requantize(acc[d], p.output_multiplier, p.output_shift) + p.output_zero_point;
+    out[d] = int8_t(qint::clamp(q, -128, 127));
+  }
+}
+
+}  // namespace
+
+void qattention_head(const QIntKernelTable& kernels, const QAttentionParams& p, const int8_t* q, const int8_t* k,
+                     const int8_t* v, const uint8_t* key_valid, const QAttentionScratch& scratch,
+                     int16_t* weights_q15, int8_t* out) {
+  for (size_t i = 0; i < p.queries; ++i) {
+    score_query(kernels, p, q + i * p.q_stride, k, key_valid, i, scratch.scores, scratch.seen);
+    softmax_q15(scratch.scores, scratch.seen, p.keys);  // a query that sees nothing gets zeros
+    if (weights_q15 != nullptr) {
+      for (size_t j = 0; j < p.keys; ++j) weights_q15[i * p.keys + j] = int16_t(scratch.scores[j]);
+    }
+    weighted_values(p, v, scratch.scores, scratch.accumulators, out + i * p.out_stride);
+  }
+}
+
+}  // namespace kernels
+}  // namespace focal
