@@ -7,6 +7,12 @@
 #                          pooling over up to 64 words of a 1000-word vocabulary, 4
 #                          classes; token table int8 too (--embedding-dtype int8)
 #                          (rnn_classifier_kws_softmax4_e64_h64_a32_v1000)
+#   classifier_static_int8.focal  the same classifier on static int8 activations
+#                          (--quantize static, issue 36): int8 weights, activations and
+#                          table, int16 cell state, f32 only from the logits on; ranges
+#                          calibrated in float64 on all three of the case's sequences
+#                          (64, 41 and 9 words); its self-test is its own outputs, bit
+#                          for bit (attention and logits; the f32 softmax's within 0.1)
 #   encoder_int8.focal     pre-LN GELU transformer encoder, 3 layers, d_model 48, 6 heads,
 #                          [CLS] pooling, 5 classes, up to 16 tokens
 #                          (torch_encoder_preln_gelu_cls_l3_d48_h6)
@@ -24,8 +30,8 @@ trap 'rm -rf "$cases"' EXIT
 /usr/bin/python3 tests/models/make_rnn_reference.py "$cases" >/dev/null
 /usr/bin/python3 tests/models/make_reference.py "$cases" --only torch-encoder >/dev/null
 
-convert() {  # <output name> <case> <max seq> <tolerance> <extra options> <expected outputs...>
-  local name=$1 case=$2 max_seq=$3 tolerance=$4 extra=$5 src="$cases/$2" self_test="$cases/self_test_$1"
+convert() {  # <output name> <case> <max seq> <tolerance> <quantization options> <expected outputs...>
+  local name=$1 max_seq=$3 tolerance=$4 extra=$5 src="$cases/$2" self_test="$cases/self_test_$1"
   shift 5
   mkdir -p "$self_test/inputs" "$self_test/expected"
   cp "$src"/inputs/*.npy "$self_test/inputs/"
@@ -37,13 +43,28 @@ for f in glob.glob(sys.argv[1] + '/*/*.npy'):
     np.save(f, np.load(f)[:1])" "$self_test"
   local preset
   preset=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['preset'])" "$src/case.json")
+  # shellcheck disable=SC2086  # the quantization options' words, split on purpose
   "$focal" convert --preset "$preset" --weights "$src/weights.safetensors" --config "$src/config.json" \
-    --dtype int8 $extra --max-batch 1 --max-seq "$max_seq" --strict --self-test "$self_test" --self-test-tolerance "$tolerance" \
+    $extra --max-batch 1 --max-seq "$max_seq" --strict --self-test "$self_test" --self-test-tolerance "$tolerance" \
     -o "$out/$name.focal"
 }
 
+classifier=rnn_classifier_kws_softmax4_e64_h64_a32_v1000
+convert classifier_int8 $classifier 64 0.1 "--dtype int8 --embedding-dtype int8" logits probabilities attention
 # The encoder's padded positions of last_hidden_state are unspecified: check its logits.
-convert classifier_int8 rnn_classifier_kws_softmax4_e64_h64_a32_v1000 64 0.1 "--embedding-dtype int8" \
+convert encoder_int8 torch_encoder_preln_gelu_cls_l3_d48_h6 16 0.05 "--dtype int8" logits
+# Static int8: every sequence of the case, one calibration case (a .json of its inputs) each.
+mkdir -p "$cases/calibration"
+/usr/bin/python3 -c "
+import json, sys, numpy as np
+ids, mask = (np.load(f'{sys.argv[1]}/inputs/{n}.npy') for n in ('input_ids', 'attention_mask'))
+for row in range(ids.shape[0]):
+    with open(f'{sys.argv[2]}/sequence{row}.json', 'w') as f:
+        json.dump({'input_ids': ids[row:row + 1].tolist(), 'attention_mask': mask[row:row + 1].tolist()}, f)" \
+  "$cases/$classifier" "$cases/calibration"
+convert classifier_static_int8 $classifier 64 0.1 "--quantize static --calibration $cases/calibration" \
   logits probabilities attention
-convert encoder_int8 torch_encoder_preln_gelu_cls_l3_d48_h6 16 0.05 "" logits
 for model in "$out"/*.focal; do "$focal" plan "$model" --symbol model | sed -n '7,8p;11p'; done
+# Held-out accuracy of the two classifier builds against PyTorch in float64 (README.md).
+/usr/bin/python3 targets/cortex-m/examples/classify/models/accuracy.py "$focal" "$cases/$classifier" \
+  "$out/classifier_int8.focal" "$out/classifier_static_int8.focal"
