@@ -1,5 +1,5 @@
 // Kernels of static int8 quantization (integer activations end to end, no float): the
-// matrix-vector product with per-channel requantization, and the integer LSTM cell. The
+// matrix-vector product with per-channel requantization, the integer LSTM and GRU cells. The
 // arithmetic and the formats are in fixed_point.h and activation_s16.h.
 //
 // The one multiply loop is `dot_rows`: the exact int32 dot products of up to kQIntRows
@@ -74,6 +74,27 @@ struct QLstmCellParams {
   int32_t hidden_zero_point = 0;
 };
 void qlstm_cell(const QLstmCellParams& p, const int16_t* gates, int16_t* cell, int8_t* hidden);
+
+// One integer GRU cell step for `hidden` units, PyTorch's equations (torch.nn.GRU):
+//   r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)   z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+//   n = tanh(W_in x + b_in + r (W_hn h + b_hn))  h' = (1 - z) n + z h = n + z (h - n)
+// (plain C on every core, as the LSTM cell).
+//  gates     [3][hidden] int16 Q3.12 in PyTorch's order r, z, n: r and z the summed
+//            input and recurrent pre-activations, n only its input part W_in x + b_in
+//  hidden_n  [hidden] int16 Q3.12: the recurrent part W_hn h + b_hn, which r multiplies
+//            (r hidden_n rounded to Q3.12, added to n's input part with saturation)
+//  state     [hidden] int16 Q0.15: the carried h, updated in place (|h| < 1 from h0 = 0)
+//  hidden    [hidden] int8: the new h from Q0.30 (state << 15) by `hidden_multiplier`
+//            (2^-30 / hidden scale, the LSTM's record) plus the zero point, clamped: y's
+//            entry and the next step's recurrent input
+struct QGruCellParams {
+  size_t hidden = 0;
+  int32_t hidden_multiplier = 0;
+  int32_t hidden_shift = 0;
+  int32_t hidden_zero_point = 0;
+};
+void qgru_cell(const QGruCellParams& p, const int16_t* gates, const int16_t* hidden_n, int16_t* state,
+               int8_t* hidden);
 
 // Token embedding into int8 activations: the int8 table keeps its one scale per row
 // (--embedding-dtype int8), each gathered row is requantized to the activation's
