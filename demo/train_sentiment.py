@@ -123,10 +123,13 @@ class SentimentClassifier(nn.Module):
     """The rnn-classifier preset's model (tests/models/make_rnn_reference.py's RnnClassifier):
     a = softmax over valid s of v(tanh(W h_s)), logits = classifier(sum_s a_s h_s)."""
 
-    def __init__(self, vocab_size, embedding, hidden, units):
+    def __init__(self, vocab_size, embedding, hidden, units, cell="lstm", layers=1):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding)
-        self.lstm = nn.LSTM(embedding, hidden, bidirectional=True, batch_first=True)
+        # Named by its cell ("lstm", "gru"): the preset reads the cell from the name.
+        self.cell = cell
+        setattr(self, cell, (nn.LSTM if cell == "lstm" else nn.GRU)(embedding, hidden, num_layers=layers,
+                                                                      bidirectional=True, batch_first=True))
         self.attention = nn.Module()
         self.attention.W = nn.Linear(2 * hidden, units)
         self.attention.v = nn.Linear(units, 1, bias=False)
@@ -136,7 +139,7 @@ class SentimentClassifier(nn.Module):
         x = self.embedding(ids)
         # Packed, so that the backward direction starts at each review's last token.
         packed = nn.utils.rnn.pack_padded_sequence(x, mask.sum(1).cpu(), batch_first=True, enforce_sorted=False)
-        states, _ = self.lstm(packed)
+        states, _ = getattr(self, self.cell)(packed)
         states, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=ids.shape[1])
         scores = self.attention.v(torch.tanh(self.attention.W(states)))[..., 0]
         weights = scores.masked_fill(mask == 0, float("-inf")).softmax(-1)
@@ -154,6 +157,9 @@ def main():
     ap.add_argument("--embedding", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--units", type=int, default=16, help="attention units")
+    ap.add_argument("--cell", choices=["lstm", "gru"], default="lstm",
+                    help="the recurrent layer (tests/cli/test_static_int8_gru.py trains a GRU at test time)")
+    ap.add_argument("--layers", type=int, default=1, help="stacked bidirectional layers")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -173,7 +179,7 @@ def main():
     say(f"{len(vocab)} words; {args.train} training reviews, {args.heldout} held out "
         f"({sum(t not in seen for t, _ in heldout)} of them not in the training set)")
 
-    model = SentimentClassifier(len(vocab), args.embedding, args.hidden, args.units)
+    model = SentimentClassifier(len(vocab), args.embedding, args.hidden, args.units, args.cell, args.layers)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     order = torch.Generator().manual_seed(args.seed)
     ids, mask = encode([t for t, _ in train], word_id)

@@ -1,5 +1,5 @@
 // The ops on static int8 activations (issue 36), as a model uses them: a small
-// classifier (Embedding -> bidirectional LSTM -> additive AttentionPool -> Dense ->
+// classifier (Embedding -> bidirectional LSTM or GRU -> additive AttentionPool -> Dense ->
 // Softmax) written twice from the same real weights, once with f32 activations and once
 // with int8 activations quantized by converter/src/quantize/static_int8.h. Two oracles:
 //  - the integers: the int8 model's logits (dequantized sums) and attention weights equal
@@ -38,19 +38,23 @@ std::vector<float> values(size_t count, uint32_t seed, float range = 0.5f) {
 }
 
 struct Weights {
+  explicit Weights(bool gru_cell = false) : gru(gru_cell), g(gru_cell ? 3 : 4) {}
+  bool gru;
+  int64_t g;  // gate rows per unit: 4 (LSTM) or 3 (GRU)
   std::vector<float> table = values(kV * kE, 1, 1.0f);
-  std::vector<float> w_ih[2] = {values(4 * kH * kE, 2), values(4 * kH * kE, 3)};
-  std::vector<float> w_hh[2] = {values(4 * kH * kH, 4), values(4 * kH * kH, 5)};
-  std::vector<float> b_ih[2] = {values(4 * kH, 6), values(4 * kH, 7)};
-  std::vector<float> b_hh[2] = {values(4 * kH, 8), values(4 * kH, 9)};
+  std::vector<float> w_ih[2] = {values(size_t(g * kH * kE), 2), values(size_t(g * kH * kE), 3)};
+  std::vector<float> w_hh[2] = {values(size_t(g * kH * kH), 4), values(size_t(g * kH * kH), 5)};
+  std::vector<float> b_ih[2] = {values(size_t(g * kH), 6), values(size_t(g * kH), 7)};
+  std::vector<float> b_hh[2] = {values(size_t(g * kH), 8), values(size_t(g * kH), 9)};
   std::vector<float> w_a = values(kA * 2 * kH, 10, 1.0f), b_a = values(kA, 11), v_a = values(kA, 12, 2.0f);
   std::vector<float> w_d = values(kC * 2 * kH, 13, 2.0f), b_d = values(kC, 14);
 };
 
 // What a bad-model case breaks in the int8 model.
-enum class Tamper { kNone, kMultiplier, kZeroPoint, kGru, kDenseBias, kNoRequantization, kBias, kShortRecord };
+enum class Tamper { kNone, kMultiplier, kZeroPoint, kOtherCell, kDenseBias, kNoRequantization, kBias, kShortRecord };
 
 struct Int8Parts {
+  bool gru = false;
   quantize::ActivationParams e, h, pooled;
   quantize::Int8Weight table, w_ih[2], w_hh[2], w_a, w_d;
   std::vector<int8_t> v;
@@ -68,6 +72,7 @@ float range_max(const std::vector<float>& v, bool lowest) {
 // the pooled mix of them) instead of calibration.
 Int8Parts quantize_parts(const Weights& w) {
   Int8Parts q;
+  q.gru = w.gru;
   q.e = quantize::activation_params(range_max(w.table, true), range_max(w.table, false));
   q.h = quantize::activation_params(-1.0, 1.0);
   q.pooled = quantize::activation_params(-1.0, 1.0);
@@ -78,8 +83,8 @@ Int8Parts quantize_parts(const Weights& w) {
     q.embed.multiplier.push_back(m), q.embed.shift.push_back(s);
   }
   for (int d = 0; d < 2; ++d) {
-    q.w_ih[d] = quantize::quantize_weight(w.w_ih[d], 4 * kH, kE);
-    q.w_hh[d] = quantize::quantize_weight(w.w_hh[d], 4 * kH, kH);
+    q.w_ih[d] = quantize::quantize_weight(w.w_ih[d], size_t(w.g * kH), kE);
+    q.w_hh[d] = quantize::quantize_weight(w.w_hh[d], size_t(w.g * kH), kH);
     REQUIRE(quantize::requantization("ih", q.w_ih[d], w.b_ih[d], q.e, 1.0 / 4096, &q.ih[d]).ok());
     REQUIRE(quantize::requantization("hh", q.w_hh[d], w.b_hh[d], q.h, 1.0 / 4096, &q.hh[d]).ok());
   }
@@ -125,9 +130,9 @@ int int8_activation(ModelWriter& m, const char* name, std::vector<int64_t> shape
   return t;
 }
 
-void add_lstm(ModelWriter& m, const Int8Parts& q, int e, int mask, int h, Tamper tamper) {
+void add_recurrent(ModelWriter& m, const Int8Parts& q, int e, int mask, int h, Tamper tamper) {
   fb::RecurrentOptionsT o;
-  o.cell = tamper == Tamper::kGru ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
+  o.cell = q.gru != (tamper == Tamper::kOtherCell) ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
   o.hidden = int32_t(kH);
   o.bidirectional = true;
   o.quantized = std::make_unique<fb::RecurrentQuantizationT>();
@@ -143,7 +148,7 @@ void add_lstm(ModelWriter& m, const Int8Parts& q, int e, int mask, int h, Tamper
   o.quantized->hidden_multiplier = tamper == Tamper::kMultiplier ? 12345 : q.hidden_multiplier;
   o.quantized->hidden_shift = q.hidden_shift;
   inputs.push_back(-1), inputs.push_back(-1);
-  m.add_op("lstm", std::move(o), inputs, {h});
+  m.add_op(q.gru ? "gru" : "lstm", std::move(o), inputs, {h});
 }
 
 void add_pool(ModelWriter& m, const Int8Parts& q, int h, int mask, int pooled, int weights) {
@@ -179,7 +184,7 @@ std::vector<uint8_t> int8_model(const Weights& w, const Int8Parts& q, Tamper tam
   eo.requantization = copy(q.embed);
   m.add_op("embed", std::move(eo), {io.ids, int8_constant(m, "table", q.table)}, {e});
   const int h = int8_activation(m, "h", {kB, kS, 2 * kH}, q.h, Tamper::kNone);
-  add_lstm(m, q, e, io.mask, h, tamper);
+  add_recurrent(m, q, e, io.mask, h, tamper);
   const int pooled = int8_activation(m, "pooled", {kB, 2 * kH}, q.pooled, tamper);
   add_pool(m, q, h, io.mask, pooled, m.add_output("attention", DType::kF32, {kB, kS}));
   add_head(m, q, w, pooled, tamper);
@@ -193,14 +198,16 @@ std::vector<uint8_t> f32_model(const Weights& w) {
   m.add_embedding("embed", io.ids, m.add_constant_f32("table", {kV, kE}, w.table), -1, -1, -1, e);
   ModelWriter::RecurrentSpec r;
   r.x = e, r.mask = io.mask, r.hidden = int(kH);
-  r.w_ih = m.add_constant_f32("w_ih", {4 * kH, kE}, w.w_ih[0]);
-  r.w_hh = m.add_constant_f32("w_hh", {4 * kH, kH}, w.w_hh[0]);
-  r.b_ih = m.add_constant_f32("b_ih", {4 * kH}, w.b_ih[0]);
-  r.b_hh = m.add_constant_f32("b_hh", {4 * kH}, w.b_hh[0]);
-  r.w_ih_r = m.add_constant_f32("w_ih_r", {4 * kH, kE}, w.w_ih[1]);
-  r.w_hh_r = m.add_constant_f32("w_hh_r", {4 * kH, kH}, w.w_hh[1]);
-  r.b_ih_r = m.add_constant_f32("b_ih_r", {4 * kH}, w.b_ih[1]);
-  r.b_hh_r = m.add_constant_f32("b_hh_r", {4 * kH}, w.b_hh[1]);
+  r.cell = w.gru ? fb::RecurrentCell_Gru : fb::RecurrentCell_Lstm;
+  const int64_t rows = w.g * kH;
+  r.w_ih = m.add_constant_f32("w_ih", {rows, kE}, w.w_ih[0]);
+  r.w_hh = m.add_constant_f32("w_hh", {rows, kH}, w.w_hh[0]);
+  r.b_ih = m.add_constant_f32("b_ih", {rows}, w.b_ih[0]);
+  r.b_hh = m.add_constant_f32("b_hh", {rows}, w.b_hh[0]);
+  r.w_ih_r = m.add_constant_f32("w_ih_r", {rows, kE}, w.w_ih[1]);
+  r.w_hh_r = m.add_constant_f32("w_hh_r", {rows, kH}, w.w_hh[1]);
+  r.b_ih_r = m.add_constant_f32("b_ih_r", {rows}, w.b_ih[1]);
+  r.b_hh_r = m.add_constant_f32("b_hh_r", {rows}, w.b_hh[1]);
   const int h = m.add_activation("h", DType::kF32, {kB, kS, 2 * kH});
   m.add_recurrent("lstm", r, {h});
   const int pooled = m.add_activation("pooled", DType::kF32, {kB, 2 * kH});
@@ -272,22 +279,40 @@ kernels::QGemvParams gemv(const quantize::Int8Weight& w, const fb::Requantizatio
   return p;
 }
 
+// The rows [first, first + count) of a GEMV.
+kernels::QGemvParams rows_of(kernels::QGemvParams p, size_t first, size_t count) {
+  p.w += first * p.w_stride, p.bias += first, p.multiplier += first, p.shift += first;
+  p.n = count;
+  return p;
+}
+
 // h [S][2H] of one row: each direction over its first `length` steps; zero point after.
-std::vector<int8_t> reference_lstm(const Int8Parts& q, const std::vector<int8_t>& e, size_t length) {
+std::vector<int8_t> reference_recurrent(const Int8Parts& q, const std::vector<int8_t>& e, size_t length) {
   const auto& k = kernels::qint_reference_kernels();
+  const size_t H = size_t(kH);
   std::vector<int8_t> y(size_t(kS * 2 * kH), int8_t(q.h.zero_point));
   for (int d = 0; d < 2; ++d) {
-    std::vector<int16_t> cell(size_t(kH), 0), gates(size_t(4 * kH));
-    std::vector<int8_t> h(size_t(kH), int8_t(q.h.zero_point));
+    std::vector<int16_t> cell(H, 0), gates(q.w_ih[d].rows), hidden_n(H);
+    std::vector<int8_t> h(H, int8_t(q.h.zero_point));
     kernels::QLstmCellParams c;
-    c.hidden = size_t(kH), c.cell_frac_bits = 11, c.hidden_multiplier = q.hidden_multiplier;
+    c.hidden = H, c.cell_frac_bits = 11, c.hidden_multiplier = q.hidden_multiplier;
     c.hidden_shift = q.hidden_shift, c.hidden_zero_point = q.h.zero_point;
+    kernels::QGruCellParams g;
+    g.hidden = H, g.hidden_multiplier = q.hidden_multiplier, g.hidden_shift = q.hidden_shift;
+    g.hidden_zero_point = q.h.zero_point;
     for (size_t i = 0; i < length; ++i) {
       const size_t t = d == 0 ? i : length - 1 - i;
       std::fill(gates.begin(), gates.end(), int16_t(0));
       kernels::qgemv_s16_accumulate(k, gemv(q.w_ih[d], q.ih[d]), e.data() + t * size_t(kE), gates.data());
-      kernels::qgemv_s16_accumulate(k, gemv(q.w_hh[d], q.hh[d]), h.data(), gates.data());
-      kernels::qlstm_cell(c, gates.data(), cell.data(), h.data());
+      if (q.gru) {  // r and z summed; n's recurrent part apart, for r to multiply
+        std::fill(hidden_n.begin(), hidden_n.end(), int16_t(0));
+        kernels::qgemv_s16_accumulate(k, rows_of(gemv(q.w_hh[d], q.hh[d]), 0, 2 * H), h.data(), gates.data());
+        kernels::qgemv_s16_accumulate(k, rows_of(gemv(q.w_hh[d], q.hh[d]), 2 * H, H), h.data(), hidden_n.data());
+        kernels::qgru_cell(g, gates.data(), hidden_n.data(), cell.data(), h.data());
+      } else {
+        kernels::qgemv_s16_accumulate(k, gemv(q.w_hh[d], q.hh[d]), h.data(), gates.data());
+        kernels::qlstm_cell(c, gates.data(), cell.data(), h.data());
+      }
       std::copy(h.begin(), h.end(), y.begin() + long(t * size_t(2 * kH) + size_t(d * kH)));
     }
   }
@@ -303,7 +328,7 @@ Outputs reference_int8(const Int8Parts& q, const Inputs& in) {
     ep.vocab = size_t(kV), ep.width = size_t(kE), ep.table = q.table.q.data();
     ep.multiplier = q.embed.multiplier.data(), ep.shift = q.embed.shift.data(), ep.output_zero_point = q.e.zero_point;
     REQUIRE(kernels::qembedding_gather(ep, in.ids.data() + b * kS, size_t(kS), e.data()));
-    const std::vector<int8_t> h = reference_lstm(q, e, size_t(kLengths[b]));
+    const std::vector<int8_t> h = reference_recurrent(q, e, size_t(kLengths[b]));
     kernels::QAttentionPoolParams pp;
     pp.steps = size_t(kS), pp.features = size_t(2 * kH), pp.units = size_t(kA);
     pp.projection = gemv(q.w_a, q.pool);
@@ -327,10 +352,8 @@ Outputs reference_int8(const Int8Parts& q, const Inputs& in) {
 
 size_t argmax(const float* p) { return size_t(std::max_element(p, p + kC) - p); }
 
-}  // namespace
-
-TEST_CASE("int8 activations: the classifier's integers equal the qint reference kernels composed") {
-  const Weights w;
+void check_integers(bool gru) {
+  const Weights w(gru);
   const Int8Parts q = quantize_parts(w);
   const Inputs in = make_inputs();
   Outputs got;
@@ -345,8 +368,8 @@ TEST_CASE("int8 activations: the classifier's integers equal the qint reference 
   for (int64_t t = kLengths[1]; t < kS; ++t) CHECK(got.attention[size_t(kS + t)] == 0.0f);
 }
 
-TEST_CASE("int8 activations: the classifier's probabilities stay within 0.03 of f32's") {
-  const Weights w;
+void check_against_f32(bool gru) {
+  const Weights w(gru);
   const Inputs in = make_inputs();
   Outputs int8, f32;
   const Status s8 = run(int8_model(w, quantize_parts(w)), in, &int8);
@@ -360,11 +383,23 @@ TEST_CASE("int8 activations: the classifier's probabilities stay within 0.03 of 
   for (size_t i = 0; i < f32.attention.size(); ++i) {
     worst = std::max(worst, double(std::fabs(int8.attention[i] - f32.attention[i])));
   }
-  MESSAGE("largest probability or attention difference int8 vs f32: " << worst);
+  MESSAGE(std::string(gru ? "GRU" : "LSTM") << ": largest probability or attention difference int8 vs f32: " << worst);
   CHECK(worst < 0.03);
   for (int64_t b = 0; b < kB; ++b) {
     CHECK(argmax(int8.probabilities.data() + b * kC) == argmax(f32.probabilities.data() + b * kC));
   }
+}
+
+}  // namespace
+
+TEST_CASE("int8 activations: the classifier's integers equal the qint reference kernels composed") {
+  SUBCASE("LSTM") { check_integers(false); }
+  SUBCASE("GRU") { check_integers(true); }
+}
+
+TEST_CASE("int8 activations: the classifier's probabilities stay within 0.03 of f32's") {
+  SUBCASE("LSTM") { check_against_f32(false); }
+  SUBCASE("GRU") { check_against_f32(true); }
 }
 
 TEST_CASE("int8 activations: an id outside the vocabulary is an error of the run") {
@@ -384,7 +419,7 @@ TEST_CASE("int8 activations: malformed quantization is refused at load, naming i
   const std::pair<Tamper, const char*> cases[] = {
       {Tamper::kMultiplier, "hidden multiplier 12345"},
       {Tamper::kZeroPoint, "needs one positive scale and one zero point in [-128, 127]"},
-      {Tamper::kGru, "LSTM layers only"},
+      {Tamper::kOtherCell, "int8 weight 'w_ih' must be a row-major i8 [18, 8]"},  // a GRU of LSTM weights
       {Tamper::kDenseBias, "bias is its requantization's"},
       {Tamper::kNoRequantization, "needs its requantization"},
       {Tamper::kBias, "bias 1 is 1073741824"},

@@ -5,14 +5,15 @@
 // Which tensors become int8: an activation (not a model output) written by an Embedding,
 // or by a Recurrent, AttentionPool or Dense op whose input is int8, and read only as the
 // input (slot 0) of Recurrent, AttentionPool or Dense ops. Those ops then run their int8
-// forms (schema/focal.fbs): Embedding with an int8 table (a scale per row), LSTM layers
-// with int8 weights per gate row and TFLite's integer cell (int16 gates and cell, the
-// cell with 11 fractional bits: |c| < 16), the attention pool with int8 W and v, Dense
-// with int8 weights per output and int8 or f32 (dequantized) outputs. Softmax stays f32
-// (on f32 logits). Any other op kind, a GRU, an LSTM with initial or final states, a
-// Dense with an activation other than None or ReLU, and a recurrent or pooling output
-// that is not read as int8 are refused, naming the op: the families this supports are
-// the Embedding -> (Bi)LSTM -> AttentionPool -> Dense -> Softmax classifiers.
+// forms (schema/focal.fbs): Embedding with an int8 table (a scale per row), LSTM and GRU
+// layers with int8 weights per gate row and TFLite's integer LSTM formats (int16 gates;
+// the LSTM's cell int16 with 11 fractional bits, |c| < 16; the GRU's h int16 Q0.15), the
+// attention pool with int8 W and v, Dense with int8 weights per output and int8 or f32
+// (dequantized) outputs. Softmax stays f32 (on f32 logits). Any other op kind, a
+// recurrent layer with initial or final states, a Dense with an activation other than
+// None or ReLU, and a recurrent or pooling output that is not read as int8 are refused,
+// naming the op: the families this supports are the Embedding -> (Bi)LSTM or (Bi)GRU,
+// one or more stacked -> AttentionPool -> Dense -> Softmax classifiers.
 #pragma once
 
 #include <string>

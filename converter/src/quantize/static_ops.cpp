@@ -14,9 +14,10 @@ namespace focal {
 namespace quantize {
 namespace {
 
-// Formats of the integer LSTM and attention pool (engine/src/kernels/qint/qint_kernels.h).
-constexpr double kGateScale = 1.0 / 4096;   // gate pre-activations and keys, Q3.12
-constexpr double kQ15 = 1.0 / 32768;        // gates, attention weights, tanh(c) x o in Q0.30 = Q15 x Q15
+// Formats of the integer LSTM, GRU and attention pool (engine/src/kernels/qint/qint_kernels.h).
+constexpr double kGateScale = 1.0 / 4096;   // gate pre-activations (a GRU's W_hn h + b_hn too) and keys, Q3.12
+constexpr double kQ15 = 1.0 / 32768;        // gates, attention weights; the LSTM's o tanh(c) and the GRU's
+                                            // h << 15 in Q0.30 = Q15 x Q15
 constexpr double kScoreScale = 1.0 / 2048;  // scores, Q4.11
 
 struct Op {
@@ -136,8 +137,9 @@ Status embedding(const Op& o) {
   return Status();
 }
 
-// One direction's weights and requantization records; slots from `base` (2 or 6).
-Status lstm_direction(const Op& o, uint32_t base, const ActivationParams& px, const ActivationParams& py,
+// One direction's weights and requantization records; slots from `base` (2 or 6). LSTM
+// and GRU alike: every row of both products into Q3.12 (qgemv_s16_accumulate).
+Status recurrent_direction(const Op& o, uint32_t base, const ActivationParams& px, const ActivationParams& py,
                       fb::RecurrentQuantizationT* q, std::vector<int32_t>* inputs) {
   const Int8Weight ih = int8_matrix(o, o.input(base));
   const Int8Weight hh = int8_matrix(o, o.input(base + 1));
@@ -155,7 +157,6 @@ Status lstm_direction(const Op& o, uint32_t base, const ActivationParams& px, co
 
 Status recurrent(const Op& o) {
   const fb::RecurrentOptions& ro = *o.op.options_as_RecurrentOptions();
-  if (ro.cell() != fb::RecurrentCell_Lstm) return o.fail("a GRU has no int8 form yet (LSTM only)");
   if (o.input(10) >= 0 || o.input(11) >= 0 || o.op.outputs()->size() > 1) {
     return o.fail("initial or final states (h0, c0, h_n, c_n) have no int8 form");
   }
@@ -163,17 +164,17 @@ Status recurrent(const Op& o) {
   if (!o.int8(x) || !o.int8(y)) return o.fail("its input and output must both be int8 activations");
   const ActivationParams px = params(o, x), py = params(o, y);
   fb::RecurrentOptionsT options;
-  options.cell = fb::RecurrentCell_Lstm;
+  options.cell = ro.cell();
   options.hidden = ro.hidden();
   options.bidirectional = ro.bidirectional();
   options.quantized = std::make_unique<fb::RecurrentQuantizationT>();
-  options.quantized->cell_frac_bits = 11;
+  options.quantized->cell_frac_bits = 11;  // the LSTM's cell; a GRU carries h in Q0.15
   FOCAL_RETURN_IF_ERROR(fixed_multiplier(o.name, kQ15 * kQ15 / py.scale, &options.quantized->hidden_multiplier,
                                          &options.quantized->hidden_shift));
   std::vector<int32_t> inputs = {operand(o, x), operand(o, o.input(1))};
-  FOCAL_RETURN_IF_ERROR(lstm_direction(o, 2, px, py, options.quantized.get(), &inputs));
+  FOCAL_RETURN_IF_ERROR(recurrent_direction(o, 2, px, py, options.quantized.get(), &inputs));
   if (ro.bidirectional()) {
-    FOCAL_RETURN_IF_ERROR(lstm_direction(o, 6, px, py, options.quantized.get(), &inputs));
+    FOCAL_RETURN_IF_ERROR(recurrent_direction(o, 6, px, py, options.quantized.get(), &inputs));
   } else {
     inputs.insert(inputs.end(), {-1, -1, -1, -1});
   }
@@ -259,8 +260,8 @@ Status write_static_op(StaticWriter& w, int index) {
     case fb::OpOptions_SoftmaxOptions:
       return softmax(o);
     default:
-      return o.fail("no int8 form; --quantize static supports Embedding, Recurrent (LSTM), AttentionPool, Dense "
-                    "and Softmax (the Embedding -> LSTM -> AttentionPool -> Dense classifiers)");
+      return o.fail("no int8 form; --quantize static supports Embedding, Recurrent (LSTM or GRU), AttentionPool, "
+                    "Dense and Softmax (the Embedding -> LSTM/GRU -> AttentionPool -> Dense classifiers)");
   }
 }
 
