@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "qint/fixed_point.h"  // FOCAL_QINT_INLINE
+
 namespace focal {
 namespace kernels {
 namespace qint {
@@ -76,7 +78,7 @@ constexpr Q15Table make_exp_table() {
 
 // A table at a position with `frac_bits` fractional bits: position = index * 2^frac_bits
 // + fraction, index < kTableSegments. Rounds half up (arithmetic shift of a biased sum).
-inline int16_t interpolate(const Q15Table& table, uint32_t position, uint32_t frac_bits) {
+FOCAL_QINT_INLINE int16_t interpolate(const Q15Table& table, uint32_t position, uint32_t frac_bits) {
   const uint32_t index = position >> frac_bits;
   const int32_t fraction = int32_t(position & ((1u << frac_bits) - 1));
   const int32_t lo = table.q15[index];
@@ -90,18 +92,18 @@ inline int16_t interpolate(const Q15Table& table, uint32_t position, uint32_t fr
 inline constexpr detail::Q15Table kTanhTable = detail::make_tanh_table();
 inline constexpr detail::Q15Table kExpTable = detail::make_exp_table();
 
-inline int16_t tanh_table_at(uint32_t position, uint32_t frac_bits) {
+FOCAL_QINT_INLINE int16_t tanh_table_at(uint32_t position, uint32_t frac_bits) {
   return detail::interpolate(kTanhTable, position, frac_bits);
 }
 
 // tanh: x + 32768 is the position in units of 1/4096 from -8; a segment is 128 of them.
-inline int16_t tanh_s16(int16_t x_q3_12) {
+FOCAL_QINT_INLINE int16_t tanh_s16(int16_t x_q3_12) {
   return tanh_table_at(uint32_t(int32_t(x_q3_12) + 32768), 7);
 }
 
 // sigmoid: tanh(x / 2) at position (x / 2 + 32768) / 128 = (x + 65536) / 256, so the
 // halving loses no bit; then (1 + t) / 2 in Q15, rounded, capped at 32767.
-inline int16_t sigmoid_s16(int16_t x_q3_12) {
+FOCAL_QINT_INLINE int16_t sigmoid_s16(int16_t x_q3_12) {
   const int32_t t = tanh_table_at(uint32_t(int32_t(x_q3_12) + 65536), 8);
   const int32_t s = (t + 32768 + 1) >> 1;
   return int16_t(s > 32767 ? 32767 : s);
@@ -109,7 +111,7 @@ inline int16_t sigmoid_s16(int16_t x_q3_12) {
 
 // exp: x + 32768 (x clamped to [-32768, 0]) is the position in units of 1/2048 from -16;
 // a segment is 64 of them. exp(0) is the table's last point, 32767.
-inline int16_t exp_s16(int32_t x_q4_11) {
+FOCAL_QINT_INLINE int16_t exp_s16(int32_t x_q4_11) {
   if (x_q4_11 >= 0) return kExpTable.q15[kTableSegments];
   const int32_t x = x_q4_11 < -32768 ? -32768 : x_q4_11;
   return detail::interpolate(kExpTable, uint32_t(x + 32768), 6);
