@@ -3,13 +3,18 @@
 // activations. Its stored self-test holds the logits and attention weights the host
 // computed at conversion with atol = rtol = 0, so passing it on a core means the same
 // integers, bit for bit; this runs it on every instruction set this build and CPU have,
-// natively and under qemu for aarch64 and armv7 (the Cortex-M firmware runs the same
-// kind of self-test on the device).
+// natively and under qemu for aarch64 and armv7. The Cortex-M example's static int8
+// classifier (targets/cortex-m/examples/classify/models/classifier_static_int8.focal),
+// whose self-test the firmware passes on the M4, M7 and M55, passes it here too: one
+// file, the same integers on all six targets.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "dispatch/kernel_set.h"
 #include "focal/focal.h"
@@ -23,6 +28,26 @@ testing::ModelCase sentiment_golden() {
   auto found = testing::model_cases(FOCAL_GOLDEN_DIR, "static-int8");
   REQUIRE_MESSAGE(found.size() == 1, "one static-int8 golden in " FOCAL_GOLDEN_DIR);
   return found[0];
+}
+
+// Runs the model's stored self-test on a session per usable instruction set: every case
+// passes with a largest error of exactly 0 (its logits and attention weights are stored
+// with atol = rtol = 0). Returns the sessions' count.
+int self_test_bit_for_bit(testing::LoadedCase& loaded) {
+  const kernels::KernelSets& sets = kernels::usable_kernel_sets();
+  for (int i = 0; i < sets.count; ++i) {
+    CAPTURE(std::string(sets.sets[i]->isa));
+    SessionOptions options;
+    options.isa = sets.sets[i]->isa;
+    auto session = Session::create(*loaded.model, options, loaded.arena->data(), loaded.arena->size());
+    REQUIRE_MESSAGE(session.ok(), session.status().message());
+    auto report = run_self_tests(session.value());
+    REQUIRE_MESSAGE(report.ok(), report.status().message());
+    CHECK(report->cases >= 1);
+    CHECK(report->failed_cases == 0);
+    CHECK(report->max_abs_error == 0.0f);
+  }
+  return sets.count;
 }
 
 // Largest |probability - PyTorch's float64 probability| over the golden's 16 reviews.
@@ -43,6 +68,7 @@ TEST_CASE("goldens: static int8 activations, the same integers on every instruct
   const testing::ModelCase c = sentiment_golden();
   auto loaded = testing::load_golden(c);
   REQUIRE(loaded->model->self_test_count() >= 1);
+  self_test_bit_for_bit(*loaded);
   const kernels::KernelSets& sets = kernels::usable_kernel_sets();
   for (int i = 0; i < sets.count; ++i) {
     CAPTURE(std::string(sets.sets[i]->isa));
@@ -50,14 +76,19 @@ TEST_CASE("goldens: static int8 activations, the same integers on every instruct
     options.isa = sets.sets[i]->isa;
     auto session = Session::create(*loaded->model, options, loaded->arena->data(), loaded->arena->size());
     REQUIRE_MESSAGE(session.ok(), session.status().message());
-    auto report = run_self_tests(session.value());
-    REQUIRE_MESSAGE(report.ok(), report.status().message());
-    CHECK(report->cases >= 1);
-    CHECK(report->failed_cases == 0);
-    CHECK(report->max_abs_error == 0.0f);  // logits and attention weights bit for bit
     const double error = probability_error(c, session.value());
     MESSAGE(std::string(sets.sets[i]->isa), ": self-test bit for bit, probabilities within ", error,
             " of PyTorch float64");
     CHECK(error <= c.spec.at("atol").get<double>());
   }
+}
+
+TEST_CASE("goldens: the Cortex-M example's static int8 classifier passes its bit-exact self-test here too") {
+  std::ifstream in(FOCAL_FIRMWARE_MODEL_DIR "/classifier_static_int8.focal", std::ios::binary);
+  REQUIRE(in);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto loaded = testing::load_model_bytes(bytes);
+  REQUIRE(loaded->model->self_test_count() >= 1);
+  MESSAGE("classifier_static_int8.focal: self-test bit for bit on ", self_test_bit_for_bit(*loaded),
+          " instruction sets");
 }
