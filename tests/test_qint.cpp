@@ -208,6 +208,44 @@ TEST_CASE("qint: qgemv_s8 and qgemv_s16_accumulate against double, ragged sizes"
   }
 }
 
+TEST_CASE("qint: qgemv_s16_accumulate is requantize() bit for bit, every shift, sums over all of int32") {
+  // This build's GEMV into int16 gates (on the Cortex-M55 Helium requantizes a block's
+  // four sums in one vector: VSHL, VQRDMULH, the rounding right shift) against the scalar
+  // requantize() of the exact sums, for every shift the converter writes ([-31, 30]),
+  // multipliers over [2^30, 2^31), sums of every magnitude (many on a rounding tie at
+  // the small right shifts), gates that saturate.
+  Lcg rng{77};
+  constexpr size_t kK = 6;
+  constexpr int32_t kRoom = 1 << 17;  // the products add less than 6 * 2^14
+  for (size_t n : {size_t(1), size_t(3), size_t(4), size_t(7), size_t(64)}) {
+    for (int round = 0; round < 40; ++round) {
+      std::vector<int8_t> w(n * kK), x(kK);
+      std::vector<int32_t> bias(n), multiplier(n), shift(n);
+      std::vector<int16_t> y(n);
+      for (auto& v : w) v = rng.s8();
+      for (auto& v : x) v = rng.s8();
+      for (size_t j = 0; j < n; ++j) {
+        const int32_t wide = std::clamp(int32_t(rng.next()), INT32_MIN + kRoom, INT32_MAX - kRoom);
+        bias[j] = wide >> (rng.next() % 31);
+        multiplier[j] = int32_t((1u << 30) | (rng.next() >> 2));
+        shift[j] = int32_t(rng.next() % 62) - 31;
+        y[j] = int16_t(rng.next() >> 16);
+      }
+      QGemvParams p;
+      p.n = n, p.k = kK, p.w = w.data(), p.w_stride = kK, p.bias = bias.data();
+      p.multiplier = multiplier.data(), p.shift = shift.data();
+      std::vector<int16_t> got = y;
+      qgemv_s16_accumulate(qint_kernels(), p, x.data(), got.data());
+      for (size_t j = 0; j < n; ++j) {
+        int32_t sum = bias[j];
+        for (size_t i = 0; i < kK; ++i) sum += int32_t(x[i]) * w[j * kK + i];
+        const int32_t v = qint::clamp(qint::requantize(sum, multiplier[j], shift[j]), -65536, 65536);
+        CHECK(got[j] == qint::saturate_int16(int32_t(y[j]) + v));
+      }
+    }
+  }
+}
+
 TEST_CASE("qint: the LSTM cell against a double LSTM cell, over the gates' whole range") {
   constexpr size_t kHidden = 37;
   const double hidden_scale = 1.0 / 128.0;
