@@ -10,9 +10,10 @@
 # leaves out of OPS.
 #
 # Generates <build>/focal_ops/<firmware>_ops.cpp, which defines the engine's op registry
-# (focal::find_op_def) for these ops alone (engine/src/ops/op_selection.h), and adds it
-# to <firmware>. The library's full registry is then never linked, nor the code of the
-# other ops and the kernels only they use (--gc-sections). Names are the op kinds of
+# (focal::find_op_def, and focal::verify_op_options, the verifiers of the ops' options
+# tables) for these ops alone (engine/src/ops/op_selection.h), and adds it to <firmware>.
+# The library's full registry is then never linked, nor the code of the other ops, their
+# options verifiers and the kernels only they use (--gc-sections). Names are the op kinds of
 # engine/internal/focal/internal/op_kinds.h (`focal plan` and `focal inspect` print a model's); a
 # misspelled one fails to compile. A model that needs a left-out op is refused at load:
 # "op 3 'encoder.attn' is a MultiHeadAttention op, which this build leaves out".
@@ -44,6 +45,10 @@ const focal::OpDef* focal::find_op_def(focal::fb::OpOptions type) {
 }
 const focal::OpDef* focal::find_int8_op_def(focal::fb::OpOptions type) {
   return focal::find_selected_int8_op_def<Selected>(type);
+}
+bool focal::verify_op_options(flatbuffers::Verifier& verifier, focal::fb::OpOptions type,
+                              const void* options, bool int8) {
+  return focal::verify_selected_op_options<Selected>(verifier, type, options, int8);
 }
 ]])
   target_sources(${arg_TARGET} PRIVATE "${source}")

@@ -7,6 +7,7 @@
 #include "focal/internal/graph.h"
 #include "load/model_verifier.h"
 #include "ops/op.h"
+#include "ops/options_verifier.h"
 
 namespace focal {
 namespace {
@@ -41,6 +42,66 @@ Status check_envelope(const uint8_t* bytes, size_t size, uint64_t* prefixed_size
   return Status();
 }
 
+// The model's FlatBuffers structure: what the schema's generated verifier checks
+// (fb::VerifySizePrefixedModelBuffer), field for field, except that each op's options
+// table is verified by the op's own form (verify_op_options, ops/op_selection.h) rather
+// than by the generated union verifier, fb::VerifyOpOptions, which reaches the verifier
+// of every options table and so linked all of them into every firmware. Model and Op are
+// written out here for that: a field added to either in schema/focal.fbs is added here
+// as the generated Verify in focal_generated.h checks it. tests/test_options_verifier.cpp
+// checks that every damage the generated verifier refuses is refused here too.
+
+// fb::Op::Verify, with the options table last: the form the op runs depends on its
+// operands' tensors (runs_int8), which the model's verifier has checked before its ops.
+bool verify_op(flatbuffers::Verifier& verifier, const fb::Model& model, const fb::Op& op) {
+  const flatbuffers::Table& t = table_fields(&op);
+  return t.VerifyTableStart(verifier) && t.VerifyOffset(verifier, fb::Op::VT_NAME) &&
+         verifier.VerifyString(op.name()) &&
+         t.VerifyField<uint8_t>(verifier, fb::Op::VT_OPTIONS_TYPE, 1) &&
+         t.VerifyOffsetRequired(verifier, fb::Op::VT_OPTIONS) &&
+         t.VerifyOffsetRequired(verifier, fb::Op::VT_INPUTS) && verifier.VerifyVector(op.inputs()) &&
+         t.VerifyOffsetRequired(verifier, fb::Op::VT_OUTPUTS) &&
+         verifier.VerifyVector(op.outputs()) &&
+         verify_op_options(verifier, op.options_type(), op.options(), runs_int8(model, op)) &&
+         verifier.EndTable();
+}
+
+bool verify_ops(flatbuffers::Verifier& verifier, const fb::Model& model) {
+  for (const fb::Op* op : *model.ops()) {
+    if (!verify_op(verifier, model, *op)) return false;
+  }
+  return true;
+}
+
+// The root as flatbuffers::Verifier::VerifyBufferFromStart<T> takes it: T::Verify is
+// fb::Model::Verify with verify_ops for the ops.
+struct ModelStructure {
+  bool Verify(flatbuffers::Verifier& verifier) const {
+    const auto& model = *reinterpret_cast<const fb::Model*>(this);
+    const flatbuffers::Table& t = table_fields(&model);
+    using M = fb::Model;
+    return t.VerifyTableStart(verifier) && t.VerifyField<uint32_t>(verifier, M::VT_VERSION, 4) &&
+           t.VerifyField<fb::Checksum>(verifier, M::VT_CHECKSUM, 4) &&
+           t.VerifyOffset(verifier, M::VT_SYMBOLS) && verifier.VerifyVector(model.symbols()) &&
+           verifier.VerifyVectorOfTables(model.symbols()) &&
+           t.VerifyOffsetRequired(verifier, M::VT_TENSORS) && verifier.VerifyVector(model.tensors()) &&
+           verifier.VerifyVectorOfTables(model.tensors()) &&
+           t.VerifyOffsetRequired(verifier, M::VT_OPS) && verifier.VerifyVector(model.ops()) &&
+           verify_ops(verifier, model) &&
+           t.VerifyOffsetRequired(verifier, M::VT_INPUTS) && verifier.VerifyVector(model.inputs()) &&
+           t.VerifyOffsetRequired(verifier, M::VT_OUTPUTS) && verifier.VerifyVector(model.outputs()) &&
+           t.VerifyOffsetRequired(verifier, M::VT_PLAN) && verifier.VerifyTable(model.plan()) &&
+           t.VerifyOffset(verifier, M::VT_METADATA) && verifier.VerifyTable(model.metadata()) &&
+           t.VerifyOffset(verifier, M::VT_TOKENIZER) && verifier.VerifyTable(model.tokenizer()) &&
+           t.VerifyOffset(verifier, M::VT_SELF_TESTS) && verifier.VerifyVector(model.self_tests()) &&
+           verifier.VerifyVectorOfTables(model.self_tests()) &&
+           t.VerifyOffset(verifier, M::VT_STAGES) && verifier.VerifyVector(model.stages()) &&
+           verifier.VerifyVectorOfTables(model.stages()) &&
+           t.VerifyOffset(verifier, M::VT_TARGET_TOKENIZER) &&
+           verifier.VerifyTable(model.target_tokenizer()) && verifier.EndTable();
+  }
+};
+
 Status check_checksum(const fb::Model& root, const uint8_t* bytes, size_t size) {
   if (root.checksum() == nullptr) {
     return Status::error(StatusCode::kInvalidModel, "the file carries no checksum");
@@ -59,13 +120,24 @@ Status check_checksum(const fb::Model& root, const uint8_t* bytes, size_t size) 
 
 }  // namespace
 
+// Each options table's generated Verify (ops/options_verifier.h), beside the model's own
+// tables so that the compiler shares their field checks.
+#define FOCAL_DEFINE_OPTIONS_VERIFIER(Name, def, spec_kind)                                   \
+  bool verify_options(flatbuffers::Verifier& verifier, const fb::Name##Options* options) { \
+    return options->Verify(verifier);                                                        \
+  }
+FOCAL_FOR_EACH_OP(FOCAL_DEFINE_OPTIONS_VERIFIER)
+#undef FOCAL_DEFINE_OPTIONS_VERIFIER
+
 Result<Model> Model::from_bytes(const void* data, size_t size, const LoadOptions& options) {
   const uint8_t* bytes = static_cast<const uint8_t*>(data);
   uint64_t prefixed_size = 0;
   FOCAL_RETURN_IF_ERROR(check_envelope(bytes, size, &prefixed_size));
 
+  // VerifySizePrefixedBuffer's checks from the root offset on: the size prefix and the
+  // file identifier are check_envelope's.
   flatbuffers::Verifier verifier(bytes, static_cast<size_t>(prefixed_size));
-  if (!fb::VerifySizePrefixedModelBuffer(verifier)) {
+  if (!verifier.VerifyBufferFromStart<ModelStructure>(nullptr, kPrefixBytes)) {
     return Status::error(StatusCode::kInvalidModel,
                          "model structure failed FlatBuffers verification (corrupt file)");
   }

@@ -121,6 +121,14 @@ struct OpDef {
 const OpDef* find_op_def(fb::OpOptions type);
 // The same for an op type's form on int8 activations (FOCAL_FOR_EACH_INT8_OP).
 const OpDef* find_int8_op_def(fb::OpOptions type);
+// Verifies an op's options table, of `type`, with the FlatBuffers verifier as the form
+// it runs reads it (its int8 form when `int8`, as runs_int8 answers): defined beside
+// find_op_def by the registry, so that only the selected ops' tables have their verifiers
+// linked (ops/op_selection.h). True for a type or form this build has no definition for,
+// which the loader refuses once it looks the op up. `options` is not null (a required
+// field, whose offset the caller has verified).
+bool verify_op_options(flatbuffers::Verifier& verifier, fb::OpOptions type, const void* options,
+                       bool int8);
 // The definition `op` runs with: its int8 form when one of its operands is an int8
 // activation (an I8 tensor that is not a constant or a state), else its float form.
 // Operand indices out of range count as float (the loader refuses them next).

@@ -19,5 +19,9 @@ struct AllOps {
 
 const OpDef* find_op_def(fb::OpOptions type) { return find_selected_op_def<AllOps>(type); }
 const OpDef* find_int8_op_def(fb::OpOptions type) { return find_selected_int8_op_def<AllOps>(type); }
+bool verify_op_options(flatbuffers::Verifier& verifier, fb::OpOptions type, const void* options,
+                       bool int8) {
+  return verify_selected_op_options<AllOps>(verifier, type, options, int8);
+}
 
 }  // namespace focal

@@ -12,15 +12,20 @@
 //   const focal::OpDef* focal::find_int8_op_def(focal::fb::OpOptions type) {
 //     return focal::find_selected_int8_op_def<Selected>(type);
 //   }
+//   bool focal::verify_op_options(flatbuffers::Verifier& verifier, focal::fb::OpOptions type,
+//                                 const void* options, bool int8) {
+//     return focal::verify_selected_op_options<Selected>(verifier, type, options, int8);
+//   }
 //
-// That definition wins over the library's (the linker takes an archive member only for a
-// symbol still undefined), and a model that needs a left-out op is refused at load with
+// Those definitions win over the library's (the linker takes an archive member only for
+// a symbol still undefined), and a model that needs a left-out op is refused at load with
 // a message naming it.
 #pragma once
 
 #include <string_view>
 
 #include "ops/op.h"
+#include "ops/options_verifier.h"
 #include "focal/internal/op_kinds.h"
 
 namespace focal {
@@ -109,6 +114,32 @@ const OpDef* find_selected_int8_op_def(fb::OpOptions type) {
 #undef FOCAL_SELECTED_INT8_OP_CASE
     default:
       return nullptr;
+  }
+}
+
+// The selected forms' verifiers only: a firmware links the verifiers of the tables its
+// ops read, where the schema's union verifier (fb::VerifyOpOptions) would link them all.
+// A kind or form the selection leaves out answers true without reading the table: the
+// loader's op check refuses the op next, naming it, before anything reads its options.
+template <class Selection>
+bool verify_selected_op_options(flatbuffers::Verifier& verifier, fb::OpOptions type,
+                                const void* options, bool int8) {
+  switch (type) {
+#define FOCAL_SELECTED_OPTIONS_CASE(Name, def, spec_kind)                           \
+  case fb::OpOptions_##Name##Options: {                                            \
+    const auto* table = static_cast<const fb::Name##Options*>(options);            \
+    if constexpr (int8_op_selected<Selection>(#Name)) {                            \
+      if (int8) return verify_options(verifier, table);                            \
+    }                                                                              \
+    if constexpr (op_selected<Selection>(#Name)) {                                 \
+      if (!int8) return verify_float_options(verifier, table);                     \
+    }                                                                              \
+    return true;                                                                   \
+  }
+    FOCAL_FOR_EACH_OP(FOCAL_SELECTED_OPTIONS_CASE)
+#undef FOCAL_SELECTED_OPTIONS_CASE
+    default:
+      return true;  // a type unknown to this engine: refused by the op check too
   }
 }
 

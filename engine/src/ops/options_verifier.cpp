@@ -1,0 +1,18 @@
+// A float form's options table, field by field (ops/options_verifier.h).
+#include "ops/options_verifier.h"
+
+namespace focal {
+
+bool verify_float_table(flatbuffers::Verifier& verifier, const void* options,
+                        const ScalarField* fields, size_t count, flatbuffers::voffset_t int8_part) {
+  const auto& table = *static_cast<const flatbuffers::Table*>(options);
+  if (!table.VerifyTableStart(verifier) || table.CheckField(int8_part)) return false;
+  const auto* base = static_cast<const uint8_t*>(options);
+  for (size_t i = 0; i < count; ++i) {
+    const flatbuffers::voffset_t at = table.GetOptionalFieldOffset(fields[i].slot);
+    if (at != 0 && !verifier.VerifyFieldStruct(base, at, fields[i].size, fields[i].size)) return false;
+  }
+  return verifier.EndTable();
+}
+
+}  // namespace focal
