@@ -18,17 +18,12 @@
 #include "qint/activation_s16.h"
 #include "qint/fixed_point.h"
 #include "qint/qint_kernels.h"
+#include "support/lcg.h"
 
 using namespace focal::kernels;
+using focal::testing::Lcg;
 
 namespace {
-
-struct Lcg {
-  uint32_t state;
-  uint32_t next() { return state = state * 1664525u + 1013904223u; }
-  int8_t s8() { return int8_t(next() >> 24); }
-  int32_t in_range(int32_t lo, int32_t hi) { return lo + int32_t((next() >> 8) % uint32_t(hi - lo + 1)); }
-};
 
 // round(acc * multiplier * 2^(shift - 31)) in exact double (|acc| < 2^24 keeps it exact),
 // ties away from zero.

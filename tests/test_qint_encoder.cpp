@@ -16,17 +16,12 @@
 
 #include "qint/fixed_point.h"
 #include "qint/qint_kernels.h"
+#include "support/lcg.h"
 
 using namespace focal::kernels;
+using focal::testing::Lcg;
 
 namespace {
-
-struct Lcg {
-  uint32_t state;
-  uint32_t next() { return state = state * 1664525u + 1013904223u; }
-  int8_t s8() { return int8_t(next() >> 24); }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 8) / double(1 << 24); }
-};
 
 int8_t quantize(double real, double scale, int32_t zero_point) {
   const double q = std::nearbyint(real / scale) + zero_point;

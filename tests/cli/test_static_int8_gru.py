@@ -20,10 +20,8 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_static_int8_sentiment import convert, encode, probabilities  # noqa: E402
+from test_static_int8_sentiment import measure  # noqa: E402
 
 
 LIMIT = {"gru": 0.02, "lstm": 0.06}  # largest |int8 - f32| probability
@@ -37,25 +35,13 @@ def check(focal, root, work, cell):
     subprocess.run(["/usr/bin/python3", f"{root}/demo/train_sentiment.py", "--cell", cell, "--layers", "2",
                     "--train", "10000", "--epochs", "2", "--out", demo], check=True, capture_output=True)
     trained = time.monotonic() - started
-    ids, mask, labels = encode(demo)
-    np.save(f"{work}/ids.npy", ids), np.save(f"{work}/mask.npy", mask)
-    convert(focal, demo, f"{work}/f32.focal", len(ids), [])
-    log = convert(focal, demo, f"{work}/int8.focal", len(ids),
-                  ["--quantize", "static", "--calibration", f"{demo}/calibration"])
-    assert "the int8 model's own outputs, bit for bit" in log, log
+    f32_error, agree, worst, accuracy, count = measure(focal, demo, work)
     verify = subprocess.run([focal, "verify", f"{work}/int8.focal"], capture_output=True, text=True)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     inspect = subprocess.run([focal, "inspect", f"{work}/int8.focal"], capture_output=True, text=True, check=True).stdout
     recurrent = [line for line in inspect.splitlines() if re.search(r"\bRecurrent\b", line)]
     assert len(recurrent) == 2, inspect
-
-    f32, int8 = probabilities(focal, f"{work}/f32.focal", work, "f32"), probabilities(focal, f"{work}/int8.focal", work, "int8")
-    torch64 = np.load(f"{demo}/heldout_expected.npy")
-    f32_error = float(np.abs(f32 - torch64).max())
-    agree = float((int8.argmax(1) == f32.argmax(1)).mean())
-    worst = float(np.abs(int8 - f32).max())
-    accuracy = float((int8.argmax(1) == labels).mean())
-    print(f"{cell} 2 x bidirectional: trained in {trained:.1f} s; {len(ids)} held-out reviews: f32 within {f32_error:.2e} of PyTorch float64; "
+    print(f"{cell} 2 x bidirectional: trained in {trained:.1f} s; {count} held-out reviews: f32 within {f32_error:.2e} of PyTorch float64; "
           f"int8 activations: argmax as f32 on {agree:.2%}, probabilities within {worst:.4f} of f32, "
           f"accuracy {accuracy:.2%}")
     assert f32_error < 1e-5, f32_error

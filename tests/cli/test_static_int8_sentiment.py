@@ -44,9 +44,10 @@ def probabilities(focal, model, work, name):
     return np.load(f"{work}/{name}/probabilities.npy").astype(np.float64)
 
 
-def main(focal, root, work):
-    os.makedirs(work, exist_ok=True)
-    demo = f"{root}/demo/sentiment"
+def measure(focal, demo, work):
+    """Converts `demo` in f32 and static int8 (calibrated on demo/calibration), runs its
+    held-out reviews through both: (f32 vs PyTorch float64, int8 argmax as f32's, largest
+    |int8 - f32| probability, int8 accuracy, the conversion log)."""
     ids, mask, labels = encode(demo)
     np.save(f"{work}/ids.npy", ids), np.save(f"{work}/mask.npy", mask)
     convert(focal, demo, f"{work}/f32.focal", len(ids), [])
@@ -55,12 +56,14 @@ def main(focal, root, work):
     assert "the int8 model's own outputs, bit for bit" in log, log
     f32, int8 = probabilities(focal, f"{work}/f32.focal", work, "f32"), probabilities(focal, f"{work}/int8.focal", work, "int8")
     torch64 = np.load(f"{demo}/heldout_expected.npy")
+    return (float(np.abs(f32 - torch64).max()), float((int8.argmax(1) == f32.argmax(1)).mean()),
+            float(np.abs(int8 - f32).max()), float((int8.argmax(1) == labels).mean()), len(ids))
 
-    f32_error = float(np.abs(f32 - torch64).max())
-    agree = float((int8.argmax(1) == f32.argmax(1)).mean())
-    worst = float(np.abs(int8 - f32).max())
-    accuracy = float((int8.argmax(1) == labels).mean())
-    print(f"{len(ids)} held-out reviews: f32 within {f32_error:.2e} of PyTorch float64; int8 activations: "
+
+def main(focal, root, work):
+    os.makedirs(work, exist_ok=True)
+    f32_error, agree, worst, accuracy, count = measure(focal, f"{root}/demo/sentiment", work)
+    print(f"{count} held-out reviews: f32 within {f32_error:.2e} of PyTorch float64; int8 activations: "
           f"argmax as f32 on {agree:.2%}, probabilities within {worst:.4f} of f32, accuracy {accuracy:.2%}")
     assert f32_error < 1e-5, f32_error
     assert agree >= 0.99, agree

@@ -15,6 +15,19 @@ namespace focal {
 namespace kernels {
 namespace {
 
+// Calls block(j0, rows, sums) for each block of up to kQIntRows outputs, in order: the
+// exact int32 sums of outputs j0 .. j0 + rows - 1 from the build's dot_rows.
+template <class Block>
+void for_each_block(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, Block block) {
+  int32_t sums[kQIntRows];
+  for (size_t j0 = 0; j0 < p.n; j0 += kQIntRows) {
+    const size_t rows = p.n - j0 < kQIntRows ? p.n - j0 : kQIntRows;
+    kernels.dot_rows(x, p.w + j0 * p.w_stride, p.w_stride, p.k, rows,
+                     p.bias != nullptr ? p.bias + j0 : nullptr, sums);
+    block(j0, rows, sums);
+  }
+}
+
 #if defined(FOCAL_QGEMV_MVE)
 // qint::requantize on four lanes, the same integers. The shift splits into a left and a
 // right part as there; VQRDMULH is (2 a b + 2^31) >> 32 = (a b + 2^30) >> 31, the
@@ -36,32 +49,23 @@ int32x4_t requantize4(int32x4_t acc, const int32_t* multiplier, const int32_t* s
 template <class Store>
 void for_each_requantized_block(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x,
                                 Store store) {
-  int32_t sums[kQIntRows];
-  for (size_t j0 = 0; j0 < p.n; j0 += kQIntRows) {
-    const size_t rows = p.n - j0 < kQIntRows ? p.n - j0 : kQIntRows;
-    kernels.dot_rows(x, p.w + j0 * p.w_stride, p.w_stride, p.k, rows,
-                     p.bias != nullptr ? p.bias + j0 : nullptr, sums);
+  for_each_block(kernels, p, x, [&](size_t j0, size_t rows, const int32_t* sums) {
     const mve_pred16_t live = vctp32q(uint32_t(rows));
     store(j0, requantize4(vldrwq_z_s32(sums, live), p.multiplier + j0, p.shift + j0, live), live);
-  }
+  });
 }
 static_assert(kQIntRows == 4, "a block is one vector of four int32 lanes");
 #else
-
 // Calls store(j, requantized sum of output j) for every output, in order.
 template <class Store>
 void for_each_requantized(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x,
                           Store store) {
-  int32_t sums[kQIntRows];
-  for (size_t j0 = 0; j0 < p.n; j0 += kQIntRows) {
-    const size_t rows = p.n - j0 < kQIntRows ? p.n - j0 : kQIntRows;
-    kernels.dot_rows(x, p.w + j0 * p.w_stride, p.w_stride, p.k, rows,
-                     p.bias != nullptr ? p.bias + j0 : nullptr, sums);
+  for_each_block(kernels, p, x, [&](size_t j0, size_t rows, const int32_t* sums) {
     for (size_t r = 0; r < rows; ++r) {
       const size_t j = j0 + r;
       store(j, qint::requantize(sums[r], p.multiplier[j], p.shift[j]));
     }
-  }
+  });
 }
 #endif
 
