@@ -99,30 +99,28 @@ TEST_CASE("the float forms' options verifiers refuse every damaged field the gen
   CHECK(check_float_form(fb::AttentionPoolOptionsT()) == 0);  // its one field is the int8 part
 }
 
+// An options table holding only its int8 part: the generated verifier accepts it, the
+// float form refuses it.
+template <class Options, class OptionsT>
+void check_int8_part_refused(const OptionsT& options) {
+  const Verdicts v = verify_both<Options>(options_table(options));
+  CHECK(v.generated);
+  CHECK_FALSE(v.float_form);
+}
+
 TEST_CASE("a float form refuses an int8 part, which the generated verifier accepts") {
   fb::DenseOptionsT dense;
   dense.requantization = std::make_unique<fb::RequantizationT>();
-  Verdicts v = verify_both<fb::DenseOptions>(options_table(dense));
-  CHECK(v.generated);
-  CHECK_FALSE(v.float_form);
-
+  check_int8_part_refused<fb::DenseOptions>(dense);
   fb::EmbeddingOptionsT embedding;
   embedding.requantization = std::make_unique<fb::RequantizationT>();
-  v = verify_both<fb::EmbeddingOptions>(options_table(embedding));
-  CHECK(v.generated);
-  CHECK_FALSE(v.float_form);
-
+  check_int8_part_refused<fb::EmbeddingOptions>(embedding);
   fb::RecurrentOptionsT recurrent;
   recurrent.quantized = std::make_unique<fb::RecurrentQuantizationT>();
-  v = verify_both<fb::RecurrentOptions>(options_table(recurrent));
-  CHECK(v.generated);
-  CHECK_FALSE(v.float_form);
-
+  check_int8_part_refused<fb::RecurrentOptions>(recurrent);
   fb::AttentionPoolOptionsT pool;
   pool.quantized = std::make_unique<fb::AttentionPoolQuantizationT>();
-  v = verify_both<fb::AttentionPoolOptions>(options_table(pool));
-  CHECK(v.generated);
-  CHECK_FALSE(v.float_form);
+  check_int8_part_refused<fb::AttentionPoolOptions>(pool);
 }
 
 namespace {
