@@ -242,6 +242,11 @@ double worst_ratio(Instance& in, const Expected& e) {
 double check_all_kernels(const Case& c) {
   CAPTURE(describe(c));
   Instance in(c);
+  if (!gemm_weights_built(c.type)) {  // f16 and bf16 on bare metal (FOCAL_HALF_WEIGHTS): refused
+    CHECK(gemm(in.params()).code() == StatusCode::kUnsupported);
+    CHECK(gemm_reference(in.params()).code() == StatusCode::kUnsupported);
+    return 0;
+  }
   const Expected exact = expected(in, false);
   const Expected rounded = c.type == DType::kF32 ? Expected() : expected(in, true);
   double worst = 0;
@@ -462,4 +467,13 @@ TEST_CASE("gemm: invalid problems are refused with a message") {
   p.weight_type = DType::kI32;
   CHECK(!gemm(p).ok());
   CHECK(std::string(gemm_isa()).size() > 0);
+}
+
+TEST_CASE("gemm: the weight types this engine runs") {
+  CHECK(gemm_weights_built(DType::kF32));
+  CHECK(gemm_weights_built(DType::kI8));
+  CHECK(gemm_weights_built(DType::kF16) == gemm_weights_built(DType::kBF16));
+  CHECK(!gemm_weights_built(DType::kI32));
+  const bool half = gemm_weights_built(DType::kF16);
+  MESSAGE("f16 and bf16 weights " << std::string(half ? "built" : "left out (FOCAL_HALF_WEIGHTS)"));
 }

@@ -1,11 +1,14 @@
 // Runs the tiny model from flash on a Cortex-M: load and verify it in place, create a
 // session over a static arena sized at build time (and check the device agrees), run
 // the self-test vectors (expected outputs computed in double precision on the host),
-// print the outputs, and prove a corrupted copy is refused.
+// print the outputs, and prove a corrupted copy is refused, and an f16-weight copy too
+// where the engine is built without f16 weights (FOCAL_HALF_WEIGHTS, the bare-metal default).
 #include <cstdio>
 #include <cstring>
 
 #include "focal/focal.h"
+#include "focal/gemm.h"
+#include "focal_tiny_f16_model.h"
 #include "focal_tiny_model.h"
 #include "focal_tiny_model_plan.h"
 
@@ -14,7 +17,7 @@ namespace {
 // Sized at build time by the model's own plan (focal plan): activations plus the
 // attention kernel's scratch.
 alignas(64) uint8_t g_arena[focal_tiny_model_arena_bytes];
-alignas(64) uint8_t g_corrupt_copy[8192];
+alignas(64) uint8_t g_corrupt_copy[16384];
 
 void print_output(const focal::Session& session, int index) {
   const focal::TensorView out = session.output(index);
@@ -27,12 +30,25 @@ void print_output(const focal::Session& session, int index) {
 }
 
 bool corrupted_copy_is_refused() {
-  if (focal_tiny_model_size > sizeof(g_corrupt_copy)) return false;
+  if (focal_tiny_model_size > sizeof(g_corrupt_copy)) {
+    std::printf("corrupted copy: the model (%lu bytes) does not fit the copy buffer\n", focal_tiny_model_size);
+    return false;
+  }
   std::memcpy(g_corrupt_copy, focal_tiny_model, focal_tiny_model_size);
   g_corrupt_copy[focal_tiny_model_size / 2] ^= 0x5A;
   auto model = focal::Model::from_bytes(g_corrupt_copy, focal_tiny_model_size);
   std::printf("corrupted copy: %s\n", model.ok() ? "LOADED (wrong)" : model.status().message());
   return !model.ok();
+}
+
+// Loads where this engine runs f16 weights; otherwise refused at load with kUnsupported
+// and a message naming the build option, before anything could run it.
+bool f16_weights_handled() {
+  auto model = focal::Model::from_bytes(focal_tiny_f16_model, focal_tiny_f16_model_size);
+  std::printf("f16-weight copy: %s\n", model.ok() ? "loaded" : model.status().message());
+  if (focal::gemm_weights_built(focal::DType::kF16)) return model.ok();
+  return !model.ok() && model.status().code() == focal::StatusCode::kUnsupported &&
+         std::strstr(model.status().message(), "FOCAL_HALF_WEIGHTS") != nullptr;
 }
 
 }  // namespace
@@ -72,6 +88,10 @@ int main() {
   std::printf("self-test: %s (%d cases, max abs error %.3g, worst error/tolerance %.3g)\n",
               passed ? "PASS" : "FAIL", report->cases, static_cast<double>(report->max_abs_error),
               static_cast<double>(report->worst_tolerance_ratio));
-  if (!corrupted_copy_is_refused()) return 1;
-  return passed ? 0 : 1;
+  // Each check runs and prints; the test's pattern is the last line, printed only when all pass.
+  const bool corrupted_refused = corrupted_copy_is_refused();
+  const bool f16_handled = f16_weights_handled();
+  if (!passed || !corrupted_refused || !f16_handled) return 1;
+  std::printf("tiny model: all PASS\n");
+  return 0;
 }

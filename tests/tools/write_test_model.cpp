@@ -1,6 +1,8 @@
 // focal-test-model OUT.focal: writes the tiny test model (tests/support/tiny_model.h).
 // focal-test-model OUT.focal --int8-activations: the same with int8 weights run on int8
 // activations (every dense weight DenseInt8Dot), for the firmware's self-tests.
+// focal-test-model OUT.focal --f16-weights: the same with f16 dense weights, which a
+// firmware engine built without them (FOCAL_HALF_WEIGHTS) must refuse at load.
 // focal-test-model OUT.focal --named [--architecture TEXT] [--input-name NAME]
 //                  [--output-name NAME] [--op-name NAME] [--symbol-name NAME]:
 // writes a one-op model (a softmax over x [batch, seq, 4]) whose names and metadata are
@@ -90,10 +92,12 @@ bool parse_names(int argc, char** argv, Names* names) {
 int main(int argc, char** argv) {
   const bool named = argc >= 3 && std::strcmp(argv[2], "--named") == 0;
   const bool int8 = argc == 3 && std::strcmp(argv[2], "--int8-activations") == 0;
+  const bool f16 = argc == 3 && std::strcmp(argv[2], "--f16-weights") == 0;
   Names names;
-  if (argc < 2 || (argc > 2 && !named && !int8) || (named && !parse_names(argc, argv, &names))) {
+  if (argc < 2 || (argc > 2 && !named && !int8 && !f16) || (named && !parse_names(argc, argv, &names))) {
     std::fprintf(stderr,
-                 "usage: focal-test-model OUT.focal [--int8-activations | --named [--architecture TEXT]\n"
+                 "usage: focal-test-model OUT.focal [--int8-activations | --f16-weights |\n"
+                 "                        --named [--architecture TEXT]\n"
                  "                        [--input-name NAME] [--output-name NAME] [--op-name NAME]\n"
                  "                        [--symbol-name NAME]]\n");
     return 2;
@@ -103,6 +107,7 @@ int main(int argc, char** argv) {
     tiny.weight_type = focal::DType::kI8;
     tiny.int8_activations = true;
   }
+  if (f16) tiny.weight_type = focal::DType::kF16;
   const auto bytes = named ? build_named_model(names) : focal::testing::build_tiny_model(tiny);
   if (bytes.empty()) {
     std::fprintf(stderr, "focal-test-model: the writer failed\n");

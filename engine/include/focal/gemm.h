@@ -163,6 +163,11 @@ Status gemm(const GemmParams& params, ParallelFor* parallel = nullptr);
 // int8 activations: the same quantization, exact int32 sums, the same epilogue order).
 Status gemm_reference(const GemmParams& params);
 
+// Whether this engine runs dense weights of `type`: kF32 and kI8 always; kF16 and kBF16
+// unless built without them (FOCAL_HALF_WEIGHTS), kI4 likewise (FOCAL_INT4_WEIGHTS), both
+// off on bare metal by default. gemm() and the loader refuse the others (kUnsupported).
+bool gemm_weights_built(DType type);
+
 // Which implementation gemm() runs here: "avx512", "avx2", "sse2", "neon64", "neon",
 // "scalar".
 const char* gemm_isa();

@@ -100,6 +100,13 @@ Status check_packed_bytes(const fb::Tensor& t, uint64_t* bytes) {
       return invalid("packed dense weight '%s' must be [out, in] of f32, f16, bf16 or i8",
                      name_of(t));
     }
+    const bool half = t.dtype() == fb::DType_F16 || t.dtype() == fb::DType_BF16;
+    if (half && !FOCAL_HALF_WEIGHTS) {  // the GEMM tables hold no f16 or bf16 task
+      return Status::error(StatusCode::kUnsupported,
+                           "dense weight '%s' is %s: this engine is built without f16 and bf16 weights "
+                           "(FOCAL_HALF_WEIGHTS)",
+                           name_of(t), fb::EnumNameDType(t.dtype()));
+    }
   } else if (t.layout() == fb::TensorLayout_DenseInt4) {
     const size_t group = t.group_size() > 0 ? static_cast<size_t>(t.group_size()) : 0;
     *bytes = matrix && t.dtype() == fb::DType_I4 ? packed_dense_weights_int4_bytes(out, in, group) : 0;

@@ -21,6 +21,12 @@ Status invalid(const char* what) {
   return Status::error(StatusCode::kInvalidArgument, "gemm: %s", what);
 }
 
+// Weights of a type this build leaves out (gemm_weights_built), naming its option.
+Status unsupported(DType weight_type, const char* option) {
+  return Status::error(StatusCode::kUnsupported, "gemm: %s weights are not built into this engine (%s)",
+                       dtype_name(weight_type), option);
+}
+
 // [begin, begin + bytes) and [other, other + other_bytes) share a byte.
 bool overlap(const void* begin, size_t bytes, const void* other, size_t other_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(begin), b = reinterpret_cast<uintptr_t>(other);
@@ -72,6 +78,12 @@ Status check_int4_params(const GemmParams& p, size_t x_bytes, size_t y_bytes) {
 
 }  // namespace
 
+bool gemm_weights_built(DType type) {
+  const bool half = type == DType::kF16 || type == DType::kBF16;
+  return type == DType::kF32 || type == DType::kI8 || (half && FOCAL_HALF_WEIGHTS) ||
+         (type == DType::kI4 && FOCAL_INT4_WEIGHTS);
+}
+
 Status check_gemm_params(const GemmParams& p) {
   if (!valid_dim(p.m) || !valid_dim(p.n) || !valid_dim(p.k)) {
     return invalid("m, n and k must be 1 to 2^24");
@@ -80,9 +92,6 @@ Status check_gemm_params(const GemmParams& p) {
   const bool int4 = p.weight_type == DType::kI4;
   if (!int4 && !gemm_weight_type(p.weight_type, &type))
     return invalid("weight_type must be f32, f16, bf16, i8 or i4");
-  if (int4 && !FOCAL_INT4_WEIGHTS) {
-    return Status::error(StatusCode::kUnsupported, "int4 weights are not built into this engine (FOCAL_INT4_WEIGHTS)");
-  }
   if (static_cast<uint8_t>(p.activation) > static_cast<uint8_t>(Activation::kSigmoid)) {
     return invalid("unknown activation");
   }
@@ -94,12 +103,14 @@ Status check_gemm_params(const GemmParams& p) {
   if (x_stride < p.k || y_stride < p.n) return invalid("x_stride must be >= k and y_stride >= n");
   const size_t x_bytes = span_bytes(p.m, p.k, x_stride), y_bytes = span_bytes(p.m, p.n, y_stride);
   if (x_bytes == 0 || y_bytes == 0) return invalid("x or y spans more than the address space");
+  if (int4 && !gemm_weights_built(p.weight_type)) return unsupported(p.weight_type, "FOCAL_INT4_WEIGHTS");
   if (int4) return check_int4_params(p, x_bytes, y_bytes);
   if (p.int8_activations) {
     if (type != GemmWeights::kI8) return invalid("int8 activations need int8 weights (weight_type i8)");
     if (p.k > kMaxInt8GemmK) return invalid("k must be at most 2^16 with int8 activations");
     FOCAL_RETURN_IF_ERROR(check_workspace(p, x_bytes, y_bytes));
   }
+  if (!gemm_weights_built(p.weight_type)) return unsupported(p.weight_type, "FOCAL_HALF_WEIGHTS");
   const size_t need = p.int8_activations ? packed_dense_weights_int8_dot_bytes(p.n, p.k)
                                          : packed_dense_weights_bytes(p.weight_type, p.n, p.k);
   if (need == 0) return invalid("the packed weights would span more than the address space");

@@ -39,7 +39,7 @@ const ScoringKernelTable kScoring = {kIsaName, ScoringKernels::additive_scores,
                                      ScoringKernels::weighted_sum};
 
 using Gemm = GemmKernels<IsaArch, kGemmTileRows, kGemmTileVectors, kGemvAccumulators>;
-constexpr GemmKernelTable kGemm = Gemm::table<kGemmKBlock>(kIsaName);
+constexpr GemmKernelTable kGemm = Gemm::table<kGemmKBlock, FOCAL_HALF_WEIGHTS>(kIsaName);
 
 constexpr NormalizationKernelTable kNormalization = Normalization<IsaArch>::table(kIsaName);
 constexpr SoftmaxKernelTable kSoftmax = Softmax<IsaArch>::table(kIsaName);

@@ -78,7 +78,7 @@ struct GemmKernelTable {
   size_t tile_rows;                       // rows of the register tile
   size_t tile_cols;                       // outputs of the register tile (divides 32)
   size_t k_block;                         // k steps per block on the tiled path
-  GemmTaskFn run_task[kGemmWeightTypes];  // by GemmWeights
+  GemmTaskFn run_task[kGemmWeightTypes];  // by GemmWeights; f16 and bf16 null where not built
   GemmEpilogueFn epilogue;
 };
 

@@ -371,16 +371,18 @@ struct GemmKernels {
     epilogue(p, t.row_begin, t.row_end, t.panel_begin * kGemmPanel, n1);
   }
 
-  template <size_t kBlock>
+  // kHalfWeights false: no f16 or bf16 entries (null), so nothing references their code
+  // and a firmware's --gc-sections drops it (FOCAL_HALF_WEIGHTS, engine/CMakeLists.txt).
+  template <size_t kBlock, bool kHalfWeights>
   static constexpr GemmKernelTable table(const char* isa) {
-    return GemmKernelTable{
-        isa,
-        kRows,
-        kCols,
-        kBlock,
-        {run_task<GemmWeights::kF32, kBlock>, run_task<GemmWeights::kF16, kBlock>,
-         run_task<GemmWeights::kBF16, kBlock>, run_task<GemmWeights::kI8, kBlock>},
-        epilogue};
+    GemmTaskFn f16 = nullptr, bf16 = nullptr;
+    if constexpr (kHalfWeights) {
+      f16 = run_task<GemmWeights::kF16, kBlock>;
+      bf16 = run_task<GemmWeights::kBF16, kBlock>;
+    }
+    const GemmTaskFn f32 = run_task<GemmWeights::kF32, kBlock>;
+    const GemmTaskFn i8 = run_task<GemmWeights::kI8, kBlock>;
+    return GemmKernelTable{isa, kRows, kCols, kBlock, {f32, f16, bf16, i8}, epilogue};
   }
 };
 

@@ -140,5 +140,10 @@ int main() {
     return 1;
   }
   const bool ok = classify(*session) && self_test(*model, *session);
-  return ok && report_memory() ? 0 : 1;
+  const bool memory_ok = report_memory();
+  if (!ok || !memory_ok) return 1;
+  // The test's pattern (targets/cortex-m/CMakeLists.txt): ctest ignores the exit status of
+  // a test that has one, so the last line says that every check above passed.
+  std::printf("example: all PASS\n");
+  return 0;
 }
