@@ -17,7 +17,8 @@
 #
 # PLAN also writes <SYMBOL>_plan.h with `focal plan` (targets/linux/cli/plan.cpp):
 #   inline constexpr unsigned long <SYMBOL>_arena_bytes, <SYMBOL>_activation_bytes;
-#   #define <SYMBOL>_ops "Embedding;Recurrent;..."
+#   #define <SYMBOL>_ops "Embedding;Recurrent;..."   (the ops it runs in f32: OPS)
+#   #define <SYMBOL>_int8_ops "..."                 (those in static int8: INT8_OPS)
 # so the firmware's arena is a static array sized by the model's own plan. It runs the
 # host's `focal` tool: FOCAL_TOOL (default: FOCAL_HOST_TOOLS_DIR/focal, else on PATH).
 #

@@ -1,7 +1,7 @@
 # Link only the ops a firmware's models use, to save flash.
 #
 #   include(FocalSelectOps)
-#   focal_select_ops(TARGET <firmware> OPS Embedding Recurrent AttentionPool Dense
+#   focal_select_ops(TARGET <firmware> [OPS Embedding Recurrent AttentionPool Dense]
 #                    [INT8_OPS Embedding Recurrent AttentionPool Dense])
 #
 # INT8_OPS: the ops' forms on static int8 activations (schema/focal.fbs; the kinds with
@@ -19,12 +19,12 @@
 # "op 3 'encoder.attn' is a MultiHeadAttention op, which this build leaves out".
 function(focal_select_ops)
   cmake_parse_arguments(arg "" "TARGET" "OPS;INT8_OPS" ${ARGN})
-  if(NOT arg_TARGET OR NOT arg_OPS OR arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "usage: focal_select_ops(TARGET <tgt> OPS <kind>... [INT8_OPS <kind>...]), got: ${ARGN}")
+  if(NOT arg_TARGET OR (NOT arg_OPS AND NOT arg_INT8_OPS) OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "usage: focal_select_ops(TARGET <tgt> [OPS <kind>...] [INT8_OPS <kind>...]), got: ${ARGN}")
   endif()
   list(REMOVE_DUPLICATES arg_OPS)
   list(JOIN arg_OPS "\", \"" names)
-  set(names "\"${names}\"")
+  set(names "\"${names}\"")  # "" when none (a model all in static int8)
   list(REMOVE_DUPLICATES arg_INT8_OPS)
   list(JOIN arg_INT8_OPS "\", \"" int8_names)
   set(int8_names "\"${int8_names}\"")  # "" when none: an empty array is ill-formed

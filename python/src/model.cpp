@@ -118,11 +118,13 @@ struct OpDescription {
   std::vector<std::string> inputs, outputs;  // tensor names
   int attention_heads = 0;
   int64_t kv_cache_capacity = 0;
+  bool int8_activations = false;  // runs its static int8 form
 };
 
 OpDescription describe_op(const Model& model, int op) {
   const OpInfo info = model.op(op);
-  OpDescription d{utf8_name(info.name), info.kind, {}, {}, info.attention_heads, info.kv_cache_capacity};
+  OpDescription d{utf8_name(info.name), info.kind, {}, {}, info.attention_heads, info.kv_cache_capacity,
+                  info.int8_activations};
   for (int i = 0; i < info.input_count; ++i) {
     const int t = model.op_input(op, i);
     d.inputs.emplace_back(t >= 0 ? utf8_name(model.tensor(t).name) : "");  // -1: an optional operand left out
@@ -222,6 +224,7 @@ void register_descriptions(py::module_& m) {
       .def_readonly("outputs", &OpDescription::outputs)
       .def_readonly("attention_heads", &OpDescription::attention_heads)
       .def_readonly("kv_cache_capacity", &OpDescription::kv_cache_capacity)
+      .def_readonly("int8_activations", &OpDescription::int8_activations)
       .def("__repr__", [](const OpDescription& o) { return "Op(" + o.kind + " " + o.name + ")"; });
 }
 

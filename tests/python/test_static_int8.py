@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """focal.convert(quantize="static") from Python: the same bytes as `focal convert --quantize
 static` (ctest's cli_static_int8 writes that model and the RNN reference cases into
-CLI_WORK_DIR), its bit-exact self-test passing through focal.verify, and a classifier head
+CLI_WORK_DIR), its bit-exact self-test passing through focal.verify, its ops' forms
+(Op.int8_activations: the four int8 forms and the f32 Softmax head), and a classifier head
 with no int8 form (a sigmoid Dense) refused as focal.Error naming the op.
 Usage: test_static_int8.py CLI_WORK_DIR"""
 
@@ -24,8 +25,12 @@ def main(work):
     conversion = convert(work, CASE, 1, 64, f"{work}/self_test")
     with open(f"{work}/classifier_static.focal", "rb") as f:
         assert conversion.bytes == f.read(), "focal.convert and focal convert wrote different models"
-    report = focal.verify(focal.load(conversion.bytes))
+    model = focal.load(conversion.bytes)
+    report = focal.verify(model)
     assert report["passed"] and report["cases"] == 1 and report["max_abs_error"] == 0.0, report
+    forms = [(op.kind, op.int8_activations) for op in model.ops]
+    assert forms == [("Embedding", True), ("Recurrent", True), ("AttentionPool", True), ("Dense", True),
+                     ("Softmax", False)], forms
 
     try:
         convert(work, SIGMOID_CASE, 3, 16, f"{work}/{SIGMOID_CASE}")

@@ -35,6 +35,9 @@ struct OpInfo {
   int attention_heads = 0;
   // Positions the op's KV cache holds (the planned context); 0 for ops without one.
   int64_t kv_cache_capacity = 0;
+  // The op runs its static int8 form (integer activations in and out; `focal convert
+  // --quantize static`): a firmware links it through focal_select_ops' INT8_OPS.
+  bool int8_activations = false;
 };
 
 struct StageInfo {

@@ -257,6 +257,7 @@ OpInfo Model::op(int index) const {
   info.output_count = static_cast<int>(op.outputs()->size());
   if (def.captured_heads != nullptr) info.attention_heads = def.captured_heads(op);
   if (def.kv_cache_capacity != nullptr) info.kv_cache_capacity = def.kv_cache_capacity(*root_, op);
+  info.int8_activations = runs_int8(*root_, op);
   return info;
 }
 

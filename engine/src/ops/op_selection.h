@@ -68,11 +68,12 @@ constexpr bool all_int8_op_names() {
   return true;
 }
 
-// Each selected name must be an op: a typo is a compile error, not a missing op at run time.
+// Each selected name must be an op, or "" (a selection of none): a typo is a compile
+// error, not a missing op at run time.
 template <class Selection>
 constexpr bool all_op_names() {
   for (std::string_view selected : Selection::names) {
-    if (!is_op_name(selected)) return false;
+    if (!is_op_name(selected) && !selected.empty()) return false;
   }
   return true;
 }
