@@ -12,7 +12,8 @@ import numpy as np
 
 from cli_support import expect, forge_model, fresh_directory, run
 
-HEADER_LINE_STARTS = ("//", "#pragma once", "inline constexpr unsigned long evil_", "#define evil_ops ")
+HEADER_LINE_STARTS = ("//", "#pragma once", "inline constexpr unsigned long evil_", "#define evil_ops ",
+                      "#define evil_int8_ops ")
 
 
 def check_plan_header_holds_no_code(focal, tool, work):
