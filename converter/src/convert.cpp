@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "assign_or_return.h"
@@ -13,6 +14,7 @@
 #include "convert_self_test.h"
 #include "convert_static.h"
 #include "file_buffer.h"
+#include "fit/fit.h"
 #include "hf/hf_folder.h"
 #include "json/json_file.h"
 #include "model_writer.h"
@@ -160,6 +162,7 @@ void report_building(const ConvertOptions& options, const Preset& preset, Weight
 // null for a weight-only one (and the measurement's own build).
 Status configure_writer(const ConvertOptions& options, const AccuracyReport* accuracy, ModelWriter& writer) {
   writer.set_dense_weight_type(options.dtype);
+  writer.keep_f32(std::set<std::string>(options.float_weights.begin(), options.float_weights.end()));
   writer.set_int4_group(options.group_size == 0 ? kDefaultInt4Group : options.group_size);
   if (accuracy != nullptr) {
     writer.set_int8_activations(true);
@@ -337,6 +340,7 @@ Result<Converted> convert_options(const ConvertOptions& options, const HfFolder*
 }  // namespace
 
 Result<Converted> convert_checkpoint(const ConvertOptions& options) {
+  if (!options.fit.empty()) return convert_to_fit(options);  // which converts once per choice
   if (options.hf_dir.empty()) return convert_options(options, nullptr);
   report(options, "reading the Hugging Face folder " + options.hf_dir);
   FOCAL_ASSIGN_OR_RETURN(const HfFolder folder, read_hf_folder(options.hf_dir));

@@ -9,6 +9,7 @@
 
 #include "focal/status.h"
 #include "focal/tensor.h"
+#include "fit/fit_report.h"
 #include "int8_accuracy.h"
 
 namespace focal {
@@ -54,6 +55,13 @@ struct ConvertOptions {
   // generated self-test inputs. With quantize_static, the inputs activation ranges are
   // calibrated on.
   std::string calibration_dir;
+  // --fit ram=64K,flash=256K[,...]: convert in each weight and activation choice and keep
+  // the most accurate that fits the part (fit/fit.h, fit/fit_budget.h); empty: off.
+  std::string fit;
+  // Dense weights (tensor names as the model stores them) kept in f32 whatever `dtype`
+  // says: --fit's per-layer choice (fit/fit_layers.h). A name that is no dense weight
+  // changes nothing. Not with --quantize static.
+  std::vector<std::string> float_weights;
   std::vector<std::string> overrides;  // --set NAME=VALUE, over the config (config_overrides.h)
   std::vector<std::string> renames;    // --rename FROM=TO, on the tensor names (presets/tensor_renames.h)
   // Every converted model stores a self-test, which the converter runs on what it wrote
@@ -89,6 +97,7 @@ struct Converted {
   bool self_test_computed = false;    // expected outputs from the reference evaluator
   float self_test_worst_ratio = 0.0f;  // worst error over its tolerance (<= 1)
   AccuracyReport accuracy;             // with int8 activations: every dense layer, kept or not
+  FitReport fit;                       // with --fit: every choice tried, one of them chosen
 };
 
 // --keep-f32 auto's default: a layer whose output moves by more than this relative RMS

@@ -41,7 +41,8 @@ Status check_int8_options(const ConvertOptions& options) {
   }
   if (options.quantize_static &&
       (options.int8_activations || (options.dtype != DType::kF32 && options.dtype != DType::kI8) ||
-       options.kv_dtype != DType::kF32 || !options.keep_f32.empty() || options.keep_threshold != 0.0)) {
+       options.kv_dtype != DType::kF32 || !options.keep_f32.empty() || options.keep_threshold != 0.0 ||
+       !options.float_weights.empty())) {
     return Status::error(StatusCode::kInvalidArgument,
                          "--quantize static stores int8 weights and int8 activations itself: give it without "
                          "--activations, --keep-f32, --kv-dtype and with --dtype int8 or none");

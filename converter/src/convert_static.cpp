@@ -3,12 +3,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <memory>
-#include <optional>
 
 #include "assign_or_return.h"
 #include "calibration_inputs.h"
 #include "convert_self_test.h"
+#include "engine_run.h"
 #include "focal/focal.h"
 #include "quantize/activation_ranges.h"
 #include "quantize/static_graph.h"
@@ -36,50 +35,6 @@ Result<std::vector<std::vector<Value>>> calibration_cases(const ConvertOptions& 
   }
   *described = std::to_string(cases.size()) + " self-test input case(s) (no --calibration given)";
   return cases;
-}
-
-// The int8 model in a 64-byte aligned copy (Model::from_bytes needs it) with a session.
-struct EngineRun {
-  std::unique_ptr<void, void (*)(void*)> file{nullptr, std::free};
-  std::unique_ptr<void, void (*)(void*)> arena{nullptr, std::free};
-  std::optional<Model> model;
-  std::optional<Session> session;
-};
-
-size_t aligned_size(size_t bytes) { return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
-
-Status start(const std::vector<uint8_t>& bytes, EngineRun& run) {
-  run.file.reset(std::aligned_alloc(kBufferAlignment, aligned_size(bytes.size())));
-  std::memcpy(run.file.get(), bytes.data(), bytes.size());
-  FOCAL_ASSIGN_OR_RETURN(const Model model, Model::from_bytes(run.file.get(), bytes.size()));
-  run.model.emplace(model);
-  FOCAL_ASSIGN_OR_RETURN(const size_t arena, Session::required_arena_bytes(*run.model, SessionOptions()));
-  run.arena.reset(std::aligned_alloc(kBufferAlignment, aligned_size(arena)));
-  Result<Session> session = Session::create(*run.model, SessionOptions(), run.arena.get(), arena);
-  if (!session.ok()) return session.status();
-  run.session.emplace(std::move(session).value());
-  return Status();
-}
-
-// Inputs by name (the int8 model keeps the draft's input names and order).
-Status set_inputs(Session& session, const Model& draft, const std::vector<Value>& inputs,
-                  std::vector<TensorValueSpec>* stored, const ModelWriter& writer) {
-  for (const Value& v : inputs) {
-    const TensorInfo info = draft.tensor(v.tensor);
-    std::vector<uint8_t> bytes(v.values.size() * 4);
-    for (size_t i = 0; i < v.values.size(); ++i) {
-      if (info.dtype == DType::kI32) {
-        const int32_t x = static_cast<int32_t>(v.values[i]);
-        std::memcpy(bytes.data() + i * 4, &x, 4);
-      } else {
-        const float x = static_cast<float>(v.values[i]);
-        std::memcpy(bytes.data() + i * 4, &x, 4);
-      }
-    }
-    FOCAL_RETURN_IF_ERROR(session.set_input(session.find_input(info.name), v.shape, bytes.data(), bytes.size()));
-    stored->push_back({writer.find_tensor(info.name), std::vector<int64_t>(v.shape.dims, v.shape.dims + v.shape.rank), bytes});
-  }
-  return Status();
 }
 
 // Outputs written by an f32 op (Softmax) are not compared bit for bit (convert_static.h).
@@ -120,12 +75,16 @@ Status compare(const ConvertOptions& options, const Model& draft, const referenc
 Result<SelfTestSpec> own_self_test(const ConvertOptions& options, const Model& draft, ModelWriter& writer, bool given) {
   EngineRun run;
   FOCAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> file, writer.finish());
-  FOCAL_RETURN_IF_ERROR(start(file, run));
+  FOCAL_RETURN_IF_ERROR(start_engine(file, run));
   SelfTestSpec spec;  // atol = rtol = 0: bit for bit
   const std::vector<reference::SelfTestValues> cases = reference::stored_self_tests(draft);
   std::vector<double> worst(cases.empty() ? 0 : cases[0].expected.size(), 0.0);
   for (size_t n = 0; n < cases.size() && n < 1; ++n) {  // one case, as the draft's self-test has
-    FOCAL_RETURN_IF_ERROR(set_inputs(*run.session, draft, cases[n].inputs, &spec.inputs, writer));
+    FOCAL_RETURN_IF_ERROR(set_inputs_by_name(
+        *run.session, draft, cases[n].inputs, [&](const char* name, const Value& v, std::vector<uint8_t> bytes) {
+          spec.inputs.push_back({writer.find_tensor(name), std::vector<int64_t>(v.shape.dims, v.shape.dims + v.shape.rank),
+                                 std::move(bytes)});
+        }));
     FOCAL_RETURN_IF_ERROR(run.session->run());
     for (int o = 0; o < run.model->output_count(); ++o) {
       const int t = run.model->output_tensor(o);

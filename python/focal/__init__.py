@@ -90,10 +90,12 @@ def convert(output=None, *, progress=None, **options):
     embedding_dtype=, max_seq=, max_batch=, logits="all", strict=True, self_test=DIR or
     False, self_test_tolerance=, tokenizer=, target_tokenizer=, activations="int8",
     keep_f32="auto" (or a list of names), keep_f32_threshold=, calibration=DIR,
-    quantize="static" (int8 activations throughout, for the RNN classifiers).
+    quantize="static" (int8 activations throughout, for the RNN classifiers),
+    fit="ram=64K,flash=256K" (the most accurate choice that fits a microcontroller).
     Writes `output` when given (atomically, never over an input). progress(line) is
     called at each stage. Returns a Conversion (.bytes, .warnings, .self_tests,
-    .self_test_worst_ratio, .accuracy: the int8-activation report or None). An unknown
+    .self_test_worst_ratio, .accuracy: the int8-activation report or None, .fit: the
+    fit report or None). An unknown
     keyword raises TypeError, a value the converter refuses ValueError."""
     arguments = ["convert"]
     for name, value in options.items():
@@ -107,6 +109,14 @@ def _accuracy(conversion):
 
 
 Conversion.accuracy = property(_accuracy, doc="With int8 activations, each dense layer's error and whether it was kept")
+
+
+def _fit(conversion):
+    import json
+    return json.loads(conversion._fit_json) if conversion._fit_json else None
+
+
+Conversion.fit = property(_fit, doc="With fit=, every choice tried (sizes, error, whether it fits) and the one chosen")
 
 
 def verify(model):

@@ -20,7 +20,8 @@ namespace python {
 namespace {
 
 // What a conversion gives besides the bytes; accuracy is int8_accuracy.h's report as
-// JSON text (`focal convert --json`'s "int8_activations"), empty without int8 activations.
+// JSON text (`focal convert --json`'s "int8_activations"), empty without int8 activations;
+// fit the --fit report's (fit/fit_report.h, "fit"), empty without --fit.
 struct Conversion {
   py::bytes bytes;
   std::vector<std::string> warnings;
@@ -28,6 +29,7 @@ struct Conversion {
   bool self_test_computed = false;
   float self_test_worst_ratio = 0.0f;
   std::string accuracy_json;
+  std::string fit_json;
 };
 
 // Calls the Python progress callback (if any) under the GIL; its first exception is
@@ -96,8 +98,9 @@ Conversion convert(const std::vector<std::string>& arguments, const std::string&
   if (reporter.error) std::rethrow_exception(reporter.error);
   const convert::Converted& c = value_or_raise(std::move(*converted));
   Conversion result{py::bytes(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size()), c.warnings,
-                    c.self_tests, c.self_test_computed, c.self_test_worst_ratio, ""};
+                    c.self_tests, c.self_test_computed, c.self_test_worst_ratio, "", ""};
   if (!c.accuracy.layers.empty()) result.accuracy_json = convert::accuracy_json(c.accuracy).dump();
+  if (!c.fit.choices.empty()) result.fit_json = convert::fit_json(c.fit).dump();
   return result;
 }
 
@@ -118,7 +121,8 @@ void register_conversion(py::module_& m) {
       .def_readonly("self_tests", &Conversion::self_tests)
       .def_readonly("self_test_computed", &Conversion::self_test_computed)
       .def_readonly("self_test_worst_ratio", &Conversion::self_test_worst_ratio)
-      .def_readonly("_accuracy_json", &Conversion::accuracy_json);
+      .def_readonly("_accuracy_json", &Conversion::accuracy_json)
+      .def_readonly("_fit_json", &Conversion::fit_json);
   m.def("_convert", &convert, py::arg("arguments"), py::arg("output"), py::arg("progress"));
   m.def("presets", &presets, "(name, description) of every converter preset, as `focal convert --list-presets`");
 }

@@ -6,7 +6,8 @@
 //               [--max-seq N] [--max-batch N] [--logits last|all] [--strict]
 //               [--self-test DIR | --no-self-test] [--self-test-tolerance T]
 //               [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]
-//               [--calibration DIR] [--quantize static] [--json] -o MODEL.focal
+//               [--calibration DIR] [--quantize static] [--fit ram=N,flash=N[,...]]
+//               [--json] -o MODEL.focal
 // Host builds only: the checkpoint readers need libzip and the checkpoints live there.
 #include <algorithm>
 #include <cstdio>
@@ -44,7 +45,8 @@ const char* kUsage =
     "                     [--self-test DIR | --no-self-test] [--self-test-tolerance T]\n"
     "                     [--tokenizer SPEC] [--target-tokenizer SPEC]\n"
     "                     [--activations f32|int8] [--keep-f32 auto|NAMES] [--keep-f32-threshold R]\n"
-    "                     [--calibration DIR] [--quantize static] [--json] -o MODEL.focal\n"
+    "                     [--calibration DIR] [--quantize static] [--fit ram=N,flash=N[,...]]\n"
+    "                     [--json] -o MODEL.focal\n"
     "       focal convert --hf DIR [--preset NAME] [options as above] -o MODEL.focal\n"
     "       focal convert --list-presets\n"
     "Reads checkpoints (.safetensors, torch.save .pt/.pth/.bin, .npz, .npy, Keras .h5 and\n"
@@ -74,6 +76,14 @@ const char* kUsage =
     "in double precision on --calibration DIR (or the self-test inputs), fixed-point\n"
     "requantization, no float until the logits; its self-test checks its own outputs bit\n"
     "for bit.\n"
+    "--fit ram=64K,flash=256K (microcontrollers) converts in each choice (f32, int8 weights,\n"
+    "int8 weights and table, int4 weights with an int8 table, static int8), measures\n"
+    "each one's error on the self-test and --calibration cases, and keeps the most accurate\n"
+    "whose RAM (arena + stack + data) and flash (model + engine + app) fit the part, then\n"
+    "puts dense layers of quantized weights back in f32 while the part has room and the\n"
+    "error goes down; it prints the table, or names the nearest miss. Reserves, K = KiB:\n"
+    "stack=8K data=1K engine=64K app=16K, int4=no (yes when the firmware's engine has\n"
+    "FOCAL_INT4_WEIGHTS).\n"
     "--max-seq and --max-batch size the memory plan (and a decoder's KV cache).\n"
     "Every model stores a self-test that the converter runs on the written model and\n"
     "`focal verify` reruns on the device (|got - want| <= T + T |want|, T = 1e-4 by default):\n"
@@ -131,7 +141,7 @@ bool parse_dtypes(Arguments& args, convert::ConvertOptions* o) {
          args.integer("--group-size", 1, 1 << 16, &o->group_size);
 }
 
-// --activations, --keep-f32, --keep-f32-threshold and --calibration; false when the
+// --activations, --keep-f32, --keep-f32-threshold, --calibration and --fit; false when the
 // current argument is none of them.
 bool parse_int8_options(Arguments& args, convert::ConvertOptions* o) {
   std::string value;
@@ -148,6 +158,7 @@ bool parse_int8_options(Arguments& args, convert::ConvertOptions* o) {
     return true;
   }
   return args.text("--keep-f32", &o->keep_f32) || args.text("--calibration", &o->calibration_dir) ||
+         args.text("--fit", &o->fit) ||
          args.real("--keep-f32-threshold", 0.0, 1e6, &o->keep_threshold, LowerBound::kExclusive);
 }
 
@@ -215,9 +226,11 @@ std::vector<std::string> input_files(const convert::ConvertOptions& o) {
   return files;
 }
 
-// The accuracy table (int8 activations), then "wrote FILE (N bytes), self-test PASS ...".
+// The accuracy table (int8 activations), the fit table (--fit), then "wrote FILE (N
+// bytes), self-test PASS ...".
 void print_summary(const std::string& out, const convert::Converted& converted) {
   if (!converted.accuracy.layers.empty()) std::fputs(terminal_text(convert::accuracy_table(converted.accuracy)).c_str(), stdout);
+  if (!converted.fit.choices.empty()) std::fputs(terminal_text(convert::fit_table(converted.fit)).c_str(), stdout);
   std::printf("wrote %s (%zu bytes)", out.c_str(), converted.bytes.size());
   if (converted.self_tests > 0) {
     std::printf(", self-test PASS (worst error %.2f of its tolerance)",
@@ -227,13 +240,14 @@ void print_summary(const std::string& out, const convert::Converted& converted) 
 }
 
 // {"output", "bytes", "self_tests", "self_test_worst_ratio", "int8_activations": the
-// accuracy report or null}.
+// accuracy report or null, "fit": the fit report or null}.
 void print_json(const std::string& out, const convert::Converted& converted) {
   nlohmann::json json = {{"output", out},
                          {"bytes", converted.bytes.size()},
                          {"self_tests", converted.self_tests},
                          {"self_test_worst_ratio", converted.self_test_worst_ratio}};
   json["int8_activations"] = converted.accuracy.layers.empty() ? nlohmann::json() : accuracy_json(converted.accuracy);
+  json["fit"] = converted.fit.choices.empty() ? nlohmann::json() : fit_json(converted.fit);
   std::printf("%s\n", json.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace).c_str());
 }
 
