@@ -97,6 +97,10 @@ TEST_CASE("the float forms' options verifiers refuse every damaged field the gen
   recurrent.bidirectional = true;
   CHECK(check_float_form(recurrent) == 3);
   CHECK(check_float_form(fb::AttentionPoolOptionsT()) == 0);  // its one field is the int8 part
+  fb::LayerNormOptionsT layer_norm;
+  layer_norm.epsilon = 1e-6f;
+  CHECK(check_float_form(layer_norm) == 1);
+  CHECK(check_float_form(fb::AddOptionsT()) == 0);  // its one field is the int8 part
 }
 
 // An options table holding only its int8 part: the generated verifier accepts it, the
@@ -121,6 +125,12 @@ TEST_CASE("a float form refuses an int8 part, which the generated verifier accep
   fb::AttentionPoolOptionsT pool;
   pool.quantized = std::make_unique<fb::AttentionPoolQuantizationT>();
   check_int8_part_refused<fb::AttentionPoolOptions>(pool);
+  fb::LayerNormOptionsT layer_norm;
+  layer_norm.quantized = std::make_unique<fb::LayerNormQuantizationT>();
+  check_int8_part_refused<fb::LayerNormOptions>(layer_norm);
+  fb::AddOptionsT add;
+  add.quantized = std::make_unique<fb::AddQuantizationT>();
+  check_int8_part_refused<fb::AddOptions>(add);
 }
 
 namespace {

@@ -1,12 +1,13 @@
 // How an op's options table is verified in the loader's structural pass
 // (load/model.cpp, through the registry's verify_op_options, ops/op.h): by the
 // form the op runs, so that a firmware links the verifiers of its selected ops' tables
-// only. An int8 form, and the float form of every op but four, uses the
-// schema's generated Verify. The float forms of the four ops whose tables also carry an
+// only. An int8 form, and the float form of every op but six, uses the
+// schema's generated Verify. The float forms of the six ops whose tables also carry an
 // int8 part (requantization records only the int8 forms read) verify their scalar fields,
 // listed below, as the generated Verify does and refuse the int8 part, which a float op
 // does not have: a build without int8 forms then links none of the verifiers of
-// Requantization, RecurrentQuantization and AttentionPoolQuantization. tests/test_options_verifier.cpp
+// Requantization, RecurrentQuantization, AttentionPoolQuantization, AddQuantization and
+// LayerNormQuantization. tests/test_options_verifier.cpp
 // checks the float forms against the generated Verify, field by field.
 #pragma once
 
@@ -40,7 +41,7 @@ struct ScalarField {
 bool verify_float_table(flatbuffers::Verifier& verifier, const void* options,
                         const ScalarField* fields, size_t count, flatbuffers::voffset_t int8_part);
 
-// The four tables with an int8 part: each one's scalar fields and the int8 part's slot,
+// The six tables with an int8 part: each one's scalar fields and the int8 part's slot,
 // as schema/focal.fbs declares them (a field added there is added here).
 template <class Options>
 struct FloatFields {
@@ -70,6 +71,20 @@ struct FloatFields<fb::RecurrentOptions> {
   static constexpr flatbuffers::voffset_t int8_part = fb::RecurrentOptions::VT_QUANTIZED;
 };
 template <>
+struct FloatFields<fb::AddOptions> {  // its one field is the int8 part
+  static constexpr bool has_int8_part = true;
+  static constexpr const ScalarField* fields = nullptr;
+  static constexpr size_t count = 0;
+  static constexpr flatbuffers::voffset_t int8_part = fb::AddOptions::VT_QUANTIZED;
+};
+template <>
+struct FloatFields<fb::LayerNormOptions> {
+  static constexpr bool has_int8_part = true;
+  static constexpr ScalarField fields[] = {{fb::LayerNormOptions::VT_EPSILON, 4}};
+  static constexpr size_t count = 1;
+  static constexpr flatbuffers::voffset_t int8_part = fb::LayerNormOptions::VT_QUANTIZED;
+};
+template <>
 struct FloatFields<fb::AttentionPoolOptions> {  // its one field is the int8 part
   static constexpr bool has_int8_part = true;
   static constexpr const ScalarField* fields = nullptr;
@@ -77,7 +92,7 @@ struct FloatFields<fb::AttentionPoolOptions> {  // its one field is the int8 par
   static constexpr flatbuffers::voffset_t int8_part = fb::AttentionPoolOptions::VT_QUANTIZED;
 };
 
-// A float form's options table: the generated Verify, or for the four, field by field.
+// A float form's options table: the generated Verify, or for the six, field by field.
 template <class Options>
 bool verify_float_options(flatbuffers::Verifier& verifier, const Options* options) {
   using Fields = FloatFields<Options>;

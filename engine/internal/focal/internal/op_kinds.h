@@ -24,6 +24,8 @@
 // only when focal_select_ops names it under INT8_OPS.
 #define FOCAL_FOR_EACH_INT8_OP(X)     \
   X(Dense, dense_int8)                \
+  X(Add, add_int8)                    \
+  X(LayerNorm, layernorm_int8)        \
   X(Embedding, embedding_int8)        \
   X(Recurrent, recurrent_int8)        \
   X(AttentionPool, attention_pool_int8)
