@@ -4,12 +4,15 @@
 #include <cstring>
 
 #include "assign_or_return.h"
+#include "focal/internal/graph.h"
 
 namespace focal {
 namespace convert {
 namespace {
 
-size_t aligned_size(size_t bytes) { return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
+// Model::from_bytes and Session::create want 64-byte aligned blocks, and aligned_alloc a
+// size that is a multiple of the alignment.
+size_t aligned_size(size_t bytes) { return static_cast<size_t>(align_up(bytes, kBufferAlignment)); }
 
 }  // namespace
 

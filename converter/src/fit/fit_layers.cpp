@@ -33,9 +33,11 @@ struct Gain {
   std::string weight;
 };
 
-// Each weight alone in f32: those that fit and lower the error, most first.
+// Each weight alone in f32: those that fit and lower the error, most first, and the
+// best one's conversion in `best_alone` (the first mix tried, so it is not converted twice).
 Result<std::vector<Gain>> single_gains(const ConvertOptions& base_options, const FitChoice& base,
-                                       const std::vector<std::string>& weights, const FitMeasure& measure) {
+                                       const std::vector<std::string>& weights, const FitMeasure& measure,
+                                       LayerMix* best_alone) {
   std::vector<Gain> gains;
   for (const std::string& weight : weights) {
     ConvertOptions o = base_options;
@@ -43,7 +45,11 @@ Result<std::vector<Gain>> single_gains(const ConvertOptions& base_options, const
     FitChoice alone;
     Converted converted;
     FOCAL_RETURN_IF_ERROR(convert_and_measure(o, measure, &alone, &converted));
-    if (alone.unavailable.empty() && alone.fits && alone.error < base.error) gains.push_back({base.error - alone.error, weight});
+    if (!alone.unavailable.empty() || !alone.fits || alone.error >= base.error) continue;
+    gains.push_back({base.error - alone.error, weight});
+    if (best_alone->f32_weights.empty() || alone.error < best_alone->choice.error) {
+      *best_alone = LayerMix{{weight}, std::move(alone), std::move(converted)};
+    }
   }
   std::stable_sort(gains.begin(), gains.end(), [](const Gain& a, const Gain& b) { return a.error_drop > b.error_drop; });
   return gains;
@@ -67,11 +73,14 @@ Result<LayerMix> mix_layers(const ConvertOptions& base_options, const FitChoice&
                           std::to_string(kMaxFitLayers) + " to try; keeping " + base.name);
     return mix;
   }
-  FOCAL_ASSIGN_OR_RETURN(const std::vector<Gain> gains, single_gains(base_options, base, weights, measure));
+  FOCAL_ASSIGN_OR_RETURN(const std::vector<Gain> gains, single_gains(base_options, base, weights, measure, &mix));
   report(report_to, "fit: per layer: " + std::to_string(gains.size()) + " of " + std::to_string(weights.size()) +
                         " quantized weights lower the error in f32 and fit");
-  double error = base.error;
-  for (const Gain& gain : gains) {
+  if (gains.empty()) return mix;
+  // The best weight alone is the first mix (measured already); the others are added to it.
+  double error = mix.choice.error;
+  for (size_t g = 1; g < gains.size(); ++g) {
+    const Gain& gain = gains[g];
     ConvertOptions o = base_options;
     o.float_weights = mix.f32_weights;
     o.float_weights.push_back(gain.weight);
@@ -84,7 +93,6 @@ Result<LayerMix> mix_layers(const ConvertOptions& base_options, const FitChoice&
     mix.choice = std::move(tried);
     mix.converted = std::move(converted);
   }
-  if (mix.f32_weights.empty()) return mix;
   const size_t n = mix.f32_weights.size();
   mix.choice.name = base.name + ", " + std::to_string(n) + (n == 1 ? " layer" : " layers") + " f32";
   mix.choice.options = base.options + " (f32: " + joined(mix.f32_weights) + ")";

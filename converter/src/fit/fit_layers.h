@@ -3,9 +3,9 @@
 // layer at a time, while the part has room and the error goes down.
 //
 // Each quantized dense weight is first tried alone in f32 (one conversion each); those
-// that lower the error are then added in the order of how much they lower it alone, each
-// kept only if the model with it still fits and is more accurate than without (one more
-// conversion each). At most kMaxFitLayers weights are tried: --fit is for models that
+// that lower the error are then added in the order of how much they lower it alone, the
+// best one's lone conversion being the first mix, each other kept only if the model with
+// it still fits and is more accurate than without (one more conversion each). At most kMaxFitLayers weights are tried: --fit is for models that
 // fit a microcontroller, each try is a whole conversion.
 #pragma once
 
