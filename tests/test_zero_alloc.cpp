@@ -113,12 +113,14 @@ TEST_CASE("int8 activations allocate nothing either: the quantized rows live in 
   check_tiny_model_allocates_nothing(config);
 }
 
-TEST_CASE("static int8 activations allocate nothing: the classifier of focal convert --quantize static") {
-  // Written by ctest's cli_static_int8 (the Cortex-M classifier's reference case: int8
-  // embedding, BiLSTM 2 x 64, attention pooling, 4 classes, up to 64 steps).
-  const char* path = std::getenv("FOCAL_STATIC_INT8_MODEL");
+namespace {
+
+// A model of focal convert --quantize static, from the file ctest's conversion test wrote
+// (named by `variable`), run 100 times on ragged rows of up to `steps` ids below `vocab`.
+void check_static_model_allocates_nothing(const char* variable, int64_t steps, int32_t vocab) {
+  const char* path = std::getenv(variable);
   if (path == nullptr) {
-    MESSAGE("FOCAL_STATIC_INT8_MODEL is not set (a build without the converter): skipped");
+    MESSAGE(variable << " is not set (a build without the converter): skipped");
     return;
   }
   std::vector<uint8_t> bytes;
@@ -138,13 +140,13 @@ TEST_CASE("static int8 activations allocate nothing: the classifier of focal con
   const int ids_input = session->find_input("input_ids"), mask_input = session->find_input("attention_mask");
   REQUIRE(ids_input >= 0);
   REQUIRE(mask_input >= 0);
-  std::vector<int32_t> ids(64), mask(64);
-  for (size_t t = 0; t < ids.size(); ++t) ids[t] = int32_t(1 + (t * 37) % 999);
+  std::vector<int32_t> ids(static_cast<size_t>(steps)), mask(static_cast<size_t>(steps));
+  for (size_t t = 0; t < ids.size(); ++t) ids[t] = int32_t(1 + (t * 37) % size_t(vocab - 1));
 
   const long before = g_allocations.load();
   int runs = 0;
-  for (int i = 0; i < 100; ++i) {  // ragged: 1 to 64 steps, the rest of the row padding
-    const int64_t steps = 64, valid = 1 + (i * 13) % 64;
+  for (int i = 0; i < 100; ++i) {  // ragged: 1 to `steps` ids, the rest of the row padding
+    const int64_t valid = 1 + (i * 13) % steps;
     for (int64_t t = 0; t < steps; ++t) mask[size_t(t)] = t < valid ? 1 : 0;
     const Shape shape{2, {1, steps}};
     const size_t row_bytes = size_t(steps) * sizeof(int32_t);
@@ -159,6 +161,20 @@ TEST_CASE("static int8 activations allocate nothing: the classifier of focal con
   CHECK(runs == 100);
   CHECK(during == 0);
   CHECK(report.ok());
+}
+
+}  // namespace
+
+TEST_CASE("static int8 activations allocate nothing: the classifier of focal convert --quantize static") {
+  // Written by ctest's cli_static_int8 (the Cortex-M classifier's reference case: int8
+  // embedding, BiLSTM 2 x 64, attention pooling, 4 classes, up to 64 steps).
+  check_static_model_allocates_nothing("FOCAL_STATIC_INT8_MODEL", 64, 1000);
+}
+
+TEST_CASE("static int8 activations allocate nothing: the encoder of focal convert --quantize static") {
+  // Written by ctest's cli_static_int8_encoder (the Cortex-M encoder's reference case: 3
+  // pre-LN layers, d_model 48, 6 heads, up to 16 tokens of a 120-token vocabulary).
+  check_static_model_allocates_nothing("FOCAL_STATIC_INT8_ENCODER_MODEL", 16, 120);
 }
 
 TEST_CASE("int4 weights allocate nothing either: rows and group sums live in the op's workspace") {

@@ -113,7 +113,7 @@ Result<Converted> quantize_static_from_draft(const ConvertOptions& options, cons
   std::string described;
   FOCAL_ASSIGN_OR_RETURN(const auto cases, calibration_cases(options, draft, &described));
   report(options, "static int8: activation ranges from " + described + " in double precision");
-  FOCAL_ASSIGN_OR_RETURN(const std::vector<quantize::TensorRange> ranges, quantize::measure_ranges(draft, cases));
+  FOCAL_ASSIGN_OR_RETURN(const quantize::Ranges ranges, quantize::measure_ranges(draft, cases));
   ModelWriter writer;
   FOCAL_RETURN_IF_ERROR(quantize::write_static_int8(draft, ranges, described, &writer));
   Converted converted;

@@ -1,6 +1,7 @@
 // Dense on int8 activations (schema DenseOptions): y = W x + b with W int8 per output
 // channel and the input's zero point folded into the bias, as int8 (requantized per
-// output) or as f32 (the dequantized sums: a classifier's logits before an f32 softmax).
+// output; an activation other than ReLU through its 256-entry table) or as f32 (the
+// dequantized sums: a classifier's logits before an f32 softmax).
 #include <cmath>
 
 #include "ops/int8_operands.h"
@@ -40,6 +41,25 @@ Status check_dequantization(const OpCheck& c, const fb::Tensor& x, const fb::Ten
   return Status();
 }
 
+// None and Relu are exact in the output's integers; any other activation is the
+// converter's 256-entry table of the pre-activation (int8 outputs only).
+Status check_activation(const OpCheck& c, const fb::DenseOptions& o, bool int8_out) {
+  const bool tabulated = o.activation() != fb::Activation_None && !relu(o);
+  const fb::Int8Lookup* lookup = o.lookup();
+  if (!tabulated) return lookup == nullptr ? Status() : c.fail("a lookup table for activation None or Relu");
+  if (!int8_out || lookup == nullptr) {
+    return c.fail("activation %s on int8 activations needs int8 outputs and its lookup table",
+                  fb::EnumNameActivation(o.activation()));
+  }
+  if (lookup->values() == nullptr || lookup->values()->size() != 256) {
+    return c.fail("an activation's lookup table has 256 entries");
+  }
+  if (lookup->zero_point() < -128 || lookup->zero_point() > 127) {
+    return c.fail("lookup zero point %ld outside [-128, 127]", static_cast<long>(lookup->zero_point()));
+  }
+  return Status();
+}
+
 Status check_dense_int8(const OpCheck& c) {
   const fb::Tensor& x = c.input(0);
   const fb::Tensor& w = c.input(1);
@@ -53,8 +73,8 @@ Status check_dense_int8(const OpCheck& c) {
   FOCAL_RETURN_IF_ERROR(expect_int8_weight(c, w, out, dim(x, -1)));
   FOCAL_RETURN_IF_ERROR(check_output(c, x, y, out));
   const fb::DenseOptions& o = *c.op.options_as_DenseOptions();
-  if (o.activation() != fb::Activation_None && !relu(o)) return c.fail("an int8 dense layer's activation is None or Relu");
   const bool int8_out = is_int8_activation(y);
+  FOCAL_RETURN_IF_ERROR(check_activation(c, o, int8_out));
   FOCAL_RETURN_IF_ERROR(expect_requantization(c, o.requantization(), "dense", out, true, int8_out));
   return int8_out ? Status() : check_dequantization(c, x, w);
 }
@@ -84,10 +104,13 @@ Status run_dense_int8(const OpRun& r) {
   const size_t rows = leading_rows(x.shape);
   const BoundTensor& y = r.outputs[0];
   if (is_int8_activation(*y.tensor)) {
-    p.output_zero_point = activation_quant(*y.tensor).zero_point;
+    const fb::Int8Lookup* lookup = o.lookup();
+    p.output_zero_point = lookup != nullptr ? lookup->zero_point() : activation_quant(*y.tensor).zero_point;
     p.output_min = relu(o) ? p.output_zero_point : -128;
     int8_t* ys = static_cast<int8_t*>(y.data);
     for (size_t i = 0; i < rows; ++i) kernels::qgemv_s8(kernels::qint_kernels(), p, xs + i * in, ys + i * out);
+    // The pre-activation in place, through the activation's table.
+    if (lookup != nullptr) kernels::qlookup_s8(lookup->values()->data(), ys, rows * out, ys);
     return Status();
   }
   const float x_scale = activation_quant(*x.tensor).scale;

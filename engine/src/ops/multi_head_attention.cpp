@@ -235,6 +235,7 @@ Status check_qk_norms(const OpCheck& c, const fb::MultiHeadAttentionOptions& o) 
 Status check_mha(const OpCheck& c) {
   const fb::MultiHeadAttentionOptions& o = *c.op.options_as_MultiHeadAttentionOptions();
   FOCAL_RETURN_IF_ERROR(check_options(c, o));
+  if (o.quantized() != nullptr) return c.fail("integer attention records on f32 activations");
   const fb::Tensor& x = c.input(kX);
   const fb::Tensor& y = c.output(0);
   FOCAL_RETURN_IF_ERROR(check_sequence(c, x, x));

@@ -7,7 +7,9 @@
 // listed below, as the generated Verify does and refuse the int8 part, which a float op
 // does not have: a build without int8 forms then links none of the verifiers of
 // Requantization, RecurrentQuantization, AttentionPoolQuantization, AddQuantization and
-// LayerNormQuantization. tests/test_options_verifier.cpp
+// LayerNormQuantization, unless it runs MultiHeadAttention, whose float form keeps the
+// generated Verify (its table has a vector besides scalars) and refuses the int8 part in
+// its load-time check. tests/test_options_verifier.cpp
 // checks the float forms against the generated Verify, field by field.
 #pragma once
 
@@ -37,11 +39,11 @@ struct ScalarField {
 
 // A float form's table, field by field (ops/options_verifier.cpp): its vtable, each of
 // `fields` absent or in the buffer and aligned to its size (the generated VerifyField),
-// and the int8 part's slot, `int8_part`, empty.
-bool verify_float_table(flatbuffers::Verifier& verifier, const void* options,
-                        const ScalarField* fields, size_t count, flatbuffers::voffset_t int8_part);
+// and the int8 parts' slots, `int8_parts`, empty.
+bool verify_float_table(flatbuffers::Verifier& verifier, const void* options, const ScalarField* fields,
+                        size_t count, const flatbuffers::voffset_t* int8_parts, size_t int8_count);
 
-// The six tables with an int8 part: each one's scalar fields and the int8 part's slot,
+// The six tables with an int8 part: each one's scalar fields and the int8 part's slots,
 // as schema/focal.fbs declares them (a field added there is added here).
 template <class Options>
 struct FloatFields {
@@ -52,14 +54,16 @@ struct FloatFields<fb::DenseOptions> {
   static constexpr bool has_int8_part = true;
   static constexpr ScalarField fields[] = {{fb::DenseOptions::VT_ACTIVATION, 1}};
   static constexpr size_t count = 1;
-  static constexpr flatbuffers::voffset_t int8_part = fb::DenseOptions::VT_REQUANTIZATION;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::DenseOptions::VT_REQUANTIZATION,
+                                                          fb::DenseOptions::VT_LOOKUP};
 };
 template <>
 struct FloatFields<fb::EmbeddingOptions> {
   static constexpr bool has_int8_part = true;
   static constexpr ScalarField fields[] = {{fb::EmbeddingOptions::VT_SCALE, 4}};
   static constexpr size_t count = 1;
-  static constexpr flatbuffers::voffset_t int8_part = fb::EmbeddingOptions::VT_REQUANTIZATION;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::EmbeddingOptions::VT_REQUANTIZATION,
+                                                          fb::EmbeddingOptions::VT_POSITION_REQUANTIZATION};
 };
 template <>
 struct FloatFields<fb::RecurrentOptions> {
@@ -68,28 +72,28 @@ struct FloatFields<fb::RecurrentOptions> {
                                            {fb::RecurrentOptions::VT_HIDDEN, 4},
                                            {fb::RecurrentOptions::VT_BIDIRECTIONAL, 1}};
   static constexpr size_t count = 3;
-  static constexpr flatbuffers::voffset_t int8_part = fb::RecurrentOptions::VT_QUANTIZED;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::RecurrentOptions::VT_QUANTIZED};
 };
 template <>
 struct FloatFields<fb::AddOptions> {  // its one field is the int8 part
   static constexpr bool has_int8_part = true;
   static constexpr const ScalarField* fields = nullptr;
   static constexpr size_t count = 0;
-  static constexpr flatbuffers::voffset_t int8_part = fb::AddOptions::VT_QUANTIZED;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::AddOptions::VT_QUANTIZED};
 };
 template <>
 struct FloatFields<fb::LayerNormOptions> {
   static constexpr bool has_int8_part = true;
   static constexpr ScalarField fields[] = {{fb::LayerNormOptions::VT_EPSILON, 4}};
   static constexpr size_t count = 1;
-  static constexpr flatbuffers::voffset_t int8_part = fb::LayerNormOptions::VT_QUANTIZED;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::LayerNormOptions::VT_QUANTIZED};
 };
 template <>
 struct FloatFields<fb::AttentionPoolOptions> {  // its one field is the int8 part
   static constexpr bool has_int8_part = true;
   static constexpr const ScalarField* fields = nullptr;
   static constexpr size_t count = 0;
-  static constexpr flatbuffers::voffset_t int8_part = fb::AttentionPoolOptions::VT_QUANTIZED;
+  static constexpr flatbuffers::voffset_t int8_parts[] = {fb::AttentionPoolOptions::VT_QUANTIZED};
 };
 
 // A float form's options table: the generated Verify, or for the six, field by field.
@@ -97,7 +101,8 @@ template <class Options>
 bool verify_float_options(flatbuffers::Verifier& verifier, const Options* options) {
   using Fields = FloatFields<Options>;
   if constexpr (Fields::has_int8_part) {
-    return verify_float_table(verifier, options, Fields::fields, Fields::count, Fields::int8_part);
+    return verify_float_table(verifier, options, Fields::fields, Fields::count, Fields::int8_parts,
+                              sizeof(Fields::int8_parts) / sizeof(Fields::int8_parts[0]));
   } else {
     return verify_options(verifier, options);
   }

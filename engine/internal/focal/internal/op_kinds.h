@@ -28,7 +28,10 @@
   X(LayerNorm, layernorm_int8)        \
   X(Embedding, embedding_int8)        \
   X(Recurrent, recurrent_int8)        \
-  X(AttentionPool, attention_pool_int8)
+  X(AttentionPool, attention_pool_int8) \
+  X(MultiHeadAttention, multi_head_attention_int8) \
+  X(Pool, pool_int8)                  \
+  X(Scale, scale_int8)
 
 #define FOCAL_FOR_EACH_OP(X)                                             \
   X(Dense, dense, "dense")                                               \

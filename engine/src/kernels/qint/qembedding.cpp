@@ -1,4 +1,5 @@
-// Token embedding into int8 activations (qint_kernels.h): gather and requantize per row.
+// Token embedding into int8 activations (qint_kernels.h): gather and requantize per row,
+// plus a learned position's row.
 #include "qint/fixed_point.h"
 #include "qint/qint_kernels.h"
 
@@ -17,8 +18,18 @@ bool qembedding_gather(const QEmbeddingParams& p, const int32_t* ids, size_t cou
     }
     const size_t id = size_t(ids[t]);
     const int8_t* row = p.table + id * p.width;
+    if (p.positions == nullptr) {
+      for (size_t d = 0; d < p.width; ++d) {
+        const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]);
+        out[d] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
+      }
+      continue;
+    }
+    const size_t at = t % p.seq;
+    const int8_t* position = p.positions + at * p.width;
     for (size_t d = 0; d < p.width; ++d) {
-      const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]);
+      const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]) +
+                        qint::requantize(position[d], p.position_multiplier[at], p.position_shift[at]);
       out[d] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
     }
   }

@@ -101,12 +101,20 @@ void qgru_cell(const QGruCellParams& p, const int16_t* gates, const int16_t* hid
 // per-tensor scale and zero point by its row's multiplier (row scale / activation scale):
 // y[t][d] = clamp(requantize(table[id][d], m[id], s[id]) + zero point). An id outside
 // [0, vocab) is hostile input: its row is the zero point and the call returns false.
+// Learned positions (a BERT-style encoder's), when `positions` is not null: token t of
+// each sequence of `seq` tokens adds row t % seq of the int8 position table, requantized
+// by that row's multiplier, before the one clamp:
+// y[t][d] = clamp(requantize(table[id][d]) + requantize(positions[t % seq][d]) + zero point).
 struct QEmbeddingParams {
   size_t vocab = 0, width = 0;
   const int8_t* table = nullptr;        // [vocab][width]
   const int32_t* multiplier = nullptr;  // [vocab] Q31
   const int32_t* shift = nullptr;       // [vocab]
   int32_t output_zero_point = 0;
+  size_t seq = 1;                                // tokens per sequence (positions only)
+  const int8_t* positions = nullptr;             // [>= seq][width], or null
+  const int32_t* position_multiplier = nullptr;  // [rows of positions] Q31
+  const int32_t* position_shift = nullptr;
 };
 bool qembedding_gather(const QEmbeddingParams& p, const int32_t* ids, size_t count, int8_t* y);
 
