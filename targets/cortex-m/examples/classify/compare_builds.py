@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The classifier example in its two builds side by side (issue 36): f32 activations
-(example_classifier) and static int8 activations (example_classifier_static). Runs both
+"""An example model in its two builds side by side (issue 36): f32 activations
+(example_classifier, example_encoder) and static int8 activations (example_classifier_static,
+example_encoder_static). Runs both
 firmwares under qemu with `-icount shift=0` (counts repeat exactly), reads what each
 prints (cycles per inference; static RAM with the arena, heap peak and stack peak, all
 measured on the device) and its flash and engine bytes from the ELF and the linker map

@@ -16,6 +16,12 @@
 #   encoder_int8.focal     pre-LN GELU transformer encoder, 3 layers, d_model 48, 6 heads,
 #                          [CLS] pooling, 5 classes, up to 16 tokens
 #                          (torch_encoder_preln_gelu_cls_l3_d48_h6)
+#   encoder_static_int8.focal  the same encoder on static int8 activations (--quantize
+#                          static): integer attention, GELU by table, int8 layer norms and
+#                          residuals, f32 only in the outputs' dequantization; calibrated in
+#                          float64 on the case's four sequences (8, 5, 1 and 7 tokens); its
+#                          self-test is its own outputs, bit for bit (logits within 0.05 of
+#                          PyTorch's at conversion: 0.014)
 # int8 stays within 0.1 of PyTorch's logits (about 3 %) through the classifier's 64 LSTM
 # steps and within 0.02 for the encoder: the self-tests allow T + T |expected| with
 # T = 0.1 and 0.05. In f32 the classifier's file would be 559 KB, with int8 weights
@@ -53,17 +59,23 @@ classifier=rnn_classifier_kws_softmax4_e64_h64_a32_v1000
 convert classifier_int8 $classifier 64 0.1 "--dtype int8 --embedding-dtype int8" logits probabilities attention
 # The encoder's padded positions of last_hidden_state are unspecified: check its logits.
 convert encoder_int8 torch_encoder_preln_gelu_cls_l3_d48_h6 16 0.05 "--dtype int8" logits
-# Static int8: every sequence of the case, one calibration case (a .json of its inputs) each.
-mkdir -p "$cases/calibration"
-/usr/bin/python3 -c "
+# Static int8: every sequence of a case, one calibration case (a .json of its inputs) each.
+calibration() {  # <case> <output dir>
+  mkdir -p "$2"
+  /usr/bin/python3 -c "
 import json, sys, numpy as np
 ids, mask = (np.load(f'{sys.argv[1]}/inputs/{n}.npy') for n in ('input_ids', 'attention_mask'))
 for row in range(ids.shape[0]):
     with open(f'{sys.argv[2]}/sequence{row}.json', 'w') as f:
         json.dump({'input_ids': ids[row:row + 1].tolist(), 'attention_mask': mask[row:row + 1].tolist()}, f)" \
-  "$cases/$classifier" "$cases/calibration"
+    "$cases/$1" "$2"
+}
+calibration $classifier "$cases/calibration"
 convert classifier_static_int8 $classifier 64 0.1 "--quantize static --calibration $cases/calibration" \
   logits probabilities attention
+encoder=torch_encoder_preln_gelu_cls_l3_d48_h6
+calibration $encoder "$cases/encoder_calibration"
+convert encoder_static_int8 $encoder 16 0.05 "--quantize static --calibration $cases/encoder_calibration" logits
 for model in "$out"/*.focal; do "$focal" plan "$model" --symbol model | sed -n '7,8p;11p'; done
 # Held-out accuracy of the two classifier builds against PyTorch in float64 (README.md).
 /usr/bin/python3 targets/cortex-m/examples/classify/models/accuracy.py "$focal" "$cases/$classifier" \
