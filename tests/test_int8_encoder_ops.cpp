@@ -37,7 +37,7 @@ constexpr Quant kX{0.05f, 3}, kR{0.08f, -7}, kN{0.03f, -2}, kSum{0.13f, 5};
 // What a bad-model case breaks.
 enum class Tamper {
   kNone, kNegativeLimit, kPositiveShift, kBias, kEpsilon, kShortRecord, kNoLayerNormRecord, kGamma,
-  kLeftShift, kAddShift, kNoAddRecord, kFloatSum
+  kAddMultiplier, kAddShift, kNoAddRecord, kFloatSum
 };
 
 int32_t multiplier_of(double real, int32_t* shift) {
@@ -64,13 +64,13 @@ fb::LayerNormQuantizationT layer_norm_record(double epsilon) {
   return q;
 }
 
+// The converter's record: s_n / s_sum and s_r / s_sum in units of 2^-shift, the larger
+// within 2^21.
 fb::AddQuantizationT add_record() {
   fb::AddQuantizationT q;
-  const double twice_max = 2.0 * std::max(double(kN.scale), double(kR.scale));
-  q.left_shift = 20;
-  q.a_multiplier = multiplier_of(double(kN.scale) / twice_max, &q.a_shift);
-  q.b_multiplier = multiplier_of(double(kR.scale) / twice_max, &q.b_shift);
-  q.output_multiplier = multiplier_of(twice_max / (std::ldexp(1.0, 20) * double(kSum.scale)), &q.output_shift);
+  q.shift = 21;  // the larger, s_r / s_sum = 0.62: 0.62 2^21 < 2^21
+  q.a_multiplier = int32_t(std::nearbyint(std::ldexp(double(kN.scale) / double(kSum.scale), q.shift)));
+  q.b_multiplier = int32_t(std::nearbyint(std::ldexp(double(kR.scale) / double(kSum.scale), q.shift)));
   return q;
 }
 
@@ -108,8 +108,8 @@ std::vector<uint8_t> model(Tamper tamper = Tamper::kNone) {
   fb::AddOptionsT add;
   if (tamper != Tamper::kNoAddRecord) {
     add.quantized = std::make_unique<fb::AddQuantizationT>(add_record());
-    if (tamper == Tamper::kLeftShift) add.quantized->left_shift = 21;
-    if (tamper == Tamper::kAddShift) add.quantized->b_shift = 1;
+    if (tamper == Tamper::kAddMultiplier) add.quantized->b_multiplier = (1 << 21) + 1;
+    if (tamper == Tamper::kAddShift) add.quantized->shift = 0;
   }
   m.add_op("residual", std::move(add), {n, r}, {s});
   return m.finish().value();
@@ -168,9 +168,9 @@ TEST_CASE("int8 LayerNorm and Add: a model's integers are the qint reference ker
   }
   const fb::AddQuantizationT a = add_record();
   kernels::QAddParams ap;
-  ap.left_shift = a.left_shift, ap.a_zero_point = kN.zero_point, ap.a_multiplier = a.a_multiplier, ap.a_shift = a.a_shift;
-  ap.b_zero_point = kR.zero_point, ap.b_multiplier = a.b_multiplier, ap.b_shift = a.b_shift;
-  ap.output_zero_point = kSum.zero_point, ap.output_multiplier = a.output_multiplier, ap.output_shift = a.output_shift;
+  ap.a_zero_point = kN.zero_point, ap.a_multiplier = a.a_multiplier;
+  ap.b_zero_point = kR.zero_point, ap.b_multiplier = a.b_multiplier;
+  ap.shift = a.shift, ap.output_zero_point = kSum.zero_point;
   kernels::qadd_s8(ap, n.data(), r.data(), kCount, s.data());
   CHECK(got.n == n);
   CHECK(got.s == s);
@@ -192,8 +192,8 @@ TEST_CASE("int8 LayerNorm and Add: malformed records are refused at load, naming
       {Tamper::kShortRecord, "needs 7 bias, multiplier and shift entries"},
       {Tamper::kNoLayerNormRecord, "an int8 layer norm needs its quantization"},
       {Tamper::kGamma, "gamma and beta are its quantization's"},
-      {Tamper::kLeftShift, "left_shift 21 outside [0, 20]"},
-      {Tamper::kAddShift, "add input b shift 1: an int8 add's multipliers are at most 1"},
+      {Tamper::kAddMultiplier, "int8 add multiplier 2097153 outside [0, 2^21]"},
+      {Tamper::kAddShift, "int8 add shift 0 outside [1, 31]"},
       {Tamper::kNoAddRecord, "an int8 add needs its quantization"},
       {Tamper::kFloatSum, "'s' is F32; this op's int8 form takes int8 activations"},
   };

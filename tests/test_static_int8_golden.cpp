@@ -4,9 +4,9 @@
 // computed at conversion with atol = rtol = 0, so passing it on a core means the same
 // integers, bit for bit; this runs it on every instruction set this build and CPU have,
 // natively and under qemu for aarch64 and armv7. The Cortex-M example's static int8
-// classifier (targets/cortex-m/examples/classify/models/classifier_static_int8.focal),
-// whose self-test the firmware passes on the M4, M7 and M55, passes it here too: one
-// file, the same integers on all six targets.
+// classifier and encoder (targets/cortex-m/examples/classify/models/classifier_static_int8.focal,
+// encoder_static_int8.focal), whose self-tests the firmware passes on the M4, M7 and M55,
+// pass them here too: one file each, the same integers on all six targets.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -83,12 +83,26 @@ TEST_CASE("goldens: static int8 activations, the same integers on every instruct
   }
 }
 
-TEST_CASE("goldens: the Cortex-M example's static int8 classifier passes its bit-exact self-test here too") {
-  std::ifstream in(FOCAL_FIRMWARE_MODEL_DIR "/classifier_static_int8.focal", std::ios::binary);
+namespace {
+
+// A Cortex-M example model's bit-exact self-test, on every instruction set here.
+void firmware_model_bit_for_bit(const std::string& name) {
+  std::ifstream in(FOCAL_FIRMWARE_MODEL_DIR "/" + name, std::ios::binary);
   REQUIRE(in);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto loaded = testing::load_model_bytes(bytes);
   REQUIRE(loaded->model->self_test_count() >= 1);
-  MESSAGE("classifier_static_int8.focal: self-test bit for bit on ", self_test_bit_for_bit(*loaded),
-          " instruction sets");
+  MESSAGE(name, ": self-test bit for bit on ", self_test_bit_for_bit(*loaded), " instruction sets");
+}
+
+}  // namespace
+
+TEST_CASE("goldens: the Cortex-M example's static int8 classifier passes its bit-exact self-test here too") {
+  firmware_model_bit_for_bit("classifier_static_int8.focal");
+}
+
+TEST_CASE("goldens: the Cortex-M example's static int8 encoder passes its bit-exact self-test here too") {
+  // Integer attention, layer norms, residual adds and GELU table; last_hidden_state and
+  // the logits through the dequantizing Scale and Dense, compared bit for bit.
+  firmware_model_bit_for_bit("encoder_static_int8.focal");
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "qint/qint_kernels.h"
 #include "quantize/static_operands.h"
 #include "reference/reference_ops.h"
 
@@ -14,7 +15,6 @@ namespace quantize {
 namespace {
 
 constexpr int kLayerNormFracBits = 20;  // the normalized row's Q11.20 (kQLayerNormFracBits)
-constexpr int kAddLeftShift = 20;       // TFLite's int8 ADD
 constexpr double kQ15 = 1.0 / 32768;    // attention weights
 constexpr double kScoreScale = 1.0 / 2048;  // scores, Q4.11
 
@@ -53,19 +53,26 @@ Status layer_norm(const StaticOp& o) {
   return Status();
 }
 
+// The add's two multipliers s_a / s_y and s_b / s_y in units of 2^-shift: the largest
+// shift that keeps both within 2^21 (qadd_s8), at most 31.
+Status add_record(const StaticOp& o, double a, double b, fb::AddQuantizationT* q) {
+  const double larger = std::fmax(a, b);
+  int32_t shift = 31;
+  while (shift > 0 && std::nearbyint(std::ldexp(larger, shift)) > double(kernels::kQAddMaxMultiplier)) --shift;
+  if (shift < 1) return o.fail("input scales over 2^20 times the output's");
+  q->shift = shift;
+  q->a_multiplier = static_cast<int32_t>(std::nearbyint(std::ldexp(a, shift)));
+  q->b_multiplier = static_cast<int32_t>(std::nearbyint(std::ldexp(b, shift)));
+  return Status();
+}
+
 Status add(const StaticOp& o) {
   const int a = o.input(0), b = o.input(1), y = o.output(0);
   if (!o.int8(a) || !o.int8(b) || !o.int8(y)) return o.fail("both inputs and the sum must be int8 activations");
   const ActivationParams pa = params(o, a), pb = params(o, b), py = params(o, y);
-  const double twice_max = 2.0 * std::fmax(pa.scale, pb.scale);
   fb::AddOptionsT options;
   options.quantized = std::make_unique<fb::AddQuantizationT>();
-  fb::AddQuantizationT& q = *options.quantized;
-  q.left_shift = kAddLeftShift;
-  FOCAL_RETURN_IF_ERROR(fixed_multiplier(o.name, pa.scale / twice_max, &q.a_multiplier, &q.a_shift));
-  FOCAL_RETURN_IF_ERROR(fixed_multiplier(o.name, pb.scale / twice_max, &q.b_multiplier, &q.b_shift));
-  FOCAL_RETURN_IF_ERROR(
-      fixed_multiplier(o.name, twice_max / (std::ldexp(1.0, kAddLeftShift) * py.scale), &q.output_multiplier, &q.output_shift));
+  FOCAL_RETURN_IF_ERROR(add_record(o, pa.scale / py.scale, pb.scale / py.scale, options.quantized.get()));
   o.w.out.add_op(o.name, std::move(options), {operand(o, a), operand(o, b)}, {result(o, y)});
   return Status();
 }

@@ -162,18 +162,19 @@ struct QLayerNormParams {
 constexpr int32_t kQLayerNormFracBits = 20;  // u's fractional bits
 void qlayer_norm_s8(const QLayerNormParams& p, const int8_t* x, int8_t* y);
 
-// y = a + b on int8 tensors of their own scales (TFLite's int8 ADD, qpointwise.cpp):
-// y_i = clamp(requantize(A_i + B_i, output) + z_y, min, max) with
-// A_i = requantize((a_i - z_a) 2^left_shift, a_multiplier, a_shift) and B_i likewise; the
-// converter sets left_shift 20, a's multiplier to s_a / (2 max(s_a, s_b)), b's likewise
-// and the output's to 2 max(s_a, s_b) / (2^20 s_y).
+// y = a + b on int8 tensors of their own scales (qpointwise.cpp), rounded once:
+// y_i = clamp(((a_i - z_a) a_multiplier + (b_i - z_b) b_multiplier + 2^(shift - 1)) >> shift
+// + z_y, min, max), the multipliers s_a / s_y and s_b / s_y in units of 2^-shift. The
+// converter keeps both multipliers in [0, 2^21] and shift in [1, 31], so the sum (at most
+// 255 2^22) and its rounding term stay within int32.
 struct QAddParams {
-  int32_t left_shift = 20;
-  int32_t a_zero_point = 0, a_multiplier = 0, a_shift = 0;
-  int32_t b_zero_point = 0, b_multiplier = 0, b_shift = 0;
-  int32_t output_zero_point = 0, output_multiplier = 0, output_shift = 0;
+  int32_t a_zero_point = 0, a_multiplier = 0;
+  int32_t b_zero_point = 0, b_multiplier = 0;
+  int32_t shift = 1;
+  int32_t output_zero_point = 0;
   int32_t output_min = -128, output_max = 127;
 };
+constexpr int32_t kQAddMaxMultiplier = int32_t(1) << 21;
 void qadd_s8(const QAddParams& p, const int8_t* a, const int8_t* b, size_t count, int8_t* y);
 
 // y_i = table[x_i + 128]: any function of one int8 value, tabulated by the converter.

@@ -37,10 +37,11 @@ int64_t rounding_shift_right(int64_t x, int32_t exponent) {
   return x >= 0 ? (x + half) >> exponent : -((-x + half) >> exponent);
 }
 
-// 1 / sqrt(v) for 1 <= v < 2^62 as m 2^(p - 61): m in [2^30, 2^31], p >= 0.
+// 1 / sqrt(v) for 1 <= v < 2^62 as m 2^-shift: m in [2^30, 2^31), shift in [10, 41], so
+// that d m (|d| < 2^25) is one 32 x 32 -> 64-bit multiply.
 struct InverseRoot {
-  int64_t m;
-  int32_t p;
+  int32_t m;
+  int32_t shift;
 };
 
 InverseRoot inverse_root(uint64_t v) {
@@ -49,26 +50,32 @@ InverseRoot inverse_root(uint64_t v) {
   // v << 2p in [2^60, 2^62): its square root r = sqrt(v) 2^p in [2^30, 2^31).
   const int32_t p = (top % 2 == 0 ? 60 - top : 61 - top) / 2;
   const int64_t r = int64_t(isqrt64(v << (2 * p)));
-  return InverseRoot{((int64_t(1) << 61) + r / 2) / r, p};
+  // 1 / sqrt(v) = m 2^(p - 61) with m = round(2^61 / r) in [2^30, 2^31], so in Q11.20
+  // u = d m 2^(p - 41): shift 41 - p (at least 10). m = 2^31 (r = 2^30) is the same number
+  // as 2^30 with shift 40 - p, which keeps m within int32.
+  const int64_t m = ((int64_t(1) << 61) + r / 2) / r;
+  return m == (int64_t(1) << 31) ? InverseRoot{int32_t(1) << 30, 40 - p} : InverseRoot{int32_t(m), 41 - p};
 }
 
 }  // namespace
 
 void qlayer_norm_s8(const QLayerNormParams& p, const int8_t* x, int8_t* y) {
-  const int64_t n = int64_t(p.width);
-  int64_t sum = 0, squares = 0;
+  // |sum| <= n 255 < 2^24 and squares <= n 255^2 < 2^32 for n <= 2^16: 32-bit sums.
+  const int32_t n = int32_t(p.width);
+  int32_t sum = 0;
+  uint32_t squares = 0;
   for (size_t i = 0; i < p.width; ++i) {
-    const int64_t e = int64_t(x[i]) - p.x_zero_point;
+    const int32_t e = int32_t(x[i]) - p.x_zero_point;
     sum += e;
-    squares += e * e;
+    squares += uint32_t(e * e);
   }
   // V <= n^2 255^2 / 4 < 2^46 for n <= 2^16; epsilon_q is held below 2^46 by the loader.
-  const uint64_t variance = uint64_t(n * squares - sum * sum) + uint64_t(p.epsilon_q);
-  const InverseRoot inv = variance > 0 ? inverse_root(variance) : InverseRoot{0, 0};
+  const uint64_t variance = uint64_t(int64_t(n) * int64_t(squares) - int64_t(sum) * sum) + uint64_t(p.epsilon_q);
+  const InverseRoot inv = variance > 0 ? inverse_root(variance) : InverseRoot{0, 10};
   for (size_t i = 0; i < p.width; ++i) {
-    const int64_t d = n * (int64_t(x[i]) - p.x_zero_point) - sum;  // |d| < 2^25
-    // u = d m 2^(p - 61) in Q11.20: |d m| < 2^56, and the shift 41 - p is at least 10.
-    const int32_t u = variance > 0 ? int32_t(rounding_shift_right(d * inv.m, 41 - inv.p)) : 0;
+    const int32_t d = n * (int32_t(x[i]) - p.x_zero_point) - sum;  // |d| < 2^25
+    // u = d m 2^-shift in Q11.20: |d m| < 2^56.
+    const int32_t u = int32_t(rounding_shift_right(int64_t(d) * inv.m, inv.shift));
     const int32_t q = qint::requantize(u, p.multiplier[i], p.shift[i]) + p.bias[i];
     y[i] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
   }

@@ -31,8 +31,13 @@ bool softmax_q15(int32_t* scores, const uint8_t* valid, size_t count) {
     scores[t] = qint::exp_s16(difference < -65536 ? -65536 : int32_t(difference));
     total += scores[t];
   }
+  // Each exp is at most 32767 and total < 2^31 (count < 2^16), so the numerator
+  // (exp << 15) + total / 2 < 2^30 + 2^30 fits 32 unsigned bits: one hardware division
+  // (UDIV on the Cortex-M4 and later), where a 64-bit one was a library call, with the same
+  // quotient.
+  const uint32_t divisor = uint32_t(total), half = divisor / 2;
   for (size_t t = 0; t < count; ++t) {
-    const int64_t weight = ((int64_t(scores[t]) << 15) + total / 2) / total;
+    const uint32_t weight = ((uint32_t(scores[t]) << 15) + half) / divisor;
     scores[t] = int32_t(weight > 32767 ? 32767 : weight);
   }
   return true;
