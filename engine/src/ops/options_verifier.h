@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 #include "focal/internal/op_kinds.h"
 #include "focal_generated.h"
@@ -102,7 +103,7 @@ bool verify_float_options(flatbuffers::Verifier& verifier, const Options* option
   using Fields = FloatFields<Options>;
   if constexpr (Fields::has_int8_part) {
     return verify_float_table(verifier, options, Fields::fields, Fields::count, Fields::int8_parts,
-                              sizeof(Fields::int8_parts) / sizeof(Fields::int8_parts[0]));
+                              std::size(Fields::int8_parts));
   } else {
     return verify_options(verifier, options);
   }
