@@ -45,8 +45,7 @@ struct InverseRoot {
 };
 
 InverseRoot inverse_root(uint64_t v) {
-  int32_t top = 63;  // index of v's highest set bit
-  while (((v >> top) & 1) == 0) --top;
+  const int32_t top = 63 - __builtin_clzll(v);  // index of v's highest set bit (v >= 1)
   // v << 2p in [2^60, 2^62): its square root r = sqrt(v) 2^p in [2^30, 2^31).
   const int32_t p = (top % 2 == 0 ? 60 - top : 61 - top) / 2;
   const int64_t r = int64_t(isqrt64(v << (2 * p)));
