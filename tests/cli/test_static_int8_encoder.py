@@ -7,7 +7,10 @@ the self-test. The int8 model stores and passes its own bit-exact self-test, run
 op on int8 activations (only the f32 outputs' dequantization is float), and on every
 sequence `focal run` gives PyTorch's argmax with logits within 0.05 (measured 0.029) and
 the valid positions of last_hidden_state within 0.2 (measured 0.12 of values up to 3.1).
-The post-LN case with mean pooling is refused, naming the op.
+The post-LN case with mean pooling is refused, naming the op. `--fit ram=32K,flash=256K`
+on the same case finds no f32-activation choice within 32 KiB of RAM (arena 43,456 B)
+and writes static int8, byte for byte the example firmware's model
+(targets/cortex-m/examples/classify/models/encoder_static_int8.focal).
 Usage: test_static_int8_encoder.py FOCAL SOURCE_DIR WORK_DIR"""
 
 import json
@@ -21,9 +24,9 @@ CASE = "torch_encoder_preln_gelu_cls_l3_d48_h6"
 MEAN_CASE = "torch_encoder_postln_relu_mean_l2_d32_h4"
 
 
-def convert(focal, case_dir, out, *extra):
+def convert(focal, case_dir, out, *extra, quantize=("--quantize", "static")):
     return subprocess.run([focal, "convert", "--preset", "torch-encoder", "--weights", f"{case_dir}/weights.safetensors",
-                           "--config", f"{case_dir}/config.json", "--quantize", "static", "--max-batch", "1",
+                           "--config", f"{case_dir}/config.json", *quantize, "--max-batch", "1",
                            "--max-seq", "16", "-o", out, *extra], capture_output=True, text=True)
 
 
@@ -58,6 +61,20 @@ def check_ops(focal, model):
     assert "last_hidden_state.int8 -> last_hidden_state" in shown, shown
 
 
+def check_fit(focal, root, case_dir, work):
+    done = convert(focal, case_dir, f"{work}/fit.focal", "--calibration", f"{work}/calibration", "--self-test",
+                   f"{work}/self_test", "--self-test-tolerance", "0.05", "--fit", "ram=32K,flash=256K", "--json",
+                   quantize=())
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["fit"]
+    by_name = {c["choice"]: c for c in report["choices"]}
+    assert not by_name["f32"]["fits"] and by_name["f32"]["ram_bytes"] > 32768, report
+    assert by_name["static int8"]["chosen"] and by_name["static int8"]["ram_bytes"] <= 32768, report
+    with open(f"{work}/fit.focal", "rb") as f, \
+            open(f"{root}/targets/cortex-m/examples/classify/models/encoder_static_int8.focal", "rb") as g:
+        assert f.read() == g.read(), "--fit wrote other bytes than the static int8 example firmware's model"
+
+
 def main(focal, root, work):
     os.makedirs(work, exist_ok=True)
     subprocess.run(["/usr/bin/python3", f"{root}/tests/models/make_reference.py", work, "--only", "torch-encoder"],
@@ -87,6 +104,7 @@ def main(focal, root, work):
         assert got.argmax() == logits[row].argmax(), (row, got, logits[row])
     print(f"largest difference from PyTorch: logits {worst_logit:.4f}, last_hidden_state {worst_hidden:.4f}")
     assert worst_logit < 0.05 and worst_hidden < 0.2, (worst_logit, worst_hidden)
+    check_fit(focal, root, case_dir, work)
     refused = convert(focal, f"{work}/{MEAN_CASE}", f"{work}/mean.focal")
     assert refused.returncode != 0 and "'pool' (PoolOptions): mean pooling has no int8 form" in refused.stderr, refused.stderr
     assert not os.path.exists(f"{work}/mean.focal")
