@@ -79,8 +79,17 @@ void qgemv_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t
     vstrbq_p_s32(y + j0, v, live);  // the low byte of each lane
   });
 #else
-  for_each_requantized(kernels, p, x, [&](size_t j, int32_t v) {
-    y[j] = int8_t(qint::clamp(v + p.output_zero_point, p.output_min, p.output_max));
+  // The record's fields in locals, read once: y's int8_t stores may alias anything, so
+  // read through `p` they were reloaded for every output (the int8 encoder's projections:
+  // 1.1% of its M4 instructions).
+  const int32_t* const multiplier = p.multiplier;
+  const int32_t* const shift = p.shift;
+  const int32_t zero_point = p.output_zero_point, lo = p.output_min, hi = p.output_max;
+  for_each_block(kernels, p, x, [&](size_t j0, size_t rows, const int32_t* sums) {
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t j = j0 + r;
+      y[j] = int8_t(qint::clamp(qint::requantize(sums[r], multiplier[j], shift[j]) + zero_point, lo, hi));
+    }
   });
 #endif
 }
