@@ -131,6 +131,14 @@ TEST_CASE("a float form refuses an int8 part, which the generated verifier accep
   fb::AddOptionsT add;
   add.quantized = std::make_unique<fb::AddQuantizationT>();
   check_int8_part_refused<fb::AddOptions>(add);
+  // The tables with two int8 parts: each one alone is refused.
+  fb::DenseOptionsT gelu;
+  gelu.activation = fb::Activation_GeluErf;
+  gelu.lookup = std::make_unique<fb::Int8LookupT>();
+  check_int8_part_refused<fb::DenseOptions>(gelu);
+  fb::EmbeddingOptionsT positions;
+  positions.position_requantization = std::make_unique<fb::RequantizationT>();
+  check_int8_part_refused<fb::EmbeddingOptions>(positions);
 }
 
 namespace {
