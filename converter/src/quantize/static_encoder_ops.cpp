@@ -14,10 +14,6 @@ namespace focal {
 namespace quantize {
 namespace {
 
-constexpr int kLayerNormFracBits = 20;  // the normalized row's Q11.20 (kQLayerNormFracBits)
-constexpr double kQ15 = 1.0 / 32768;    // attention weights
-constexpr double kScoreScale = 1.0 / 2048;  // scores, Q4.11
-
 // MultiHeadAttention's slots (schema/focal.fbs).
 enum MhaSlot { kX = 0, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kKeyMask, kFirstState };
 
@@ -44,7 +40,7 @@ Status layer_norm(const StaticOp& o) {
   for (size_t i = 0; i < width; ++i) {
     const double g = gamma.empty() ? 1.0 : double(gamma[i]), b = beta.empty() ? 0.0 : double(beta[i]);
     int32_t m = 0, s = 0;
-    FOCAL_RETURN_IF_ERROR(fixed_multiplier(o.name, std::fabs(g) / (py.scale * std::ldexp(1.0, kLayerNormFracBits)), &m, &s));
+    FOCAL_RETURN_IF_ERROR(fixed_multiplier(o.name, std::fabs(g) / (py.scale * std::ldexp(1.0, kernels::kQLayerNormFracBits)), &m, &s));
     r.multiplier.push_back(g < 0.0 ? -m : m);
     r.shift.push_back(s);
     r.bias.push_back(static_cast<int32_t>(std::nearbyint(b / py.scale)));

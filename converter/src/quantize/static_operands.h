@@ -13,6 +13,11 @@
 namespace focal {
 namespace quantize {
 
+// Fixed-point formats of the integer kernels (engine/src/kernels/qint/qint_kernels.h)
+// that the classifier's and the encoder's records both target.
+constexpr double kQ15 = 1.0 / 32768;        // gates and attention weights, Q0.15
+constexpr double kScoreScale = 1.0 / 2048;  // attention scores, Q4.11 (exp_s16's input)
+
 // One draft op being written.
 struct StaticOp {
   StaticWriter& w;

@@ -13,10 +13,9 @@ namespace quantize {
 namespace {
 
 // Formats of the integer LSTM, GRU and attention pool (engine/src/kernels/qint/qint_kernels.h).
-constexpr double kGateScale = 1.0 / 4096;   // gate pre-activations (a GRU's W_hn h + b_hn too) and keys, Q3.12
-constexpr double kQ15 = 1.0 / 32768;        // gates, attention weights; the LSTM's o tanh(c) and the GRU's
-                                            // h << 15 in Q0.30 = Q15 x Q15
-constexpr double kScoreScale = 1.0 / 2048;  // scores, Q4.11
+// kQ15 and kScoreScale (static_operands.h); the LSTM's o tanh(c) and the GRU's h << 15
+// are Q0.30 = Q15 x Q15.
+constexpr double kGateScale = 1.0 / 4096;  // gate pre-activations (a GRU's W_hn h + b_hn too) and keys, Q3.12
 
 // Per row of `q`: its scale times `scale` into the output's, as multiplier and shift.
 Status row_records(const StaticOp& o, const Int8Weight& q, double scale, const ActivationParams& y,
