@@ -117,16 +117,16 @@ Status check_records(const OpCheck& c, const fb::MultiHeadAttentionQuantization&
   return Status();
 }
 
+// x [B, S, in] and wo [out, H*Dh] have had their ranks checked (check_mha_int8, before
+// dims_of read their shapes).
 Status check_operands(const OpCheck& c, const Dims& d) {
   const fb::Tensor& x = c.input(kX);
   const fb::Tensor& y = c.output(0);
   FOCAL_RETURN_IF_ERROR(expect_int8_activation(c, x));
   FOCAL_RETURN_IF_ERROR(expect_int8_activation(c, y));
-  FOCAL_RETURN_IF_ERROR(expect_rank(c, x, 3, 3));
   if (dim_symbol(x, 2) != -1) return c.fail("input features must be fixed");
   if (dim(x, 1) > kMaxKeys) return c.fail("integer attention over at most %lld tokens", static_cast<long long>(kMaxKeys));
   const fb::Tensor& wo = c.input(kWo);
-  FOCAL_RETURN_IF_ERROR(expect_rank(c, wo, 2, 2));
   const auto in = static_cast<int64_t>(d.in), qf = static_cast<int64_t>(d.q_features()),
              kvf = static_cast<int64_t>(d.kv_features());
   FOCAL_RETURN_IF_ERROR(expect_int8_weight(c, c.input(kWq), qf, in));
