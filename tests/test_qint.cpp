@@ -1,7 +1,7 @@
 // The static-int8 kernels (engine/src/kernels/qint/): the fixed-point requantization
 // against exact rational arithmetic, the multiplier's encoding, the int16 tanh and
-// sigmoid against double over every input, this build's dot products against the
-// plain-C twin bit for bit (ragged K around the 4- and 16-wide steps, all -128, all 127,
+// sigmoid against double over every input, this build's dot products (one row against
+// four weight rows, and four packed rows against one) against the plain-C twin bit for bit (ragged K around the 4- and 16-wide steps, all -128, all 127,
 // unaligned rows, strides past K), the GEMV, the LSTM and GRU cells and a GRU layer
 // against double references, and fingerprints of fixed integer pipelines whose values are
 // written here: every core that passes them (host, aarch64, armv7 and the Cortex-M
@@ -129,6 +129,83 @@ TEST_CASE("qint: this build's dot products equal the plain-C twin bit for bit") 
           twin.dot_rows(x.data() + 1, w.data() + 1, stride, k, rows, b, want);
           for (size_t r = 0; r < rows; ++r) CHECK(got[r] == want[r]);
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("qint: the packed rows read back, and this build's dot_tokens equals the plain-C twin") {
+  const QIntKernelTable& native = qint_kernels();
+  const QIntKernelTable& twin = qint_reference_kernels();
+  REQUIRE(bool(twin.dot_tokens));
+  MESSAGE("qint dot_tokens: " << (native.dot_tokens != nullptr ? std::string(native.isa) : std::string("none")));
+  Lcg rng{12};
+  enum Fill { kRandom, kAllMin, kAllMax, kMinTimesMax };
+  for (Fill fill : {kRandom, kAllMin, kAllMax, kMinTimesMax}) {
+    for (size_t k : {size_t(0), size_t(1), size_t(3), size_t(4), size_t(5), size_t(8), size_t(12), size_t(17),
+                     size_t(48), size_t(67), size_t(96), size_t(1000)}) {
+      for (size_t rows = 1; rows <= kQIntTokens; ++rows) {
+        // One byte of offset makes the rows and the weights start unaligned.
+        std::vector<int8_t> x(rows * k + 1), w(k + 1);
+        for (auto& v : x) v = fill == kRandom ? rng.s8() : (fill == kAllMax ? 127 : -128);
+        for (auto& v : w) v = fill == kRandom ? rng.s8() : (fill == kAllMin ? -128 : 127);
+        std::vector<uint32_t> packed(qgemm_scratch_bytes(k) / sizeof(uint32_t) + 1, 0xdeadbeefu);
+        qint_pack_tokens(x.data() + 1, rows, k, packed.data());
+        CHECK(packed.back() == 0xdeadbeefu);  // nothing written past qgemm_scratch_bytes(k)
+        for (size_t t = 0; t < kQIntTokens; ++t) {
+          for (size_t i = 0; i < (k + 3) / 4 * 4; ++i) {
+            const int32_t want = t < rows && i < k ? int32_t(x[1 + t * k + i]) : 0;
+            CHECK(packed_token_input(packed.data(), t, i) == want);
+          }
+        }
+        int32_t start[kQIntTokens];
+        for (auto& v : start) v = rng.in_range(-100000, 100000);
+        int32_t want[kQIntTokens], got[kQIntTokens];
+        std::copy(start, start + kQIntTokens, want);
+        twin.dot_tokens(packed.data(), w.data() + 1, k, want);
+        for (size_t t = 0; t < rows; ++t) {
+          int64_t sum = start[t];
+          for (size_t i = 0; i < k; ++i) sum += int64_t(x[1 + t * k + i]) * w[1 + i];
+          CHECK(want[t] == sum);
+        }
+        if (native.dot_tokens == nullptr) continue;
+        std::copy(start, start + kQIntTokens, got);
+        native.dot_tokens(packed.data(), w.data() + 1, k, got);
+        for (size_t t = 0; t < kQIntTokens; ++t) CHECK(got[t] == want[t]);
+      }
+    }
+  }
+}
+
+TEST_CASE("qint: qgemm_s8 is qgemv_s8 row by row, bit for bit, every shift, ragged row counts") {
+  // This build's kernels (packed rows where it has dot_tokens) against the plain-C twin's
+  // GEMV of one row at a time: shifts of both signs, zero points, a ReLU's raised clamp,
+  // row counts around the groups of kQIntTokens, K around the 4-wide steps.
+  Lcg rng{78};
+  for (size_t n : {size_t(1), size_t(5), size_t(48)}) {
+    for (size_t k : {size_t(3), size_t(8), size_t(48), size_t(97)}) {
+      for (size_t rows : {size_t(1), size_t(3), size_t(4), size_t(5), size_t(9), size_t(12)}) {
+        std::vector<int8_t> w(n * (k + 2)), x(rows * k);
+        std::vector<int32_t> bias(n), multiplier(n), shift(n);
+        for (auto& v : w) v = rng.s8();
+        for (auto& v : x) v = rng.s8();
+        for (size_t j = 0; j < n; ++j) {
+          bias[j] = rng.in_range(-200000, 200000);
+          multiplier[j] = int32_t((1u << 30) | (rng.next() >> 2));
+          shift[j] = rng.in_range(-20, 2);
+        }
+        QGemvParams p;
+        p.n = n, p.k = k, p.w = w.data(), p.w_stride = k + 2, p.bias = bias.data();
+        p.multiplier = multiplier.data(), p.shift = shift.data();
+        p.output_zero_point = rng.in_range(-20, 20);
+        if (rows % 2 == 1) p.output_min = p.output_zero_point;  // a fused ReLU
+        std::vector<uint32_t> scratch(qgemm_scratch_bytes(k) / sizeof(uint32_t));
+        std::vector<int8_t> got(rows * n), want(rows * n);
+        qgemm_s8(qint_kernels(), p, x.data(), rows, got.data(), scratch.data());
+        for (size_t t = 0; t < rows; ++t) qgemv_s8(qint_reference_kernels(), p, x.data() + t * k, want.data() + t * n);
+        CHECK(got == want);
+        qgemm_s8(qint_reference_kernels(), p, x.data(), rows, got.data(), scratch.data());
+        CHECK(got == want);
       }
     }
   }

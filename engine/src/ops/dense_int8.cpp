@@ -108,7 +108,7 @@ Status run_dense_int8(const OpRun& r) {
     p.output_zero_point = lookup != nullptr ? lookup->zero_point() : activation_quant(*y.tensor).zero_point;
     p.output_min = relu(o) ? p.output_zero_point : -128;
     int8_t* ys = static_cast<int8_t*>(y.data);
-    for (size_t i = 0; i < rows; ++i) kernels::qgemv_s8(kernels::qint_kernels(), p, xs + i * in, ys + i * out);
+    kernels::qgemm_s8(kernels::qint_kernels(), p, xs, rows, ys, static_cast<uint32_t*>(r.workspace));
     // The pre-activation in place, through the activation's table.
     if (lookup != nullptr) kernels::qlookup_s8(lookup->values()->data(), ys, rows * out, ys);
     return Status();
@@ -121,6 +121,14 @@ Status run_dense_int8(const OpRun& r) {
   return Status();
 }
 
+// qgemm_s8's packed rows for int8 outputs (f32 outputs run dot_rows in place), sized for
+// any core: a plan holds on every one.
+size_t dense_int8_workspace(const fb::Model& model, const fb::Op& op, int) {
+  if (!is_int8_activation(*model.tensors()->Get(op.outputs()->Get(0)))) return 0;
+  const fb::Tensor& w = *model.tensors()->Get(op.inputs()->Get(1));
+  return kernels::qgemm_scratch_bytes(static_cast<size_t>(w.shape()->Get(1)));
+}
+
 // x [..., in] . W[out, in]^T: a multiply and an add per weight and row.
 double dense_flops(const OpShapes& s) {
   return 2.0 * double(s.inputs[0].element_count()) * double(s.inputs[1].dims[0]);
@@ -129,7 +137,7 @@ double dense_flops(const OpShapes& s) {
 }  // namespace
 
 const OpDef& dense_int8_op_def() {
-  static const OpDef def = {"Dense", 2, 3, 1, check_dense_int8, run_dense_int8, nullptr, 0, 0, nullptr, nullptr,
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense_int8, run_dense_int8, dense_int8_workspace, 0, 0, nullptr, nullptr,
                             dense_flops};
   return def;
 }

@@ -7,6 +7,9 @@
 //
 // Workspace, sized at the planned maximum shapes (B batch rows of S tokens):
 //   q [B*S, H*Dh], k and v [B*S, Hkv*Dh], context [B*S, H*Dh]   int8
+// qgemm_s8's packed rows share regions that are idle while a projection runs: the
+// context's while x is projected into q, k and v, q's while the context is projected
+// into y (each region at least qgemm_scratch_bytes of the wider input).
 //   lengths [B] i32, key_valid [S] u8, scores [S] i32, seen [S] u8, accumulators [Dh] i32
 #include "focal/internal/graph.h"
 #include "ops/int8_operands.h"
@@ -47,11 +50,13 @@ struct Layout {
 Layout layout_of(const Dims& d) {
   Layout l{};
   const size_t rows = d.batch * d.seq;
-  l.q = 0;
-  l.k = l.q + rows * d.q_features();
+  const size_t packed = kernels::qgemm_scratch_bytes(d.in > d.q_features() ? d.in : d.q_features());
+  const size_t q_bytes = rows * d.q_features() > packed ? rows * d.q_features() : packed;
+  l.q = 0;  // the workspace's start: 4-byte aligned, as the packed words need
+  l.k = static_cast<size_t>(align_up(q_bytes, 4));
   l.v = l.k + rows * d.kv_features();
-  l.context = l.v + rows * d.kv_features();
-  l.lengths = static_cast<size_t>(align_up(l.context + rows * d.q_features(), 4));
+  l.context = static_cast<size_t>(align_up(l.v + rows * d.kv_features(), 4));
+  l.lengths = static_cast<size_t>(align_up(l.context + q_bytes, 4));
   l.scores = l.lengths + d.batch * sizeof(int32_t);
   l.accumulators = l.scores + d.seq * sizeof(int32_t);
   l.key_valid = l.accumulators + d.head_dim * sizeof(int32_t);
@@ -164,10 +169,10 @@ size_t mha_int8_workspace(const fb::Model& model, const fb::Op& op, int) { retur
 
 // x rows through one projection into int8 rows of `n` features (zero point `zero_point`).
 void project(const fb::Requantization& r, const void* w, size_t n, size_t k, int32_t zero_point, const int8_t* x,
-             size_t rows, int8_t* y) {
+             size_t rows, int8_t* y, uint32_t* packed) {
   kernels::QGemvParams p = gemv_params(r, w, n, k);
   p.output_zero_point = zero_point;
-  for (size_t i = 0; i < rows; ++i) kernels::qgemv_s8(kernels::qint_kernels(), p, x + i * k, y + i * n);
+  kernels::qgemm_s8(kernels::qint_kernels(), p, x, rows, y, packed);
 }
 
 kernels::QAttentionParams head_params(const fb::MultiHeadAttentionOptions& o, const Dims& d) {
@@ -217,15 +222,18 @@ Status run_mha_int8(const OpRun& r) {
   if (masked) FOCAL_RETURN_IF_ERROR(mask_to_lengths(r.inputs[kKeyMask].i32(), d.batch, d.seq, "key mask", lengths));
   const auto* x = static_cast<const int8_t*>(r.inputs[kX].data);
   const size_t rows = d.batch * d.seq;
-  project(*q.q_projection(), r.inputs[kWq].data, d.q_features(), d.in, 0, x, rows, reinterpret_cast<int8_t*>(ws + l.q));
-  project(*q.k_projection(), r.inputs[kWk].data, d.kv_features(), d.in, 0, x, rows, reinterpret_cast<int8_t*>(ws + l.k));
+  auto* packed = reinterpret_cast<uint32_t*>(ws + l.context);  // idle until the heads run
+  project(*q.q_projection(), r.inputs[kWq].data, d.q_features(), d.in, 0, x, rows, reinterpret_cast<int8_t*>(ws + l.q),
+          packed);
+  project(*q.k_projection(), r.inputs[kWk].data, d.kv_features(), d.in, 0, x, rows, reinterpret_cast<int8_t*>(ws + l.k),
+          packed);
   project(*q.v_projection(), r.inputs[kWv].data, d.kv_features(), d.in, q.v_zero_point(), x, rows,
-          reinterpret_cast<int8_t*>(ws + l.v));
+          reinterpret_cast<int8_t*>(ws + l.v), packed);
   const kernels::QAttentionParams p = head_params(o, d);
   for (size_t b = 0; b < d.batch; ++b) attend_row(p, d, l, ws, b, masked ? static_cast<size_t>(lengths[b]) : d.seq);
   project(*q.output_projection(), r.inputs[kWo].data, d.out, d.q_features(),
           activation_quant(*r.outputs[0].tensor).zero_point, reinterpret_cast<const int8_t*>(ws + l.context), rows,
-          static_cast<int8_t*>(r.outputs[0].data));
+          static_cast<int8_t*>(r.outputs[0].data), reinterpret_cast<uint32_t*>(ws + l.q));  // q: read
   return Status();
 }
 

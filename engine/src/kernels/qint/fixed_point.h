@@ -55,14 +55,36 @@ FOCAL_QINT_INLINE int32_t rounding_divide_by_power_of_two(int32_t x, int32_t exp
   return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-// acc * multiplier * 2^(shift - 31), rounded as CMSIS-NN does. A left shift that would
-// overflow int32 wraps there too (as in CMSIS-NN); the converter's shifts and the
-// accumulator ranges it derives from calibration keep acc << shift within int32.
-FOCAL_QINT_INLINE int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+// A multiplier and shift taken apart once, for the loops that requantize many values by
+// the same channel's: the shift's left and right parts and the right shift's rounding mask.
+struct Requantizer {
+  int32_t multiplier;
+  int32_t left;       // the shift's positive part
+  int32_t right;      // its negative part's magnitude, in [0, 31]
+  uint32_t mask;      // 2^right - 1
+  int32_t half_mask;  // mask >> 1: the rounding threshold of a value >= 0
+};
+
+FOCAL_QINT_INLINE Requantizer make_requantizer(int32_t multiplier, int32_t shift) {
   const int32_t left = shift > 0 ? shift : 0;
   const int32_t right = shift > 0 ? 0 : -shift;
-  const int32_t scaled = int32_t(uint32_t(acc) << left);
-  return rounding_divide_by_power_of_two(doubling_high_multiply(scaled, multiplier), right);
+  const uint32_t mask = (uint32_t(1) << right) - 1;
+  return {multiplier, left, right, mask, int32_t(mask >> 1)};
+}
+
+// acc * multiplier * 2^(shift - 31), rounded as CMSIS-NN does: the doubling high multiply,
+// then rounding_divide_by_power_of_two's steps with the prepared mask. A left shift that
+// would overflow int32 wraps there too (as in CMSIS-NN); the converter's shifts and the
+// accumulator ranges it derives from calibration keep acc << shift within int32.
+FOCAL_QINT_INLINE int32_t requantize(int32_t acc, const Requantizer& r) {
+  const int32_t high = doubling_high_multiply(int32_t(uint32_t(acc) << r.left), r.multiplier);
+  const int32_t remainder = int32_t(uint32_t(high) & r.mask);
+  const int32_t threshold = r.half_mask + int32_t(uint32_t(high) >> 31);
+  return (high >> r.right) + (remainder > threshold ? 1 : 0);
+}
+
+FOCAL_QINT_INLINE int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+  return requantize(acc, make_requantizer(multiplier, shift));
 }
 
 FOCAL_QINT_INLINE int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }

@@ -2,13 +2,20 @@
 // build's dot_rows, each sum requantized as it comes (no int32 buffer of n). On Helium
 // (Cortex-M55) a block's four sums are requantized and stored as one vector: at -Os the
 // scalar requantization of each output cost more instructions than the Helium products
-// themselves (the int8 classifier example ran in 0.99x the f32 build's count).
+// themselves (the int8 classifier example ran in 0.99x the f32 build's count). A layer's
+// token rows (qgemm_s8) go kQIntTokens at a time through the build's dot_tokens, which
+// loads and sign-extends each weight word once for all of them (the M4 and M7).
 #include "qint/fixed_point.h"
 #include "qint/qint_kernels.h"
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include <arm_mve.h>
 #define FOCAL_QGEMV_MVE 1
+#elif defined(__ARM_FEATURE_DSP) && !defined(__aarch64__)
+#include <arm_acle.h>
+
+#include <cstring>
+#define FOCAL_QGEMM_SXTB16 1
 #endif
 
 namespace focal {
@@ -92,6 +99,71 @@ void qgemv_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t
     }
   });
 #endif
+}
+
+void qint_pack_tokens(const int8_t* x, size_t rows, size_t k, uint32_t* packed) {
+  const auto half = [k](const int8_t* row, size_t i) { return uint32_t(uint16_t(i < k ? row[i] : 0)); };
+  for (size_t i = 0; i < k; i += 4) {
+    for (size_t t = 0; t < kQIntTokens; ++t, packed += 2) {
+      if (t >= rows) {
+        packed[0] = packed[1] = 0;
+        continue;
+      }
+      const int8_t* row = x + t * k;
+#if defined(FOCAL_QGEMM_SXTB16)
+      if (i + 4 <= k) {  // SXTB16 makes the pairing itself: bytes 0 and 2, then 1 and 3
+        uint32_t word;
+        std::memcpy(&word, row + i, sizeof(word));
+        packed[0] = uint32_t(__sxtb16(word));
+        packed[1] = uint32_t(__sxtb16(word >> 8 | word << 24));  // rotated by 8
+        continue;
+      }
+#endif
+      packed[0] = half(row, i) | half(row, i + 2) << 16;
+      packed[1] = half(row, i + 1) | half(row, i + 3) << 16;
+    }
+  }
+}
+
+namespace {
+
+// Output j of the kQIntTokens rows whose sums are given, requantized into y (row stride n).
+FOCAL_QINT_INLINE void store_requantized(const int32_t* sums, size_t rows, const qint::Requantizer& r,
+                                         int32_t zero_point, int32_t lo, int32_t hi, int8_t* y, size_t n) {
+  for (size_t t = 0; t < rows; ++t, y += n) *y = int8_t(qint::clamp(qint::requantize(sums[t], r) + zero_point, lo, hi));
+}
+
+}  // namespace
+
+void qgemm_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, size_t rows, int8_t* y,
+              uint32_t* scratch) {
+  if (kernels.dot_tokens == nullptr) {
+    for (size_t t = 0; t < rows; ++t) qgemv_s8(kernels, p, x + t * p.k, y + t * p.n);
+    return;
+  }
+  // The record in locals: y's int8_t stores may alias anything, so read through `p` its
+  // fields were reloaded for every output.
+  const QIntDotTokensFn dot = kernels.dot_tokens;
+  const size_t n = p.n, k = p.k, w_stride = p.w_stride;
+  const int8_t* const w = p.w;
+  const int32_t *const bias = p.bias, *const multiplier = p.multiplier, *const shift = p.shift;
+  const int32_t zero_point = p.output_zero_point, lo = p.output_min, hi = p.output_max;
+  for (size_t t0 = 0; t0 < rows; t0 += kQIntTokens) {
+    const size_t group = rows - t0 < kQIntTokens ? rows - t0 : kQIntTokens;
+    qint_pack_tokens(x + t0 * k, group, k, scratch);
+    int8_t* const out = y + t0 * n;
+    for (size_t j = 0; j < n; ++j) {
+      const int32_t b = bias != nullptr ? bias[j] : 0;
+      int32_t sums[kQIntTokens] = {b, b, b, b};
+      dot(scratch, w + j * w_stride, k, sums);
+      const qint::Requantizer r = qint::make_requantizer(multiplier[j], shift[j]);
+      if (group == kQIntTokens) {  // a constant count: the four stores unrolled
+        store_requantized(sums, kQIntTokens, r, zero_point, lo, hi, out + j, n);
+      } else {
+        store_requantized(sums, group, r, zero_point, lo, hi, out + j, n);
+      }
+    }
+  }
 }
 
 void qgemv_s16_accumulate(const QIntKernelTable& kernels, const QGemvParams& p,

@@ -171,6 +171,57 @@ void dot_rows4_strided(const int8_t* x, const int8_t* w, size_t w_stride, size_t
   }
   s[0] = r.s0, s[1] = r.s1, s[2] = r.s2, s[3] = r.s3;
 }
+
+// One weight row against the kQIntTokens packed rows (qint_pack_tokens), 4 k per step in
+// 13 instructions: the row's word and its two SXTB16 halves once, the rows' halves in two
+// LDMs of four words, eight SMLAD; the compare and branch once per two steps. Naked, with
+// its registers named here, because an LDM's register list must ascend and an inline asm
+// operand cannot be told which register it gets. r0 packed and r1 w (both advanced), r2
+// steps (>= 1), r3 the four sums (in and out); r3-r6 hold the sums, r7-r10 the packed
+// words, r11 and r12 the row's halves, lr the sums' address.
+#define FOCAL_DSP_TOKEN_STEP          \
+  "ldr    r11, [r1], #4\n\t"          \
+  "sxtb16 r12, r11\n\t"               \
+  "sxtb16 r11, r11, ror #8\n\t"       \
+  "ldm    r0!, {r7-r10}\n\t"          \
+  "smlad  r3, r7, r12, r3\n\t"        \
+  "smlad  r3, r8, r11, r3\n\t"        \
+  "smlad  r4, r9, r12, r4\n\t"        \
+  "smlad  r4, r10, r11, r4\n\t"       \
+  "ldm    r0!, {r7-r10}\n\t"          \
+  "smlad  r5, r7, r12, r5\n\t"        \
+  "smlad  r5, r8, r11, r5\n\t"        \
+  "smlad  r6, r9, r12, r6\n\t"        \
+  "smlad  r6, r10, r11, r6\n\t"
+__attribute__((naked)) void dsp_token_steps(const uint32_t* /*packed*/, const int8_t* /*w*/, size_t /*steps*/,
+                                            int32_t* /*sums*/) {
+  __asm__ volatile(
+      "push   {r4-r11, lr}\n\t"
+      "mov    lr, r3\n\t"
+      "ldm    lr, {r3-r6}\n\t"
+      "tst    r2, #1\n\t"
+      "add    r2, r1, r2, lsl #2\n\t"  // the row's end (flags from the TST)
+      "beq    2f\n\t"  // an even count: pairs only
+      FOCAL_DSP_TOKEN_STEP
+      "cmp    r1, r2\n\t"
+      "beq    3f\n\t"
+      "2:\n\t"
+      FOCAL_DSP_TOKEN_STEP FOCAL_DSP_TOKEN_STEP
+      "cmp    r1, r2\n\t"
+      "bne    2b\n\t"
+      "3:\n\t"
+      "stm    lr, {r3-r6}\n\t"
+      "pop    {r4-r11, pc}\n\t");
+}
+#undef FOCAL_DSP_TOKEN_STEP
+
+void dot_tokens_native(const uint32_t* packed, const int8_t* w, size_t k, int32_t* sums) {
+  const size_t steps = k / 4;
+  if (steps != 0) dsp_token_steps(packed, w, steps, sums);
+  for (size_t i = 4 * steps; i < k; ++i) {  // the last k % 4 (x's packed zeros beyond)
+    for (size_t t = 0; t < kQIntTokens; ++t) sums[t] += packed_token_input(packed, t, i) * int32_t(w[i]);
+  }
+}
 constexpr const char* kIsa = "dsp";
 #endif
 
@@ -186,7 +237,11 @@ void dot_rows_native(const int8_t* x, const int8_t* w, size_t w_stride, size_t k
   dot_block4(x, RowBlock(w, w_stride, rows, bias), k, all);
   for (size_t r = 0; r < rows; ++r) sums[r] = all[r];
 }
-constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native};
+#if defined(FOCAL_QINT_DOT_DSP)
+constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, dot_tokens_native};
+#else
+constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, nullptr};
+#endif
 #endif
 
 }  // namespace

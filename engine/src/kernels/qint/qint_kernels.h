@@ -2,11 +2,12 @@
 // matrix-vector product with per-channel requantization, the integer LSTM and GRU cells. The
 // arithmetic and the formats are in fixed_point.h and activation_s16.h.
 //
-// The one multiply loop is `dot_rows`: the exact int32 dot products of up to kQIntRows
-// weight rows with one int8 vector. It is the only part that differs per core, chosen at
-// build time as TFLite Micro swaps kernel files (qint_dot.cpp): Helium's VMLADAVA.S8 on
-// the Cortex-M55, the DSP extension's dual 16-bit MACs (SXTB16, SMLAD) on the Cortex-M4
-// and M7, plain C everywhere else. Integer sums are exact, so every core's outputs equal
+// The multiply loops are `dot_rows`, the exact int32 dot products of up to kQIntRows
+// weight rows with one int8 vector, and `dot_tokens`, one weight row with kQIntTokens
+// packed rows (qgemm_s8: a layer's tokens share each weight load). They are the only parts
+// that differ per core, chosen at build time as TFLite Micro swaps kernel files
+// (qint_dot.cpp): Helium's VMLADAVA.S8 on the Cortex-M55, the DSP extension's dual 16-bit
+// MACs (SXTB16, SMLAD) on the Cortex-M4 and M7, plain C everywhere else. Integer sums are exact, so every core's outputs equal
 // the scalar twin's bit for bit (tests/test_qint.cpp, on the host, under qemu-user and
 // in the Cortex-M kernel test images).
 #pragma once
@@ -26,9 +27,20 @@ constexpr size_t kQIntMaxK = size_t(1) << 16;
 using QIntDotRowsFn = void (*)(const int8_t* x, const int8_t* w, size_t w_stride, size_t k,
                                size_t rows, const int32_t* bias, int32_t* sums);
 
+// Token rows at a time in qgemm_s8's packed form: one weight row's load and sign
+// extension serve all of them (the DSP kernel's 4 sums, 4 x registers and 2 w halves).
+constexpr size_t kQIntTokens = 4;
+
+// sums[t] = sums[t] + sum_{i < k} x_t[i] * w[i] for the kQIntTokens rows x_t that
+// qint_pack_tokens laid out in `packed`, exact in int32. `w` any alignment.
+using QIntDotTokensFn = void (*)(const uint32_t* packed, const int8_t* w, size_t k, int32_t* sums);
+
 struct QIntKernelTable {
   const char* isa;  // "mve", "dsp" or "scalar"
   QIntDotRowsFn dot_rows;
+  // Null where one x row against four weight rows (dot_rows) is already the faster form
+  // (Helium's 16-lane VMLADAVA reads int8 x directly): qgemm_s8 then runs qgemv_s8 per row.
+  QIntDotTokensFn dot_tokens;
 };
 
 // The table this build runs (qint_dot.cpp) and the plain-C twin (reference.cpp).
@@ -53,6 +65,26 @@ struct QGemvParams {
 
 // int8 outputs: y[j] = clamp(requantize(sum_j, m_j, s_j) + zero point, min, max).
 void qgemv_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, int8_t* y);
+
+// qgemm_s8's packed rows: for each step s of 4 inputs and each of the kQIntTokens rows t,
+// two words of int16 halves in the pairing SXTB16 gives a word of int8 weights:
+//   packed[8 s + 2 t]     = x_t[4s]     | x_t[4s + 2] << 16
+//   packed[8 s + 2 t + 1] = x_t[4s + 1] | x_t[4s + 3] << 16
+// Inputs past k and rows past `rows` are zeros. 2 kQIntTokens (k rounded up to 4) int16.
+constexpr size_t qgemm_scratch_bytes(size_t k) { return kQIntTokens * 2 * ((k + 3) / 4 * 4); }
+void qint_pack_tokens(const int8_t* x, size_t rows, size_t k, uint32_t* packed);
+// x_t[i] read back from that layout.
+inline int32_t packed_token_input(const uint32_t* packed, size_t t, size_t i) {
+  const uint32_t word = packed[8 * (i / 4) + 2 * t + (i % 2)];
+  return int32_t(int16_t(uint16_t((i % 4) >= 2 ? word >> 16 : word)));
+}
+
+// y[t] = qgemv_s8(x[t]) for t < rows: x [rows][p.k] and y [rows][p.n] contiguous. With
+// the build's dot_tokens, kQIntTokens rows at a time are packed into `scratch`
+// (qgemm_scratch_bytes(p.k), 4-byte aligned) and every weight row is read once per group:
+// the same integers as qgemv_s8 row by row.
+void qgemm_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, size_t rows, int8_t* y,
+              uint32_t* scratch);
 // int16 outputs added to y with saturation (gate pre-activations, which sum an input and
 // a recurrent product, each with its own scales, as CMSIS-NN's LSTM does):
 // y[j] = saturate16(y[j] + requantize(sum_j, m_j, s_j)); zero point and clamp unused.

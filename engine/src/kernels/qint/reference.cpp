@@ -1,5 +1,5 @@
 // The plain-C twin of the static-int8 dot products: one multiply-add per weight, in k
-// order, into an int32 that starts at the bias. Every other variant must equal it bit
+// order, into an int32 that starts at the bias (dot_rows) or at the sum given (dot_tokens). Every other variant must equal it bit
 // for bit; cores without a faster variant run it.
 #include "qint/qint_kernels.h"
 
@@ -17,7 +17,15 @@ void dot_rows_scalar(const int8_t* x, const int8_t* w, size_t w_stride, size_t k
   }
 }
 
-constexpr QIntKernelTable kScalarQInt{"scalar", dot_rows_scalar};
+void dot_tokens_scalar(const uint32_t* packed, const int8_t* w, size_t k, int32_t* sums) {
+  for (size_t t = 0; t < kQIntTokens; ++t) {
+    int32_t sum = sums[t];
+    for (size_t i = 0; i < k; ++i) sum += packed_token_input(packed, t, i) * int32_t(w[i]);
+    sums[t] = sum;
+  }
+}
+
+constexpr QIntKernelTable kScalarQInt{"scalar", dot_rows_scalar, dot_tokens_scalar};
 
 }  // namespace
 
