@@ -15,9 +15,12 @@ void score_query(const QIntKernelTable& kernels, const QAttentionParams& p, cons
     const size_t rows = p.keys - j < kQIntRows ? p.keys - j : kQIntRows;
     kernels.dot_rows(q, k + j * p.k_stride, p.k_stride, p.head_dim, rows, nullptr, scores + j);
   }
-  for (size_t j = 0; j < p.keys; ++j) {
-    scores[j] = qint::requantize(scores[j], p.score_multiplier, p.score_shift);
-    seen[j] = uint8_t((key_valid == nullptr || key_valid[j] != 0) && !(p.causal && j > query));
+  // The record in locals (scores and seen may alias it) and the multiplier taken apart once.
+  const qint::Requantizer r = qint::make_requantizer(p.score_multiplier, p.score_shift);
+  const size_t keys = p.keys, last_seen = p.causal ? query : keys - 1;
+  for (size_t j = 0; j < keys; ++j) {
+    scores[j] = qint::requantize(scores[j], r);
+    seen[j] = uint8_t((key_valid == nullptr || key_valid[j] != 0) && j <= last_seen);
   }
 }
 
@@ -25,21 +28,31 @@ void score_query(const QIntKernelTable& kernels, const QAttentionParams& p, cons
 // The zero point's part, z_v sum_j w_j, is one product per query; the rest, sum_j w_j
 // v_j[d] (|.| <= 2^16 128), accumulates from locals the compiler need not reload per
 // element (acc may alias nothing it reads): the same integers.
+// Four of the head's dims at a time keep their sums in registers over the keys (at -Os
+// an acc[] loop stored every sum back per key).
 void weighted_values(const QAttentionParams& p, const int8_t* v, const int32_t* weights, int32_t* acc, int8_t* out) {
+  const size_t keys = p.keys, head_dim = p.head_dim, v_stride = p.v_stride;
   int32_t weight_sum = 0;
-  for (size_t j = 0; j < p.keys; ++j) weight_sum += weights[j];
+  for (size_t j = 0; j < keys; ++j) weight_sum += weights[j];
   const int32_t zero_part = p.v_zero_point * weight_sum;
-  for (size_t d = 0; d < p.head_dim; ++d) acc[d] = -zero_part;
-  for (size_t j = 0; j < p.keys; ++j) {
-    const int32_t w = weights[j];
-    if (w == 0) continue;
-    const int8_t* row = v + j * p.v_stride;
-    for (size_t d = 0; d < p.head_dim; ++d) acc[d] += w * int32_t(row[d]);
+  size_t d = 0;
+  for (; d + 4 <= head_dim; d += 4) {
+    int32_t a0 = -zero_part, a1 = -zero_part, a2 = -zero_part, a3 = -zero_part;
+    const int8_t* row = v + d;
+    for (size_t j = 0; j < keys; ++j, row += v_stride) {
+      const int32_t w = weights[j];
+      a0 += w * int32_t(row[0]), a1 += w * int32_t(row[1]), a2 += w * int32_t(row[2]), a3 += w * int32_t(row[3]);
+    }
+    acc[d] = a0, acc[d + 1] = a1, acc[d + 2] = a2, acc[d + 3] = a3;
   }
-  for (size_t d = 0; d < p.head_dim; ++d) {
-    const int32_t q = qint::requantize(acc[d], p.output_multiplier, p.output_shift) + p.output_zero_point;
-    out[d] = int8_t(qint::clamp(q, -128, 127));
+  for (; d < head_dim; ++d) {
+    int32_t a = -zero_part;
+    for (size_t j = 0; j < keys; ++j) a += weights[j] * int32_t(v[j * v_stride + d]);
+    acc[d] = a;
   }
+  const qint::Requantizer r = qint::make_requantizer(p.output_multiplier, p.output_shift);
+  const int32_t zero_point = p.output_zero_point;
+  for (d = 0; d < head_dim; ++d) out[d] = int8_t(qint::clamp(qint::requantize(acc[d], r) + zero_point, -128, 127));
 }
 
 }  // namespace

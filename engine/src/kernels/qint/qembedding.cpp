@@ -18,19 +18,23 @@ bool qembedding_gather(const QEmbeddingParams& p, const int32_t* ids, size_t cou
     }
     const size_t id = size_t(ids[t]);
     const int8_t* row = p.table + id * p.width;
+    // Each row's multiplier and shift taken apart once (qint::Requantizer), in locals
+    // that out's int8_t stores cannot make the compiler reload.
+    const qint::Requantizer token = qint::make_requantizer(p.multiplier[id], p.shift[id]);
+    const int32_t zero_point = p.output_zero_point;
+    const size_t width = p.width;
     if (p.positions == nullptr) {
-      for (size_t d = 0; d < p.width; ++d) {
-        const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]);
-        out[d] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
+      for (size_t d = 0; d < width; ++d) {
+        out[d] = int8_t(qint::clamp(qint::requantize(row[d], token) + zero_point, -128, 127));
       }
       continue;
     }
     const size_t at = t % p.seq;
-    const int8_t* position = p.positions + at * p.width;
-    for (size_t d = 0; d < p.width; ++d) {
-      const int32_t q = qint::requantize(row[d], p.multiplier[id], p.shift[id]) +
-                        qint::requantize(position[d], p.position_multiplier[at], p.position_shift[at]);
-      out[d] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
+    const int8_t* position = p.positions + at * width;
+    const qint::Requantizer place = qint::make_requantizer(p.position_multiplier[at], p.position_shift[at]);
+    for (size_t d = 0; d < width; ++d) {
+      const int32_t q = qint::requantize(row[d], token) + qint::requantize(position[d], place);
+      out[d] = int8_t(qint::clamp(q + zero_point, -128, 127));
     }
   }
   return all_valid;

@@ -12,10 +12,11 @@
 #include <arm_mve.h>
 #define FOCAL_QGEMV_MVE 1
 #elif defined(__ARM_FEATURE_DSP) && !defined(__aarch64__)
-#include <arm_acle.h>
-
 #include <cstring>
 #define FOCAL_QGEMM_SXTB16 1
+#endif
+#if defined(FOCAL_QGEMM_SXTB16) || defined(__ARM_FEATURE_SAT)
+#include <arm_acle.h>  // __sxtb16, __ssat
 #endif
 
 namespace focal {
@@ -102,35 +103,78 @@ void qgemv_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t
 }
 
 void qint_pack_tokens(const int8_t* x, size_t rows, size_t k, uint32_t* packed) {
-  const auto half = [k](const int8_t* row, size_t i) { return uint32_t(uint16_t(i < k ? row[i] : 0)); };
-  for (size_t i = 0; i < k; i += 4) {
-    for (size_t t = 0; t < kQIntTokens; ++t, packed += 2) {
-      if (t >= rows) {
-        packed[0] = packed[1] = 0;
-        continue;
-      }
-      const int8_t* row = x + t * k;
+  const size_t steps = (k + 3) / 4;
+  for (size_t t = 0; t < kQIntTokens; ++t) {
+    uint32_t* out = packed + 2 * t;  // token t's two words of each step, 8 words apart
+    if (t >= rows) {
+      for (size_t s = 0; s < steps; ++s, out += 8) out[0] = out[1] = 0;
+      continue;
+    }
+    const int8_t* row = x + t * k;
+    size_t i = 0;
 #if defined(FOCAL_QGEMM_SXTB16)
-      if (i + 4 <= k) {  // SXTB16 makes the pairing itself: bytes 0 and 2, then 1 and 3
-        uint32_t word;
-        std::memcpy(&word, row + i, sizeof(word));
-        packed[0] = uint32_t(__sxtb16(word));
-        packed[1] = uint32_t(__sxtb16(word >> 8 | word << 24));  // rotated by 8
-        continue;
-      }
+    for (; i + 4 <= k; i += 4, out += 8) {  // SXTB16 makes the pairing: bytes 0 and 2, 1 and 3
+      uint32_t word;
+      std::memcpy(&word, row + i, sizeof(word));
+      out[0] = uint32_t(__sxtb16(word));
+      out[1] = uint32_t(__sxtb16(word >> 8 | word << 24));  // rotated by 8
+    }
 #endif
-      packed[0] = half(row, i) | half(row, i + 2) << 16;
-      packed[1] = half(row, i + 1) | half(row, i + 3) << 16;
+    const auto half = [row, k](size_t e) { return uint32_t(uint16_t(e < k ? row[e] : 0)); };
+    for (; i < k; i += 4, out += 8) {
+      out[0] = half(i) | half(i + 2) << 16;
+      out[1] = half(i + 1) | half(i + 3) << 16;
     }
   }
 }
 
 namespace {
 
-// Output j of the kQIntTokens rows whose sums are given, requantized into y (row stride n).
-FOCAL_QINT_INLINE void store_requantized(const int32_t* sums, size_t rows, const qint::Requantizer& r,
-                                         int32_t zero_point, int32_t lo, int32_t hi, int8_t* y, size_t n) {
-  for (size_t t = 0; t < rows; ++t, y += n) *y = int8_t(qint::clamp(qint::requantize(sums[t], r) + zero_point, lo, hi));
+// v clamped to [-128, 127]: one SSAT where the core saturates (v7-M, v7-A).
+FOCAL_QINT_INLINE int32_t saturate_int8(int32_t v) {
+#if defined(__ARM_FEATURE_SAT)
+  return __ssat(v, 8);
+#else
+  return qint::clamp(v, -128, 127);
+#endif
+}
+
+// The clamp of an output row: int8's own range (one SSAT), or a raised floor (a fused
+// ReLU) or lowered ceiling too.
+struct Int8Range {
+  int32_t lo, hi;
+};
+struct FullInt8Range {};
+FOCAL_QINT_INLINE int32_t clamp_output(int32_t v, FullInt8Range) { return saturate_int8(v); }
+FOCAL_QINT_INLINE int32_t clamp_output(int32_t v, Int8Range range) { return qint::clamp(v, range.lo, range.hi); }
+
+// The rows t0 .. t0 + group - 1 of y = W x (qgemm_s8) from their packed form: per
+// output j, one dot_tokens call and the four sums requantized by j's multiplier and shift,
+// taken apart once. Four rows (the usual group) are written out unrolled, so the sums and
+// the record stay in registers at -Os.
+template <class Range>
+void qgemm_group(const QGemvParams& p, QIntDotTokensFn dot, const uint32_t* packed, size_t group, Range range,
+                 int8_t* out) {
+  const size_t n = p.n, k = p.k, w_stride = p.w_stride;
+  const int8_t* const w = p.w;
+  const int32_t *const bias = p.bias, *const multiplier = p.multiplier, *const shift = p.shift;
+  const int32_t zero_point = p.output_zero_point;
+  for (size_t j = 0; j < n; ++j) {
+    const int32_t b = bias != nullptr ? bias[j] : 0;
+    int32_t sums[kQIntTokens] = {b, b, b, b};
+    dot(packed, w + j * w_stride, k, sums);
+    const qint::Requantizer r = qint::make_requantizer(multiplier[j], shift[j]);
+    int8_t* y = out + j;
+    if (group == kQIntTokens) {
+      const int32_t s0 = sums[0], s1 = sums[1], s2 = sums[2], s3 = sums[3];
+      y[0] = int8_t(clamp_output(qint::requantize(s0, r) + zero_point, range));
+      y[n] = int8_t(clamp_output(qint::requantize(s1, r) + zero_point, range));
+      y[2 * n] = int8_t(clamp_output(qint::requantize(s2, r) + zero_point, range));
+      y[3 * n] = int8_t(clamp_output(qint::requantize(s3, r) + zero_point, range));
+      continue;
+    }
+    for (size_t t = 0; t < group; ++t) y[t * n] = int8_t(clamp_output(qint::requantize(sums[t], r) + zero_point, range));
+  }
 }
 
 }  // namespace
@@ -141,27 +185,14 @@ void qgemm_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t
     for (size_t t = 0; t < rows; ++t) qgemv_s8(kernels, p, x + t * p.k, y + t * p.n);
     return;
   }
-  // The record in locals: y's int8_t stores may alias anything, so read through `p` its
-  // fields were reloaded for every output.
-  const QIntDotTokensFn dot = kernels.dot_tokens;
-  const size_t n = p.n, k = p.k, w_stride = p.w_stride;
-  const int8_t* const w = p.w;
-  const int32_t *const bias = p.bias, *const multiplier = p.multiplier, *const shift = p.shift;
-  const int32_t zero_point = p.output_zero_point, lo = p.output_min, hi = p.output_max;
+  const bool full_range = p.output_min == -128 && p.output_max == 127;
   for (size_t t0 = 0; t0 < rows; t0 += kQIntTokens) {
     const size_t group = rows - t0 < kQIntTokens ? rows - t0 : kQIntTokens;
-    qint_pack_tokens(x + t0 * k, group, k, scratch);
-    int8_t* const out = y + t0 * n;
-    for (size_t j = 0; j < n; ++j) {
-      const int32_t b = bias != nullptr ? bias[j] : 0;
-      int32_t sums[kQIntTokens] = {b, b, b, b};
-      dot(scratch, w + j * w_stride, k, sums);
-      const qint::Requantizer r = qint::make_requantizer(multiplier[j], shift[j]);
-      if (group == kQIntTokens) {  // a constant count: the four stores unrolled
-        store_requantized(sums, kQIntTokens, r, zero_point, lo, hi, out + j, n);
-      } else {
-        store_requantized(sums, group, r, zero_point, lo, hi, out + j, n);
-      }
+    qint_pack_tokens(x + t0 * p.k, group, p.k, scratch);
+    if (full_range) {
+      qgemm_group(p, kernels.dot_tokens, scratch, group, FullInt8Range{}, y + t0 * p.n);
+    } else {
+      qgemm_group(p, kernels.dot_tokens, scratch, group, Int8Range{p.output_min, p.output_max}, y + t0 * p.n);
     }
   }
 }

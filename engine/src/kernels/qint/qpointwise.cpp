@@ -14,13 +14,17 @@ namespace kernels {
 // int8 ADD (and CMSIS-NN's arm_elementwise_add_s8) requantize each input and then the sum,
 // three 64-bit multiplies and roundings per element; this is two 32-bit multiplies and a
 // shift, about a fifth of the instructions on a Cortex-M4, and it rounds once.
+// The record is read into locals once: y's int8_t stores may alias it, so read through
+// `p` every field was reloaded per element (a Cortex-M4 took 28 instructions per element).
+// The zero points fold into one constant: (a - z_a) M_a + (b - z_b) M_b + 2^(s-1) =
+// a M_a + b M_b + (2^(s-1) - z_a M_a - z_b M_b), the same int32 sum (|z M| <= 2^28).
 void qadd_s8(const QAddParams& p, const int8_t* a, const int8_t* b, size_t count, int8_t* y) {
-  const int32_t rounding = int32_t(1) << (p.shift - 1);
+  const int32_t a_multiplier = p.a_multiplier, b_multiplier = p.b_multiplier, shift = p.shift;
+  const int32_t offset = (int32_t(1) << (shift - 1)) - p.a_zero_point * a_multiplier - p.b_zero_point * b_multiplier;
+  const int32_t zero_point = p.output_zero_point, lo = p.output_min, hi = p.output_max;
   for (size_t i = 0; i < count; ++i) {
-    const int32_t sum = (int32_t(a[i]) - p.a_zero_point) * p.a_multiplier +
-                        (int32_t(b[i]) - p.b_zero_point) * p.b_multiplier + rounding;
-    const int32_t q = (sum >> p.shift) + p.output_zero_point;  // arithmetic shift: floor
-    y[i] = int8_t(qint::clamp(q, p.output_min, p.output_max));
+    const int32_t sum = int32_t(a[i]) * a_multiplier + int32_t(b[i]) * b_multiplier + offset;
+    y[i] = int8_t(qint::clamp((sum >> shift) + zero_point, lo, hi));  // arithmetic shift: floor
   }
 }
 
