@@ -31,12 +31,6 @@ uint64_t isqrt64(uint64_t v) {
   return root;
 }
 
-// x / 2^exponent rounded to nearest, ties away from zero, in 64 bits; exponent in [1, 62].
-int64_t rounding_shift_right(int64_t x, int32_t exponent) {
-  const int64_t half = int64_t(1) << (exponent - 1);
-  return x >= 0 ? (x + half) >> exponent : -((-x + half) >> exponent);
-}
-
 // 1 / sqrt(v) for 1 <= v < 2^62 as m 2^-shift: m in [2^30, 2^31), shift in [10, 41], so
 // that d m (|d| < 2^25) is one 32 x 32 -> 64-bit multiply.
 struct InverseRoot {
@@ -59,24 +53,39 @@ InverseRoot inverse_root(uint64_t v) {
 }  // namespace
 
 void qlayer_norm_s8(const QLayerNormParams& p, const int8_t* x, int8_t* y) {
-  // |sum| <= n 255 < 2^24 and squares <= n 255^2 < 2^32 for n <= 2^16: 32-bit sums.
-  const int32_t n = int32_t(p.width);
-  int32_t sum = 0;
-  uint32_t squares = 0;
-  for (size_t i = 0; i < p.width; ++i) {
-    const int32_t e = int32_t(x[i]) - p.x_zero_point;
-    sum += e;
-    squares += uint32_t(e * e);
+  // The raw sums R = sum x_i and Q = sum x_i^2 (|R| <= n 128 < 2^24, Q <= n 2^14 <= 2^30
+  // for n <= 2^16), from which S = R - n z and sum e_i^2 = Q - 2 z R + n z^2 (below 2^32:
+  // exact in uint32's modular arithmetic); d_i = n (x_i - z) - S = n x_i - R.
+  // The record's fields are read into locals: y's int8_t stores may alias them.
+  const size_t width = p.width;
+  const int32_t n = int32_t(width), z = p.x_zero_point;
+  int32_t raw = 0;
+  uint32_t raw_squares = 0;
+  for (size_t i = 0; i < width; ++i) {
+    const int32_t v = x[i];
+    raw += v;
+    raw_squares += uint32_t(v * v);
   }
+  const int32_t sum = raw - n * z;
+  const uint32_t squares = raw_squares - 2u * uint32_t(z) * uint32_t(raw) + uint32_t(n) * uint32_t(z * z);
   // V <= n^2 255^2 / 4 < 2^46 for n <= 2^16; epsilon_q is held below 2^46 by the loader.
   const uint64_t variance = uint64_t(int64_t(n) * int64_t(squares) - int64_t(sum) * sum) + uint64_t(p.epsilon_q);
   const InverseRoot inv = variance > 0 ? inverse_root(variance) : InverseRoot{0, 10};
-  for (size_t i = 0; i < p.width; ++i) {
-    const int32_t d = n * (int32_t(x[i]) - p.x_zero_point) - sum;  // |d| < 2^25
-    // u = d m 2^-shift in Q11.20: |d m| < 2^56.
-    const int32_t u = int32_t(rounding_shift_right(int64_t(d) * inv.m, inv.shift));
-    const int32_t q = qint::requantize(u, p.multiplier[i], p.shift[i]) + p.bias[i];
-    y[i] = int8_t(qint::clamp(q + p.output_zero_point, -128, 127));
+  // u_i = rounding_shift_right(d_i m, shift) in Q11.20: (d m + 2^(shift-1) - [d < 0]) >>
+  // shift (ties away from zero, as there; d m < 0 only where d < 0, and for m = 0 both
+  // give 0). |u| < 2^28 fits int32, so the 64-bit shift takes 32 bits of the sum's two
+  // words: shift in [10, 41].
+  const int64_t m = inv.m, half = int64_t(1) << (inv.shift - 1);
+  const int32_t e = inv.shift;
+  const int32_t *const multiplier = p.multiplier, *const shift = p.shift, *const bias = p.bias;
+  const int32_t zero_point = p.output_zero_point;
+  for (size_t i = 0; i < width; ++i) {
+    const int32_t d = n * int32_t(x[i]) - raw;  // |d| < 2^25, so |d m| < 2^56
+    const uint64_t t = uint64_t(d * m + half - (d < 0 ? 1 : 0));
+    const uint32_t low = uint32_t(t), high = uint32_t(t >> 32);
+    const int32_t u = e < 32 ? int32_t(low >> e | high << (32 - e)) : int32_t(high) >> (e - 32);
+    const int32_t q = qint::requantize(u, multiplier[i], shift[i]) + bias[i];
+    y[i] = int8_t(qint::clamp(q + zero_point, -128, 127));
   }
 }
 
