@@ -178,12 +178,13 @@ TEST_CASE("qint: the packed rows read back, and this build's dot_tokens equals t
 }
 
 TEST_CASE("qint: qgemm_s8 is qgemv_s8 row by row, bit for bit, every shift, ragged row counts") {
-  // This build's kernels (packed rows where it has dot_tokens) against the plain-C twin's
-  // GEMV of one row at a time: shifts of both signs, zero points, a ReLU's raised clamp,
-  // row counts around the groups of kQIntTokens, K around the 4-wide steps.
+  // This build's kernels (packed rows where it has dot_tokens, blocks over many tokens
+  // where it has rows_tokens) against the plain-C twin's GEMV of one row at a time: shifts
+  // of both signs, zero points, a ReLU's raised clamp, row counts around the groups of
+  // kQIntTokens and past rows_tokens' chunk (K = 16: 8 tokens), K around the steps.
   Lcg rng{78};
-  for (size_t n : {size_t(1), size_t(5), size_t(48)}) {
-    for (size_t k : {size_t(3), size_t(8), size_t(48), size_t(97)}) {
+  for (size_t n : {size_t(1), size_t(5), size_t(8), size_t(48)}) {
+    for (size_t k : {size_t(0), size_t(3), size_t(8), size_t(16), size_t(48), size_t(97)}) {
       for (size_t rows : {size_t(1), size_t(3), size_t(4), size_t(5), size_t(9), size_t(12)}) {
         std::vector<int8_t> w(n * (k + 2)), x(rows * k);
         std::vector<int32_t> bias(n), multiplier(n), shift(n);

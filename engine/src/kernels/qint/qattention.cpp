@@ -37,7 +37,8 @@ void weighted_values(const QAttentionParams& p, const int8_t* v, const int32_t* 
   const int32_t zero_part = p.v_zero_point * weight_sum;
   size_t d = 0;
   for (; d + 4 <= head_dim; d += 4) {
-    int32_t a0 = -zero_part, a1 = -zero_part, a2 = -zero_part, a3 = -zero_part;
+    const int32_t start = -zero_part;
+    int32_t a0 = start, a1 = start, a2 = start, a3 = start;
     const int8_t* row = v + d;
     for (size_t j = 0; j < keys; ++j, row += v_stride) {
       const int32_t w = weights[j];

@@ -42,15 +42,55 @@ void for_each_block(const QIntKernelTable& kernels, const QGemvParams& p, const 
 // doubling high multiply (it saturates only for INT32_MIN twice, and multipliers are
 // positive); VRSHL by -e is a right shift rounding ties upward, so a negative value
 // first gives up 1 (saturating) where e > 0, which makes its ties round away from zero:
-// floor((x - 1 + 2^(e-1)) / 2^e) for x < 0.
-int32x4_t requantize4(int32x4_t acc, const int32_t* multiplier, const int32_t* shift, mve_pred16_t live) {
+// floor((x - 1 + 2^(e-1)) / 2^e) for x < 0. The record is taken apart once per block.
+struct Requantizer4 {
+  int32x4_t multiplier, left, neg_right;
+  mve_pred16_t rounds;  // lanes with a right shift
+};
+
+Requantizer4 make_requantizer4(const int32_t* multiplier, const int32_t* shift, mve_pred16_t live) {
   const int32x4_t zero = vdupq_n_s32(0);
   const int32x4_t s = vldrwq_z_s32(shift, live);
-  const int32x4_t left = vmaxq_s32(s, zero);
   const int32x4_t right = vmaxq_s32(vnegq_s32(s), zero);
-  const int32x4_t high = vqrdmulhq_s32(vshlq_s32(acc, left), vldrwq_z_s32(multiplier, live));
-  const int32x4_t give_up = vpselq_s32(vshrq_n_s32(high, 31), zero, vcmpgtq_n_s32(right, 0));
-  return vrshlq_s32(vqaddq_s32(high, give_up), vnegq_s32(right));
+  return {vldrwq_z_s32(multiplier, live), vmaxq_s32(s, zero), vnegq_s32(right), vcmpgtq_n_s32(right, 0)};
+}
+
+int32x4_t requantize4(int32x4_t acc, const Requantizer4& r) {
+  const int32x4_t high = vqrdmulhq_s32(vshlq_s32(acc, r.left), r.multiplier);
+  const int32x4_t give_up = vpselq_s32(vshrq_n_s32(high, 31), vdupq_n_s32(0), r.rounds);
+  return vrshlq_s32(vqaddq_s32(high, give_up), r.neg_right);
+}
+
+int32x4_t requantize4(int32x4_t acc, const int32_t* multiplier, const int32_t* shift, mve_pred16_t live) {
+  return requantize4(acc, make_requantizer4(multiplier, shift, live));
+}
+
+// qgemm_s8 through the build's rows_tokens (k a multiple of 16, n of kQIntRows): per block
+// of four outputs, the sums of as many tokens as `scratch` holds in one call, then each
+// token's four requantized by the block's record, taken apart once.
+void qgemm_rows_tokens(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, size_t rows, int8_t* y,
+                       uint32_t* scratch) {
+  static constexpr int32_t kNoBias[kQIntRows] = {};
+  int32_t* const sums = reinterpret_cast<int32_t*>(scratch);
+  const size_t n = p.n, k = p.k, w_stride = p.w_stride;
+  const size_t chunk = qgemm_scratch_bytes(k) / (kQIntRows * sizeof(int32_t));  // k / 2 tokens
+  const int8_t* const w = p.w;
+  const int32_t *const bias = p.bias, *const multiplier = p.multiplier, *const shift = p.shift;
+  const int32x4_t zero_point = vdupq_n_s32(p.output_zero_point);
+  const int32x4_t lo = vdupq_n_s32(p.output_min), hi = vdupq_n_s32(p.output_max);
+  for (size_t j0 = 0; j0 < n; j0 += kQIntRows) {
+    const Requantizer4 r = make_requantizer4(multiplier + j0, shift + j0, vctp32q(kQIntRows));
+    for (size_t t0 = 0; t0 < rows; t0 += chunk) {
+      const size_t tokens = rows - t0 < chunk ? rows - t0 : chunk;
+      kernels.rows_tokens(x + t0 * k, tokens, w + j0 * w_stride, w_stride, k, bias != nullptr ? bias + j0 : kNoBias,
+                          sums);
+      int8_t* out = y + t0 * n + j0;
+      for (size_t t = 0; t < tokens; ++t, out += n) {
+        const int32x4_t v = vaddq_s32(requantize4(vldrwq_s32(sums + kQIntRows * t), r), zero_point);
+        vstrbq_s32(out, vminq_s32(vmaxq_s32(v, lo), hi));  // the low byte of each lane
+      }
+    }
+  }
 }
 
 // Calls store(j0, requantized sums of outputs j0.., predicate of the live lanes) per block.
@@ -181,6 +221,12 @@ void qgemm_group(const QGemvParams& p, QIntDotTokensFn dot, const uint32_t* pack
 
 void qgemm_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, size_t rows, int8_t* y,
               uint32_t* scratch) {
+#if defined(FOCAL_QGEMV_MVE)
+  if (kernels.rows_tokens != nullptr && p.k != 0 && p.k % 16 == 0 && p.n % kQIntRows == 0) {
+    qgemm_rows_tokens(kernels, p, x, rows, y, scratch);
+    return;
+  }
+#endif
   if (kernels.dot_tokens == nullptr) {
     for (size_t t = 0; t < rows; ++t) qgemv_s8(kernels, p, x + t * p.k, y + t * p.n);
     return;

@@ -52,18 +52,117 @@ void dot_block4(const int8_t* x, const RowBlock& b, size_t k, int32_t* out) {
 // The general block above keeps its rows in a struct that gcc 12 leaves on the stack,
 // reloading four row pointers every 16 k, and copies the sums out with memcpy: with
 // k = 64 (4 steps) that overhead was larger than the products.
-void dot_rows4_strided(const int8_t* x, const int8_t* w, size_t w_stride, size_t k, int32_t* s) {
-  const int8_t *w0 = w, *w1 = w + w_stride, *w2 = w1 + w_stride, *w3 = w2 + w_stride;
-  int32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-  for (size_t i = 0; i < k; i += 16) {
-    const mve_pred16_t live = vctp8q(uint32_t(k - i));
-    const int8x16_t xv = vldrbq_z_s8(x + i, live);
-    s0 = vmladavaq_s8(s0, xv, vldrbq_z_s8(w0 + i, live));
-    s1 = vmladavaq_s8(s1, xv, vldrbq_z_s8(w1 + i, live));
-    s2 = vmladavaq_s8(s2, xv, vldrbq_z_s8(w2 + i, live));
-    s3 = vmladavaq_s8(s3, xv, vldrbq_z_s8(w3 + i, live));
+// Four rows w_stride apart, the full steps of 16 k in 10 instructions each: one load
+// of x, per row a load and a VMLADAVA, the low-overhead loop's LE; every pointer advances
+// by its load's writeback. A naked function with its registers named here because gcc 12
+// kept an index, recomputed five addresses per step and spilled them (27 instructions
+// per step). VMLADAVA's accumulators must be even registers: r4, r6, r8, r10; q0-q3 are
+// the caller's to lose (q4-q7 are preserved by the ABI).
+struct Rows4Steps {
+  const int8_t* x;  // advanced past the steps
+  const int8_t* w;  // row 0, advanced likewise
+  size_t w_stride;
+  size_t steps;  // >= 1
+  int32_t s[4];  // in and out
+};
+__attribute__((naked)) void mve_rows4_steps(Rows4Steps* /*r*/) {
+  __asm__ volatile(
+      "push     {r4-r10, lr}\n\t"
+      "ldrd     r1, r2, [r0]\n\t"
+      "ldrd     r3, r12, [r0, #8]\n\t"
+      "ldrd     r4, r6, [r0, #16]\n\t"
+      "ldrd     r8, r10, [r0, #24]\n\t"
+      "add      r5, r2, r3, lsl #1\n\t"  // row 2
+      "add      r7, r5, r3\n\t"          // row 3
+      "add      r3, r2, r3\n\t"          // row 1
+      "dls      lr, r12\n\t"
+      "1:\n\t"
+      "vldrb.u8 q0, [r1], #16\n\t"
+      "vldrb.u8 q1, [r2], #16\n\t"
+      "vmladava.s8 r4, q0, q1\n\t"
+      "vldrb.u8 q2, [r3], #16\n\t"
+      "vmladava.s8 r6, q0, q2\n\t"
+      "vldrb.u8 q3, [r5], #16\n\t"
+      "vmladava.s8 r8, q0, q3\n\t"
+      "vldrb.u8 q1, [r7], #16\n\t"
+      "vmladava.s8 r10, q0, q1\n\t"
+      "le       lr, 1b\n\t"
+      "strd     r1, r2, [r0]\n\t"
+      "strd     r4, r6, [r0, #16]\n\t"
+      "strd     r8, r10, [r0, #24]\n\t"
+      "pop      {r4-r10, pc}\n\t");
+}
+
+// The same four rows against `tokens` rows of x (k = 16 steps apart), one call per block:
+// per token the sums start from the bias, the row pointers from row 0, the steps run as
+// above and the four sums are stored (14 instructions around each token's steps).
+struct RowsTokens {
+  const int8_t* x;  // [tokens][16 steps]
+  const int8_t* w;  // row 0
+  size_t w_stride;
+  size_t steps;   // >= 1
+  size_t tokens;  // >= 1
+  const int32_t* bias;  // [4]
+  int32_t* sums;        // [tokens][4]
+};
+__attribute__((naked)) void mve_rows_tokens(const RowsTokens* /*r*/) {
+  __asm__ volatile(
+      "push     {r4-r11, lr}\n\t"
+      "ldr      r1, [r0]\n\t"
+      "ldr      r9, [r0, #16]\n\t"
+      "ldr      r11, [r0, #24]\n\t"
+      "2:\n\t"
+      "ldrd     r2, r3, [r0, #4]\n\t"  // row 0, stride
+      "ldr      r12, [r0, #20]\n\t"
+      "ldrd     r4, r6, [r12]\n\t"
+      "ldrd     r8, r10, [r12, #8]\n\t"
+      "add      r5, r2, r3, lsl #1\n\t"
+      "add      r7, r5, r3\n\t"
+      "add      r3, r2, r3\n\t"
+      "ldr      r12, [r0, #12]\n\t"
+      "dls      lr, r12\n\t"
+      "1:\n\t"
+      "vldrb.u8 q0, [r1], #16\n\t"
+      "vldrb.u8 q1, [r2], #16\n\t"
+      "vmladava.s8 r4, q0, q1\n\t"
+      "vldrb.u8 q2, [r3], #16\n\t"
+      "vmladava.s8 r6, q0, q2\n\t"
+      "vldrb.u8 q3, [r5], #16\n\t"
+      "vmladava.s8 r8, q0, q3\n\t"
+      "vldrb.u8 q1, [r7], #16\n\t"
+      "vmladava.s8 r10, q0, q1\n\t"
+      "le       lr, 1b\n\t"
+      "strd     r4, r6, [r11], #8\n\t"
+      "strd     r8, r10, [r11], #8\n\t"
+      "subs     r9, r9, #1\n\t"
+      "bne      2b\n\t"
+      "pop      {r4-r11, pc}\n\t");
+}
+
+void rows_tokens_native(const int8_t* x, size_t tokens, const int8_t* w, size_t w_stride, size_t k,
+                        const int32_t* bias, int32_t* sums) {
+  if (tokens == 0) return;
+  if (k == 0) {  // no steps: the sums are the bias
+    for (size_t t = 0; t < tokens; ++t) std::memcpy(sums + 4 * t, bias, 4 * sizeof(int32_t));
+    return;
   }
-  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
+  const RowsTokens r{x, w, w_stride, k / 16, tokens, bias, sums};
+  mve_rows_tokens(&r);
+}
+
+// The last k % 16 in one predicated step: the zeroing loads read nothing past a row.
+void dot_rows4_strided(const int8_t* x, const int8_t* w, size_t w_stride, size_t k, int32_t* s) {
+  Rows4Steps r{x, w, w_stride, k / 16, {s[0], s[1], s[2], s[3]}};
+  if (r.steps != 0) mve_rows4_steps(&r);
+  if (k % 16 != 0) {
+    const mve_pred16_t live = vctp8q(uint32_t(k % 16));
+    const int8x16_t xv = vldrbq_z_s8(r.x, live);
+    r.s[0] = vmladavaq_s8(r.s[0], xv, vldrbq_z_s8(r.w, live));
+    r.s[1] = vmladavaq_s8(r.s[1], xv, vldrbq_z_s8(r.w + w_stride, live));
+    r.s[2] = vmladavaq_s8(r.s[2], xv, vldrbq_z_s8(r.w + 2 * w_stride, live));
+    r.s[3] = vmladavaq_s8(r.s[3], xv, vldrbq_z_s8(r.w + 3 * w_stride, live));
+  }
+  s[0] = r.s[0], s[1] = r.s[1], s[2] = r.s[2], s[3] = r.s[3];
 }
 constexpr const char* kIsa = "mve";
 #elif defined(FOCAL_QINT_DOT_DSP)
@@ -230,7 +329,11 @@ void dot_rows_native(const int8_t* x, const int8_t* w, size_t w_stride, size_t k
                      const int32_t* bias, int32_t* sums) {
   int32_t all[4];
   if (rows == 4) {
-    for (size_t r = 0; r < 4; ++r) sums[r] = bias != nullptr ? bias[r] : 0;
+    if (bias != nullptr) {
+      sums[0] = bias[0], sums[1] = bias[1], sums[2] = bias[2], sums[3] = bias[3];
+    } else {
+      sums[0] = sums[1] = sums[2] = sums[3] = 0;
+    }
     dot_rows4_strided(x, w, w_stride, k, sums);
     return;
   }
@@ -238,9 +341,9 @@ void dot_rows_native(const int8_t* x, const int8_t* w, size_t w_stride, size_t k
   for (size_t r = 0; r < rows; ++r) sums[r] = all[r];
 }
 #if defined(FOCAL_QINT_DOT_DSP)
-constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, dot_tokens_native};
+constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, dot_tokens_native, nullptr};
 #else
-constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, nullptr};
+constexpr QIntKernelTable kNativeQInt{kIsa, dot_rows_native, nullptr, rows_tokens_native};
 #endif
 #endif
 

@@ -35,12 +35,21 @@ constexpr size_t kQIntTokens = 4;
 // qint_pack_tokens laid out in `packed`, exact in int32. `w` any alignment.
 using QIntDotTokensFn = void (*)(const uint32_t* packed, const int8_t* w, size_t k, int32_t* sums);
 
+// sums[t][r] = bias[r] + sum_{i < k} x_t[i] * w[r * w_stride + i] for the kQIntRows
+// weight rows and `tokens` rows of x (k apart), exact in int32; k a multiple of 16.
+using QIntRowsTokensFn = void (*)(const int8_t* x, size_t tokens, const int8_t* w, size_t w_stride, size_t k,
+                                  const int32_t* bias, int32_t* sums);
+
 struct QIntKernelTable {
   const char* isa;  // "mve", "dsp" or "scalar"
   QIntDotRowsFn dot_rows;
   // Null where one x row against four weight rows (dot_rows) is already the faster form
-  // (Helium's 16-lane VMLADAVA reads int8 x directly): qgemm_s8 then runs qgemv_s8 per row.
+  // (Helium's 16-lane VMLADAVA reads int8 x directly).
   QIntDotTokensFn dot_tokens;
+  // Helium's form of qgemm_s8's products: a block of four weight rows against many
+  // token rows in one call, so the call, the block's set-up and its requantization
+  // record are paid once per block, not once per token. Null elsewhere.
+  QIntRowsTokensFn rows_tokens;
 };
 
 // The table this build runs (qint_dot.cpp) and the plain-C twin (reference.cpp).
@@ -79,10 +88,11 @@ inline int32_t packed_token_input(const uint32_t* packed, size_t t, size_t i) {
   return int32_t(int16_t(uint16_t((i % 4) >= 2 ? word >> 16 : word)));
 }
 
-// y[t] = qgemv_s8(x[t]) for t < rows: x [rows][p.k] and y [rows][p.n] contiguous. With
-// the build's dot_tokens, kQIntTokens rows at a time are packed into `scratch`
-// (qgemm_scratch_bytes(p.k), 4-byte aligned) and every weight row is read once per group:
-// the same integers as qgemv_s8 row by row.
+// y[t] = qgemv_s8(x[t]) for t < rows: x [rows][p.k] and y [rows][p.n] contiguous, the same
+// integers as qgemv_s8 row by row. `scratch`: qgemm_scratch_bytes(p.k), 4-byte aligned.
+// With the build's dot_tokens, kQIntTokens rows at a time are packed into it and every
+// weight row is read once per group; with rows_tokens (k a multiple of 16, n of 4) it
+// holds a block's int32 sums for as many tokens as fit.
 void qgemm_s8(const QIntKernelTable& kernels, const QGemvParams& p, const int8_t* x, size_t rows, int8_t* y,
               uint32_t* scratch);
 // int16 outputs added to y with saturation (gate pre-activations, which sum an input and

@@ -25,7 +25,7 @@ void dot_tokens_scalar(const uint32_t* packed, const int8_t* w, size_t k, int32_
   }
 }
 
-constexpr QIntKernelTable kScalarQInt{"scalar", dot_rows_scalar, dot_tokens_scalar};
+constexpr QIntKernelTable kScalarQInt{"scalar", dot_rows_scalar, dot_tokens_scalar, nullptr};
 
 }  // namespace
 
