@@ -47,62 +47,22 @@ void dot_block4(const int8_t* x, const RowBlock& b, size_t k, int32_t* out) {
   }
   out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
 }
-// Four rows w_stride apart, the common case (every block of a layer whose outputs are a
-// multiple of 4): the rows as plain pointers and the sums in and out of `s` directly.
-// The general block above keeps its rows in a struct that gcc 12 leaves on the stack,
-// reloading four row pointers every 16 k, and copies the sums out with memcpy: with
-// k = 64 (4 steps) that overhead was larger than the products.
-// Four rows w_stride apart, the full steps of 16 k in 10 instructions each: one load
-// of x, per row a load and a VMLADAVA, the low-overhead loop's LE; every pointer advances
-// by its load's writeback. A naked function with its registers named here because gcc 12
-// kept an index, recomputed five addresses per step and spilled them (27 instructions
-// per step). VMLADAVA's accumulators must be even registers: r4, r6, r8, r10; q0-q3 are
-// the caller's to lose (q4-q7 are preserved by the ABI).
-struct Rows4Steps {
-  const int8_t* x;  // advanced past the steps
-  const int8_t* w;  // row 0, advanced likewise
-  size_t w_stride;
-  size_t steps;  // >= 1
-  int32_t s[4];  // in and out
-};
-__attribute__((naked)) void mve_rows4_steps(Rows4Steps* /*r*/) {
-  __asm__ volatile(
-      "push     {r4-r10, lr}\n\t"
-      "ldrd     r1, r2, [r0]\n\t"
-      "ldrd     r3, r12, [r0, #8]\n\t"
-      "ldrd     r4, r6, [r0, #16]\n\t"
-      "ldrd     r8, r10, [r0, #24]\n\t"
-      "add      r5, r2, r3, lsl #1\n\t"  // row 2
-      "add      r7, r5, r3\n\t"          // row 3
-      "add      r3, r2, r3\n\t"          // row 1
-      "dls      lr, r12\n\t"
-      "1:\n\t"
-      "vldrb.u8 q0, [r1], #16\n\t"
-      "vldrb.u8 q1, [r2], #16\n\t"
-      "vmladava.s8 r4, q0, q1\n\t"
-      "vldrb.u8 q2, [r3], #16\n\t"
-      "vmladava.s8 r6, q0, q2\n\t"
-      "vldrb.u8 q3, [r5], #16\n\t"
-      "vmladava.s8 r8, q0, q3\n\t"
-      "vldrb.u8 q1, [r7], #16\n\t"
-      "vmladava.s8 r10, q0, q1\n\t"
-      "le       lr, 1b\n\t"
-      "strd     r1, r2, [r0]\n\t"
-      "strd     r4, r6, [r0, #16]\n\t"
-      "strd     r8, r10, [r0, #24]\n\t"
-      "pop      {r4-r10, pc}\n\t");
-}
-
-// The same four rows against `tokens` rows of x (k = 16 steps apart), one call per block:
-// per token the sums start from the bias, the row pointers from row 0, the steps run as
-// above and the four sums are stored (14 instructions around each token's steps).
+// Four rows w_stride apart against `tokens` rows of x (k = 16 steps apart), one call per
+// block of four outputs. Per token the sums start from the bias and the row pointers from
+// row 0; each full step of 16 k is 10 instructions: one load of x, per row a load and a
+// VMLADAVA, the low-overhead loop's LE, every pointer advanced by its load's writeback;
+// the four sums are stored (14 instructions around each token's steps). A naked function
+// with its registers named here: gcc 12 kept an index in the intrinsics' loop, recomputed
+// five addresses per step and spilled them (27 instructions per step). VMLADAVA's
+// accumulators must be even registers (r4, r6, r8, r10); q0-q3 are the caller's to lose
+// (the ABI preserves q4-q7).
 struct RowsTokens {
   const int8_t* x;  // [tokens][16 steps]
   const int8_t* w;  // row 0
   size_t w_stride;
-  size_t steps;   // >= 1
-  size_t tokens;  // >= 1
-  const int32_t* bias;  // [4]
+  size_t steps;         // >= 1
+  size_t tokens;        // >= 1
+  const int32_t* bias;  // [4], read before each token's sums are stored (may be `sums`)
   int32_t* sums;        // [tokens][4]
 };
 __attribute__((naked)) void mve_rows_tokens(const RowsTokens* /*r*/) {
@@ -116,9 +76,9 @@ __attribute__((naked)) void mve_rows_tokens(const RowsTokens* /*r*/) {
       "ldr      r12, [r0, #20]\n\t"
       "ldrd     r4, r6, [r12]\n\t"
       "ldrd     r8, r10, [r12, #8]\n\t"
-      "add      r5, r2, r3, lsl #1\n\t"
-      "add      r7, r5, r3\n\t"
-      "add      r3, r2, r3\n\t"
+      "add      r5, r2, r3, lsl #1\n\t"  // row 2
+      "add      r7, r5, r3\n\t"          // row 3
+      "add      r3, r2, r3\n\t"          // row 1
       "ldr      r12, [r0, #12]\n\t"
       "dls      lr, r12\n\t"
       "1:\n\t"
@@ -150,19 +110,19 @@ void rows_tokens_native(const int8_t* x, size_t tokens, const int8_t* w, size_t 
   mve_rows_tokens(&r);
 }
 
-// The last k % 16 in one predicated step: the zeroing loads read nothing past a row.
+// One token: the full steps as above (the sums in place), then the last k % 16 in one
+// predicated step whose zeroing loads read nothing past a row.
 void dot_rows4_strided(const int8_t* x, const int8_t* w, size_t w_stride, size_t k, int32_t* s) {
-  Rows4Steps r{x, w, w_stride, k / 16, {s[0], s[1], s[2], s[3]}};
-  if (r.steps != 0) mve_rows4_steps(&r);
-  if (k % 16 != 0) {
-    const mve_pred16_t live = vctp8q(uint32_t(k % 16));
-    const int8x16_t xv = vldrbq_z_s8(r.x, live);
-    r.s[0] = vmladavaq_s8(r.s[0], xv, vldrbq_z_s8(r.w, live));
-    r.s[1] = vmladavaq_s8(r.s[1], xv, vldrbq_z_s8(r.w + w_stride, live));
-    r.s[2] = vmladavaq_s8(r.s[2], xv, vldrbq_z_s8(r.w + 2 * w_stride, live));
-    r.s[3] = vmladavaq_s8(r.s[3], xv, vldrbq_z_s8(r.w + 3 * w_stride, live));
-  }
-  s[0] = r.s[0], s[1] = r.s[1], s[2] = r.s[2], s[3] = r.s[3];
+  const size_t full = k - k % 16;
+  if (full != 0) rows_tokens_native(x, 1, w, w_stride, full, s, s);
+  if (full == k) return;
+  const mve_pred16_t live = vctp8q(uint32_t(k - full));
+  const int8x16_t xv = vldrbq_z_s8(x + full, live);
+  const int8_t* row = w + full;
+  s[0] = vmladavaq_s8(s[0], xv, vldrbq_z_s8(row, live));
+  s[1] = vmladavaq_s8(s[1], xv, vldrbq_z_s8(row + w_stride, live));
+  s[2] = vmladavaq_s8(s[2], xv, vldrbq_z_s8(row + 2 * w_stride, live));
+  s[3] = vmladavaq_s8(s[3], xv, vldrbq_z_s8(row + 3 * w_stride, live));
 }
 constexpr const char* kIsa = "mve";
 #elif defined(FOCAL_QINT_DOT_DSP)
