@@ -121,8 +121,8 @@ Status run_dense_int8(const OpRun& r) {
   return Status();
 }
 
-// qgemm_s8's packed rows for int8 outputs (f32 outputs run dot_rows in place), sized for
-// any core: a plan holds on every one.
+// qgemm_s8's scratch for int8 outputs (f32 outputs run dot_rows in place), the same size
+// on every core: a plan written on the host holds on the device.
 size_t dense_int8_workspace(const fb::Model& model, const fb::Op& op, int) {
   if (!is_int8_activation(*model.tensors()->Get(op.outputs()->Get(0)))) return 0;
   const fb::Tensor& w = *model.tensors()->Get(op.inputs()->Get(1));
@@ -137,8 +137,8 @@ double dense_flops(const OpShapes& s) {
 }  // namespace
 
 const OpDef& dense_int8_op_def() {
-  static const OpDef def = {"Dense", 2, 3, 1, check_dense_int8, run_dense_int8, dense_int8_workspace, 0, 0, nullptr, nullptr,
-                            dense_flops};
+  static const OpDef def = {"Dense", 2, 3, 1, check_dense_int8, run_dense_int8, dense_int8_workspace, 0, 0,
+                            nullptr, nullptr, dense_flops};
   return def;
 }
 

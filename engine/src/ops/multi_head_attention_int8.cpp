@@ -7,10 +7,10 @@
 //
 // Workspace, sized at the planned maximum shapes (B batch rows of S tokens):
 //   q [B*S, H*Dh], k and v [B*S, Hkv*Dh], context [B*S, H*Dh]   int8
-// qgemm_s8's packed rows share regions that are idle while a projection runs: the
-// context's while x is projected into q, k and v, q's while the context is projected
-// into y (each region at least qgemm_scratch_bytes of the wider input).
 //   lengths [B] i32, key_valid [S] u8, scores [S] i32, seen [S] u8, accumulators [Dh] i32
+// qgemm_s8's scratch shares regions that are idle while a projection runs: the context's
+// while x is projected into q, k and v, q's while the context is projected into y (each
+// region at least qgemm_scratch_bytes of the wider input).
 #include "focal/internal/graph.h"
 #include "ops/int8_operands.h"
 #include "ops/sequence_mask.h"

@@ -26,10 +26,8 @@ void score_query(const QIntKernelTable& kernels, const QAttentionParams& p, cons
 
 // out[d] = requantize(sum_j w_j (v_j[d] - z_v)) + z_out; |sum| <= 2^15 * 255 (weights sum to ~1).
 // The zero point's part, z_v sum_j w_j, is one product per query; the rest, sum_j w_j
-// v_j[d] (|.| <= 2^16 128), accumulates from locals the compiler need not reload per
-// element (acc may alias nothing it reads): the same integers.
-// Four of the head's dims at a time keep their sums in registers over the keys (at -Os
-// an acc[] loop stored every sum back per key).
+// v_j[d] (|.| <= 2^16 128), accumulates four of the head's dims at a time in registers
+// over the keys (at -Os an acc[] loop stored every sum back per key): the same integers.
 void weighted_values(const QAttentionParams& p, const int8_t* v, const int32_t* weights, int32_t* acc, int8_t* out) {
   const size_t keys = p.keys, head_dim = p.head_dim, v_stride = p.v_stride;
   int32_t weight_sum = 0;

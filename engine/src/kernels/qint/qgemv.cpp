@@ -4,7 +4,9 @@
 // scalar requantization of each output cost more instructions than the Helium products
 // themselves (the int8 classifier example ran in 0.99x the f32 build's count). A layer's
 // token rows (qgemm_s8) go kQIntTokens at a time through the build's dot_tokens, which
-// loads and sign-extends each weight word once for all of them (the M4 and M7).
+// loads and sign-extends each weight word once for all of them (the M4 and M7), or, on
+// Helium, many at a time through rows_tokens per block of four outputs, whose
+// requantization record is then taken apart once for all of them.
 #include "qint/fixed_point.h"
 #include "qint/qint_kernels.h"
 

@@ -3,13 +3,14 @@
 // arithmetic and the formats are in fixed_point.h and activation_s16.h.
 //
 // The multiply loops are `dot_rows`, the exact int32 dot products of up to kQIntRows
-// weight rows with one int8 vector, and `dot_tokens`, one weight row with kQIntTokens
-// packed rows (qgemm_s8: a layer's tokens share each weight load). They are the only parts
+// weight rows with one int8 vector, and qgemm_s8's forms for a layer's many tokens:
+// `dot_tokens`, one weight row with kQIntTokens packed rows (the DSP extension), and
+// `rows_tokens`, four weight rows with many token rows (Helium). They are the only parts
 // that differ per core, chosen at build time as TFLite Micro swaps kernel files
 // (qint_dot.cpp): Helium's VMLADAVA.S8 on the Cortex-M55, the DSP extension's dual 16-bit
-// MACs (SXTB16, SMLAD) on the Cortex-M4 and M7, plain C everywhere else. Integer sums are exact, so every core's outputs equal
-// the scalar twin's bit for bit (tests/test_qint.cpp, on the host, under qemu-user and
-// in the Cortex-M kernel test images).
+// MACs (SXTB16, SMLAD) on the Cortex-M4 and M7, plain C everywhere else. Integer sums are
+// exact, so every core's outputs equal the scalar twin's bit for bit (tests/test_qint.cpp,
+// on the host, under qemu-user and in the Cortex-M kernel test images).
 #pragma once
 
 #include <cstddef>
