@@ -62,9 +62,8 @@ void qlayer_norm_s8(const QLayerNormParams& p, const int8_t* x, int8_t* y) {
   int32_t raw = 0;
   uint32_t raw_squares = 0;
   for (size_t i = 0; i < width; ++i) {
-    const int32_t v = x[i];
-    raw += v;
-    raw_squares += uint32_t(v * v);
+    raw += x[i];
+    raw_squares += uint32_t(x[i] * x[i]);
   }
   const int32_t sum = raw - n * z;
   const uint32_t squares = raw_squares - 2u * uint32_t(z) * uint32_t(raw) + uint32_t(n) * uint32_t(z * z);
