@@ -1,11 +1,12 @@
 // The static-int8 kernels (engine/src/kernels/qint/): the fixed-point requantization
 // against exact rational arithmetic, the multiplier's encoding, the int16 tanh and
 // sigmoid against double over every input, this build's dot products (one row against
-// four weight rows, and four packed rows against one) against the plain-C twin bit for bit (ragged K around the 4- and 16-wide steps, all -128, all 127,
-// unaligned rows, strides past K), the GEMV, the LSTM and GRU cells and a GRU layer
-// against double references, and fingerprints of fixed integer pipelines whose values are
-// written here: every core that passes them (host, aarch64, armv7 and the Cortex-M
-// images) computes the same bits.
+// four weight rows, and four packed rows against one) against the plain-C twin bit for
+// bit (ragged K around the 4- and 16-wide steps, all -128, all 127, unaligned rows,
+// strides past K), the GEMV and its form over many rows, the LSTM and GRU cells and a
+// GRU layer against double references, and fingerprints of fixed integer pipelines whose
+// values are written here: every core that passes them (host, aarch64, armv7 and the
+// Cortex-M images) computes the same bits.
 #include <doctest/doctest.h>
 
 #include <algorithm>

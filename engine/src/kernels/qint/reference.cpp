@@ -1,6 +1,7 @@
 // The plain-C twin of the static-int8 dot products: one multiply-add per weight, in k
-// order, into an int32 that starts at the bias (dot_rows) or at the sum given (dot_tokens). Every other variant must equal it bit
-// for bit; cores without a faster variant run it.
+// order, into an int32 that starts at the bias (dot_rows) or at the sum given
+// (dot_tokens). Every other variant must equal it bit for bit; cores without a faster
+// variant run it (Helium's rows_tokens is checked through qgemm_s8 against qgemv_s8).
 #include "qint/qint_kernels.h"
 
 namespace focal {
